@@ -1,0 +1,19 @@
+//! deepcps-machine: the DeepCPS language and its machines.
+//!
+//! Code map (see `ARCHITECTURE.md` at the repository root):
+//! - [`span`], [`diag`]: source files, spans and diagnostics;
+//! - [`syntax`]: lexer, parser, includes and name resolution, producing a
+//!   [`term::Program`];
+//! - [`term`]: the core terms of LANGUAGE.md §3;
+//! - [`expr`]: the expression language of §8;
+//! - [`reference`]: the reference reducer (substitution semantics, §4–5), the
+//!   oracle every other machine is tested against;
+//! - [`print`]: canonical printing (§6).
+//!
+//! This crate does no terminal IO.
+
+pub mod diag;
+pub mod error;
+pub mod expr;
+pub mod span;
+pub mod term;

@@ -1,0 +1,299 @@
+//! Core terms of DeepCPS (LANGUAGE.md §3), after desugaring and name
+//! resolution.
+//!
+//! A program is one [`Body`]: a staging expression and a command. Variables
+//! are [`VarId`]s into a [`Vars`] table, which holds their source names and
+//! spans; every binder has its own id, so two binders never share one (the
+//! reference reducer gives each copy of a lambda fresh ids). Values produced
+//! by the expression language (strings, records, maps, matrices) are atoms
+//! too, so a term can hold any value the machine computes.
+
+use std::rc::Rc;
+
+use crate::expr::Expr;
+use crate::span::Span;
+
+/// A variable: an index into [`Vars`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// What binds a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarKind {
+    /// An ordinary lambda parameter.
+    Param,
+    /// A rest parameter `!r`.
+    Rest,
+    /// The staging parameter `[y]` of a lambda (named or anonymous).
+    Stage,
+    /// The name bound by a `fix`.
+    Fix,
+    /// A name with no binder; only `deepcps fmt` allows these.
+    Free,
+}
+
+/// What the table knows of one variable.
+#[derive(Clone, Debug)]
+pub struct VarInfo {
+    /// The source name; `None` for an anonymous staging parameter.
+    pub name: Option<Rc<str>>,
+    /// What binds it.
+    pub kind: VarKind,
+    /// Where its binder stands in the source.
+    pub span: Span,
+}
+
+/// The table of all variables of a run.
+///
+/// Invariant: ids are dense, `0..len`.
+#[derive(Clone, Debug, Default)]
+pub struct Vars {
+    infos: Vec<VarInfo>,
+}
+
+impl Vars {
+    /// A new variable with the given description.
+    pub fn fresh(&mut self, info: VarInfo) -> VarId {
+        let id = VarId(u32::try_from(self.infos.len()).unwrap_or(u32::MAX));
+        self.infos.push(info);
+        id
+    }
+
+    /// A new variable described like `v` (same name, kind and span).
+    pub fn copy_of(&mut self, v: VarId) -> VarId {
+        let info = self.info(v).clone();
+        self.fresh(info)
+    }
+
+    /// The description of `v`.
+    pub fn info(&self, v: VarId) -> &VarInfo {
+        &self.infos[v.0 as usize]
+    }
+
+    /// The source name of `v`, if it has one.
+    pub fn name(&self, v: VarId) -> Option<&str> {
+        self.info(v).name.as_deref()
+    }
+
+    /// Number of variables.
+    pub fn len(&self) -> usize {
+        self.infos.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.infos.is_empty()
+    }
+}
+
+/// A body ⟨e, C⟩: a staging expression and a command.
+#[derive(Clone, Debug)]
+pub struct Body {
+    /// When the body may run. Natural staging is resolved by the front end to
+    /// the staging parameter of the nearest enclosing lambda.
+    pub stage: SExp,
+    /// What it does.
+    pub cmd: Cmd,
+    /// The source of the body (kept by copies), for diagnostics.
+    pub span: Span,
+}
+
+/// A command: an application or a `fix`.
+#[derive(Clone, Debug)]
+pub enum Cmd {
+    /// `h a1 .. an`.
+    App(App),
+    /// `fix [y] f = λ in b`.
+    Fix(Box<Fix>),
+}
+
+/// An application `head args..`.
+#[derive(Clone, Debug)]
+pub struct App {
+    /// The function applied.
+    pub head: Atom,
+    /// Its arguments, splices included.
+    pub args: Vec<Arg>,
+    /// How the source wrote it (used only by `deepcps fmt`).
+    pub sugar: Sugar,
+}
+
+/// The surface form an application came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Sugar {
+    /// Plain application (or any term made by reduction).
+    #[default]
+    None,
+    /// `let x = v b`: the head is the lambda `(x) { b }`, the one argument `v`.
+    Let,
+}
+
+/// `fix [y] f = λ in b`.
+#[derive(Clone, Debug)]
+pub struct Fix {
+    /// The staging parameter of the implicit lambda around `b`.
+    pub sparam: VarId,
+    /// The recursive name.
+    pub name: VarId,
+    /// The recursive lambda; `name` may occur free in it.
+    pub lam: Lambda,
+    /// The scope of `name`.
+    pub body: Body,
+}
+
+/// An argument: an atom, or a splice `!t` of a tuple's elements.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// A plain argument.
+    Atom(Atom),
+    /// `!t`. Holds a variable while `t` is symbolic; a known tuple is expanded
+    /// at substitution time and never stays here.
+    Splice(Atom),
+}
+
+/// A parameter of a lambda.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    /// The bound variable.
+    pub var: VarId,
+    /// Whether it is the rest parameter `!r`.
+    pub rest: bool,
+}
+
+/// `λ[y] p1..pk . B`.
+#[derive(Clone, Debug)]
+pub struct Lambda {
+    /// The staging parameter (anonymous unless the source named it).
+    pub sparam: VarId,
+    /// The parameters; at most one is a rest parameter.
+    pub params: Vec<Param>,
+    /// The body.
+    pub body: Body,
+    /// The source of the lambda.
+    pub span: Span,
+}
+
+/// A staging expression.
+#[derive(Clone, Debug)]
+pub enum SExp {
+    /// `always` (true) or `never` (false); also what a variable replaced by a
+    /// concrete value becomes (LANGUAGE.md §4).
+    Const(bool),
+    /// A variable, symbolic while it stays here.
+    Var(VarId),
+    /// `!e`.
+    Not(Box<SExp>),
+    /// `a & b`.
+    And(Box<SExp>, Box<SExp>),
+    /// `a | b`.
+    Or(Box<SExp>, Box<SExp>),
+}
+
+/// Built-in functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `$exit v`: halts with `v`.
+    Exit,
+    /// `if c t f`.
+    If,
+}
+
+impl Builtin {
+    /// The built-in written `$name`, if there is one.
+    pub fn from_dollar_name(name: &str) -> Option<Builtin> {
+        match name {
+            "exit" => Some(Builtin::Exit),
+            "if" => Some(Builtin::If),
+            _ => None,
+        }
+    }
+}
+
+/// A matrix of integers, row-major.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Matrix {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// `rows * cols` entries, row by row.
+    pub data: Vec<i64>,
+}
+
+/// A recursive lambda made by `fix`: `name` occurring free in `lam` denotes
+/// this value itself.
+#[derive(Clone, Debug)]
+pub struct RecLambda {
+    /// The recursive name.
+    pub name: VarId,
+    /// The lambda.
+    pub lam: Lambda,
+}
+
+/// An atom: a variable or a value.
+#[derive(Clone, Debug)]
+pub enum Atom {
+    /// A variable; symbolic once substitution has passed it by.
+    Var(VarId),
+    /// A 64-bit integer.
+    Int(i64),
+    /// A finite 64-bit float.
+    Float(f64),
+    /// `true` / `false`.
+    Bool(bool),
+    /// A string (made by expressions; no literal outside them).
+    Str(Rc<str>),
+    /// The staging constants `always` (true) and `never` (false).
+    Stage(bool),
+    /// A built-in function.
+    Builtin(Builtin),
+    /// A tuple; elements may be symbolic, and may be splices of symbolic tuples.
+    Tuple(Vec<Arg>),
+    /// A record `{f: v, ..}` in field order.
+    Record(Vec<(Rc<str>, Atom)>),
+    /// A persistent map, in insertion order; keys are concrete and distinct.
+    Map(Vec<(Atom, Atom)>),
+    /// A matrix.
+    Matrix(Rc<Matrix>),
+    /// An expression string, not yet evaluated.
+    Expr(Box<Expr>),
+    /// A lambda.
+    Lambda(Box<Lambda>),
+    /// A recursive lambda made by `fix`.
+    Rec(Box<RecLambda>),
+}
+
+impl Atom {
+    /// Whether the atom is a symbolic variable (every other atom is concrete).
+    pub fn is_symbolic(&self) -> bool {
+        matches!(self, Atom::Var(_))
+    }
+
+    /// A short name of the atom's kind, for error messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Atom::Var(_) => "symbolic variable",
+            Atom::Int(_) => "integer",
+            Atom::Float(_) => "float",
+            Atom::Bool(_) => "boolean",
+            Atom::Str(_) => "string",
+            Atom::Stage(_) => "staging constant",
+            Atom::Builtin(_) => "built-in",
+            Atom::Tuple(_) => "tuple",
+            Atom::Record(_) => "record",
+            Atom::Map(_) => "map",
+            Atom::Matrix(_) => "matrix",
+            Atom::Expr(_) => "expression",
+            Atom::Lambda(_) | Atom::Rec(_) => "lambda",
+        }
+    }
+}
+
+/// A whole resolved program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The top-level body (staged on `always`).
+    pub body: Body,
+    /// Its variables.
+    pub vars: Vars,
+}

@@ -1,0 +1,1 @@
+//! Helpers shared by the integration and snapshot tests in `tests/`.

@@ -1,0 +1,2 @@
+//! The `deepcps` binary.
+fn main() {}
