@@ -16,4 +16,5 @@ pub mod diag;
 pub mod error;
 pub mod expr;
 pub mod span;
+pub mod syntax;
 pub mod term;

@@ -1,0 +1,217 @@
+//! The lexer of DeepCPS source (LANGUAGE.md §1), built with logos.
+//!
+//! Whitespace, comments and single quotes (the paper's typesetting of staging
+//! annotations) are skipped. An expression string `"..."` is one token; its
+//! content is parsed later by [`crate::expr::parse`].
+
+use logos::Logos;
+
+use crate::diag::Diagnostic;
+use crate::span::{FileId, Span};
+
+/// A token.
+#[derive(Logos, Clone, Debug, PartialEq)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip r"'")]
+#[logos(skip r"//[^\n]*")]
+#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
+pub enum Tok {
+    /// `include`
+    #[token("include")]
+    Include,
+    /// `let`
+    #[token("let")]
+    Let,
+    /// `fix`
+    #[token("fix")]
+    Fix,
+    /// `in`
+    #[token("in")]
+    In,
+    /// `if`
+    #[token("if")]
+    If,
+    /// `always`
+    #[token("always")]
+    Always,
+    /// `never`
+    #[token("never")]
+    Never,
+    /// `true`
+    #[token("true")]
+    True,
+    /// `false`
+    #[token("false")]
+    False,
+    /// An identifier.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    Ident,
+    /// `$name`, a built-in.
+    #[regex(r"\$[A-Za-z_][A-Za-z0-9_]*")]
+    Dollar,
+    /// An integer literal.
+    #[regex(r"-?[0-9]+")]
+    Int,
+    /// A float literal.
+    #[regex(r"-?[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?")]
+    #[regex(r"-?[0-9]+[eE][+-]?[0-9]+")]
+    Float,
+    /// `"..."`: an expression string (or an include path).
+    #[regex(r#""[^"]*""#)]
+    Str,
+    /// `@`
+    #[token("@")]
+    At,
+    /// `:`
+    #[token(":")]
+    Colon,
+    /// `|`
+    #[token("|")]
+    Bar,
+    /// `&`
+    #[token("&")]
+    Amp,
+    /// `!`
+    #[token("!")]
+    Bang,
+    /// `(`
+    #[token("(")]
+    LParen,
+    /// `)`
+    #[token(")")]
+    RParen,
+    /// `[`
+    #[token("[")]
+    LBracket,
+    /// `]`
+    #[token("]")]
+    RBracket,
+    /// `{`
+    #[token("{")]
+    LBrace,
+    /// `}`
+    #[token("}")]
+    RBrace,
+    /// `,`
+    #[token(",")]
+    Comma,
+    /// `=`
+    #[token("=")]
+    Eq,
+    /// End of input (never produced by logos; appended by [`lex`]).
+    Eof,
+}
+
+impl Tok {
+    /// How the token is described in "expected ..." messages.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Tok::Include => "`include`",
+            Tok::Let => "`let`",
+            Tok::Fix => "`fix`",
+            Tok::In => "`in`",
+            Tok::If => "`if`",
+            Tok::Always => "`always`",
+            Tok::Never => "`never`",
+            Tok::True => "`true`",
+            Tok::False => "`false`",
+            Tok::Ident => "a name",
+            Tok::Dollar => "a built-in",
+            Tok::Int => "an integer",
+            Tok::Float => "a float",
+            Tok::Str => "an expression string",
+            Tok::At => "`@`",
+            Tok::Colon => "`:`",
+            Tok::Bar => "`|`",
+            Tok::Amp => "`&`",
+            Tok::Bang => "`!`",
+            Tok::LParen => "`(`",
+            Tok::RParen => "`)`",
+            Tok::LBracket => "`[`",
+            Tok::RBracket => "`]`",
+            Tok::LBrace => "`{`",
+            Tok::RBrace => "`}`",
+            Tok::Comma => "`,`",
+            Tok::Eq => "`=`",
+            Tok::Eof => "end of file",
+        }
+    }
+}
+
+/// A token with its span.
+#[derive(Clone, Debug)]
+pub struct Token {
+    /// The kind.
+    pub tok: Tok,
+    /// Where it stands.
+    pub span: Span,
+}
+
+/// Splits `text` (the whole of `file`) into tokens, ending with [`Tok::Eof`].
+pub fn lex(text: &str, file: FileId) -> Result<Vec<Token>, Diagnostic> {
+    let mut out = Vec::new();
+    let mut lexer = Tok::lexer(text);
+    while let Some(result) = lexer.next() {
+        let range = lexer.span();
+        let span = Span::new(file, range.start, range.end);
+        match result {
+            Ok(tok) => out.push(Token { tok, span }),
+            Err(()) => return Err(lex_error(text, span)),
+        }
+    }
+    out.push(Token {
+        tok: Tok::Eof,
+        span: Span::new(file, text.len(), text.len()),
+    });
+    Ok(out)
+}
+
+fn lex_error(text: &str, span: Span) -> Diagnostic {
+    let rest = &text[span.range().start..];
+    if rest.starts_with("/*") {
+        let end = Span { end: span.start + 2, ..span };
+        Diagnostic::error("parse", "unterminated block comment", end, "this comment is never closed with `*/`")
+    } else if rest.starts_with('"') {
+        let end = Span { end: span.start + 1, ..span };
+        Diagnostic::error("parse", "unterminated expression string", end, "this `\"` is never closed")
+    } else {
+        let ch = rest.chars().next().unwrap_or(' ');
+        let end = Span { end: span.start + ch.len_utf8() as u32, ..span };
+        Diagnostic::error("parse", format!("unexpected character `{}`", ch.escape_debug()), end, "not part of DeepCPS syntax")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<Tok> {
+        lex(src, FileId(0)).map(|t| t.into_iter().map(|t| t.tok).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn quotes_and_comments_are_skipped() {
+        assert_eq!(
+            kinds("'@ct:' f /* c */ x // end\n 'pt'"),
+            vec![Tok::At, Tok::Ident, Tok::Colon, Tok::Ident, Tok::Ident, Tok::Ident, Tok::Eof]
+        );
+    }
+
+    #[test]
+    fn numbers_and_builtins() {
+        assert_eq!(
+            kinds("$exit -7 1.5 2e3 -0.25 \"a+b\""),
+            vec![Tok::Dollar, Tok::Int, Tok::Float, Tok::Float, Tok::Float, Tok::Str, Tok::Eof]
+        );
+    }
+
+    #[test]
+    fn errors_point_at_the_culprit() {
+        let e = lex("f \"abc", FileId(0)).err().map(|d| d.message);
+        assert_eq!(e.as_deref(), Some("unterminated expression string"));
+        let e = lex("f /* abc", FileId(0)).err().map(|d| d.message);
+        assert_eq!(e.as_deref(), Some("unterminated block comment"));
+        let e = lex("f # x", FileId(0)).err().map(|d| d.message);
+        assert_eq!(e.as_deref(), Some("unexpected character `#`"));
+    }
+}

@@ -1,0 +1,155 @@
+//! Loading a program: reading files, following `include`s (paths relative to
+//! the including file; each file included once; cycles and missing files are
+//! diagnostics), parsing and resolving.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::diag::Diagnostic;
+use crate::span::{FileId, SourceMap, Span};
+use crate::syntax::ast;
+use crate::syntax::parser::parse_file;
+use crate::syntax::resolve::Resolver;
+use crate::term::{Program, SExp};
+
+/// Where source files come from (the disk, or a table in tests).
+pub trait FileSystem {
+    /// The bytes of the file at `path`.
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>>;
+    /// A canonical key for `path`, to recognise a file included twice.
+    fn canonical(&self, path: &Path) -> PathBuf {
+        path.to_path_buf()
+    }
+}
+
+/// The real file system.
+pub struct RealFs;
+
+impl FileSystem for RealFs {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+    fn canonical(&self, path: &Path) -> PathBuf {
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// An in-memory file system: a table of paths to texts.
+#[derive(Default)]
+pub struct MemFs(pub HashMap<PathBuf, Vec<u8>>);
+
+impl FileSystem for MemFs {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.0.get(path).cloned().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+    }
+}
+
+/// Registers `bytes` as file `name`, rejecting invalid UTF-8 with a
+/// diagnostic that points at the first bad byte.
+pub fn add_source(sources: &mut SourceMap, name: &str, path: Option<PathBuf>, bytes: Vec<u8>) -> Result<FileId, Diagnostic> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(sources.add(name, path, text)),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let file = sources.add(name, path, lossy);
+            let span = Span::new(file, at, at + 1);
+            Err(Diagnostic::error("utf8", "source is not valid UTF-8", span, format!("invalid byte at offset {at}")))
+        }
+    }
+}
+
+/// Loads the program in file `path` (read through `fs`).
+pub fn load_program(fs: &dyn FileSystem, path: &Path, sources: &mut SourceMap) -> Result<Program, Vec<Diagnostic>> {
+    let name = path.display().to_string();
+    let bytes = fs.read(path).map_err(|e| vec![Diagnostic::error_nowhere("io", format!("cannot read `{name}`: {e}"))])?;
+    let file = add_source(sources, &name, Some(path.to_path_buf()), bytes).map_err(|d| vec![d])?;
+    load_from(fs, file, sources, false)
+}
+
+/// Loads a program whose main text is already registered as `file`; with
+/// `allow_free`, unbound names are kept as free variables (for `fmt`) and
+/// includes are not followed.
+pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, allow_free: bool) -> Result<Program, Vec<Diagnostic>> {
+    let text = sources.get(file).text.clone();
+    let main = parse_file(&text, file).map_err(|d| vec![d])?;
+    let mut libs: Vec<ast::File> = Vec::new();
+    if !allow_free {
+        let mut seen = HashMap::new();
+        if let Some(p) = &sources.get(file).path {
+            seen.insert(fs.canonical(p), ());
+        }
+        let mut stack = vec![file];
+        for (inc, span) in &main.includes {
+            include(fs, file, inc, *span, sources, &mut seen, &mut stack, &mut libs)?;
+        }
+    }
+    let Some(body) = &main.main else {
+        let span = Span::new(file, text.len(), text.len());
+        return Err(vec![Diagnostic::error("parse", "the program has no main body", span, "expected a body after the definitions")
+            .with_note("only included files may consist of definitions alone")]);
+    };
+    let mut r = Resolver::new(allow_free);
+    let mut all_defs: Vec<&ast::Def> = Vec::new();
+    for lib in &libs {
+        all_defs.extend(lib.defs.iter());
+    }
+    all_defs.extend(main.defs.iter());
+    let defs: Vec<ast::Def> = all_defs.into_iter().cloned().collect();
+    let body = r.defs(&defs, SExp::Const(true), &mut |r, natural| r.body(body, natural));
+    if !r.errors.is_empty() {
+        return Err(r.errors);
+    }
+    Ok(Program { body, vars: r.vars })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn include(
+    fs: &dyn FileSystem,
+    from: FileId,
+    rel: &str,
+    span: Span,
+    sources: &mut SourceMap,
+    seen: &mut HashMap<PathBuf, ()>,
+    stack: &mut Vec<FileId>,
+    libs: &mut Vec<ast::File>,
+) -> Result<(), Vec<Diagnostic>> {
+    let base = sources.get(from).path.as_ref().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
+    let path = base.join(rel);
+    let key = fs.canonical(&path);
+    let on_stack = stack.iter().any(|f| sources.get(*f).path.as_ref().map(|p| fs.canonical(p)) == Some(key.clone()));
+    if on_stack {
+        let chain: Vec<String> = stack.iter().map(|f| sources.get(*f).name.clone()).collect();
+        return Err(vec![Diagnostic::error("include", format!("include cycle: `{rel}` is already being included"), span, "this include closes a cycle")
+            .with_note(format!("include chain: {} -> {}", chain.join(" -> "), path.display()))]);
+    }
+    if seen.contains_key(&key) {
+        return Ok(());
+    }
+    seen.insert(key, ());
+    let bytes = fs.read(&path).map_err(|e| vec![Diagnostic::error("include", format!("cannot include `{rel}`: {e}"), span, format!("looked for {}", path.display()))])?;
+    let file = add_source(sources, &path.display().to_string(), Some(path.clone()), bytes).map_err(|d| vec![d])?;
+    let text = sources.get(file).text.clone();
+    let parsed = parse_file(&text, file).map_err(|d| vec![d])?;
+    if let Some(main) = &parsed.main {
+        let s = body_start(main);
+        return Err(vec![Diagnostic::error("include", "an included file may hold only definitions", s, "a body that is not `let` or `fix`")
+            .with_secondary(span, "included here")]);
+    }
+    stack.push(file);
+    for (inc, s) in &parsed.includes {
+        include(fs, file, inc, *s, sources, seen, stack, libs)?;
+    }
+    stack.pop();
+    libs.push(parsed);
+    Ok(())
+}
+
+fn body_start(b: &ast::Body) -> Span {
+    match b {
+        ast::Body::Def(d, _) => match &**d {
+            ast::Def::Let { span, .. } | ast::Def::Fix { span, .. } => *span,
+        },
+        ast::Body::App { head, .. } => head.span(),
+    }
+}

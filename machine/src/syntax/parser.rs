@@ -1,0 +1,518 @@
+//! The recursive-descent parser of DeepCPS (LANGUAGE.md §2), with exact spans.
+//!
+//! Sequential code (`let`/`fix` chains and braceless tail lambdas, the usual
+//! shape of CPS) is parsed by a loop, so a program of a million statements
+//! does not deepen the stack. Brackets (braced lambdas, tuples, parentheses in
+//! staging expressions) recurse, and their nesting is limited to
+//! [`MAX_NESTING`] with a diagnostic.
+
+use std::rc::Rc;
+
+use crate::diag::Diagnostic;
+use crate::expr::parse::parse_expr;
+use crate::span::{FileId, Span};
+use crate::syntax::ast::{Arg, Body, Def, File, Ident, Lambda, Operand, Param, SExp};
+use crate::syntax::lexer::{lex, Tok, Token};
+
+/// How deeply brackets may nest.
+pub const MAX_NESTING: usize = 2_000;
+
+type PResult<T> = Result<T, Diagnostic>;
+
+/// Parses the text of `file`.
+pub fn parse_file(text: &str, file: FileId) -> PResult<File> {
+    let tokens = lex(text, file)?;
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        text,
+        depth: 0,
+    };
+    p.file()
+}
+
+struct Parser<'a> {
+    tokens: Vec<Token>,
+    pos: usize,
+    text: &'a str,
+    depth: usize,
+}
+
+/// A statement waiting for the body that follows it.
+enum Frame {
+    Def(Def),
+    Tail {
+        stage: Option<SExp>,
+        head: Operand,
+        args: Vec<Arg>,
+        params: Vec<Param>,
+        sname: Option<Ident>,
+        start: Span,
+        lam_start: Span,
+    },
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Tok {
+        &self.tokens[self.pos].tok
+    }
+
+    fn peek_at(&self, k: usize) -> &Tok {
+        let i = (self.pos + k).min(self.tokens.len() - 1);
+        &self.tokens[i].tok
+    }
+
+    fn span(&self) -> Span {
+        self.tokens[self.pos].span
+    }
+
+    fn prev_span(&self) -> Span {
+        self.tokens[self.pos.saturating_sub(1)].span
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.tokens[self.pos].clone();
+        if self.pos + 1 < self.tokens.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn slice(&self, span: Span) -> &'a str {
+        &self.text[span.range()]
+    }
+
+    fn eat(&mut self, tok: Tok) -> bool {
+        if *self.peek() == tok {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expected(&self, what: &str) -> Diagnostic {
+        let found = self.peek().describe();
+        Diagnostic::error("parse", format!("expected {what}, found {found}"), self.span(), format!("expected {what}"))
+    }
+
+    fn expect(&mut self, tok: Tok, what: &str) -> PResult<Token> {
+        if *self.peek() == tok {
+            Ok(self.bump())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(Diagnostic::error(
+                "nesting",
+                format!("brackets nested too deeply (more than {MAX_NESTING} levels)"),
+                self.span(),
+                "too deep here",
+            )
+            .with_note("sequential code (tail lambdas, let chains) may be arbitrarily long; only brackets are limited"));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn ident(&mut self) -> PResult<Ident> {
+        let t = self.expect(Tok::Ident, "a name")?;
+        Ok(Ident {
+            name: Rc::from(self.slice(t.span)),
+            span: t.span,
+        })
+    }
+
+    fn file(&mut self) -> PResult<File> {
+        let mut includes = Vec::new();
+        while *self.peek() == Tok::Include {
+            self.bump();
+            let t = self.expect(Tok::Str, "a quoted path after `include`")?;
+            let raw = self.slice(t.span);
+            includes.push((raw[1..raw.len() - 1].to_string(), t.span));
+        }
+        let mut defs = Vec::new();
+        loop {
+            let save = self.pos;
+            let stage = self.stage_opt()?;
+            match self.peek() {
+                Tok::Let | Tok::Fix => defs.push(self.def(stage, self.tokens[save].span)?),
+                _ => {
+                    self.pos = save;
+                    break;
+                }
+            }
+        }
+        let main = if *self.peek() == Tok::Eof {
+            None
+        } else {
+            Some(self.body()?)
+        };
+        if *self.peek() != Tok::Eof {
+            return Err(self.expected("end of file"));
+        }
+        Ok(File { includes, defs, main })
+    }
+
+    /// `stage? stmt`, where the statement's continuation (a `let`/`fix` scope
+    /// or a braceless tail) is parsed by the loop, not by recursion.
+    fn body(&mut self) -> PResult<Body> {
+        let mut frames: Vec<Frame> = Vec::new();
+        let innermost = loop {
+            let start = self.span();
+            let stage = self.stage_opt()?;
+            if matches!(self.peek(), Tok::Let | Tok::Fix) {
+                let def = self.def(stage, start)?;
+                frames.push(Frame::Def(def));
+                continue;
+            }
+            if !self.at_operand() {
+                return Err(self.expected("a statement (`let`, `fix` or an application)"));
+            }
+            let head = self.operand()?;
+            let mut args = Vec::new();
+            let mut tail = None;
+            loop {
+                match self.peek() {
+                    Tok::LParen => {
+                        let lam_start = self.span();
+                        let params = self.params()?;
+                        let sname = self.sname_opt()?;
+                        if *self.peek() == Tok::LBrace {
+                            let lam = self.braced_lambda_rest(params, sname, lam_start)?;
+                            args.push(Arg::Operand(Operand::Lambda(Box::new(lam))));
+                        } else {
+                            tail = Some((params, sname, lam_start));
+                            break;
+                        }
+                    }
+                    Tok::RBrace | Tok::Eof => break,
+                    _ if self.at_arg() => args.push(self.arg()?),
+                    _ => return Err(self.expected("an argument, `}` or end of file")),
+                }
+            }
+            match tail {
+                Some((params, sname, lam_start)) => frames.push(Frame::Tail {
+                    stage,
+                    head,
+                    args,
+                    params,
+                    sname,
+                    start,
+                    lam_start,
+                }),
+                None => {
+                    let span = start.to(self.prev_span());
+                    break Body::App {
+                        stage,
+                        head,
+                        args,
+                        tail: None,
+                        span,
+                    };
+                }
+            }
+        };
+        let end = self.prev_span();
+        let mut body = innermost;
+        while let Some(frame) = frames.pop() {
+            body = match frame {
+                Frame::Def(def) => Body::Def(Box::new(def), Box::new(body)),
+                Frame::Tail {
+                    stage,
+                    head,
+                    args,
+                    params,
+                    sname,
+                    start,
+                    lam_start,
+                } => Body::App {
+                    stage,
+                    head,
+                    args,
+                    tail: Some(Box::new(Lambda {
+                        params,
+                        sname,
+                        body,
+                        span: lam_start.to(end),
+                    })),
+                    span: start.to(end),
+                },
+            };
+        }
+        Ok(body)
+    }
+
+    /// A `let`/`fix` header; the current token is `let` or `fix`.
+    fn def(&mut self, stage: Option<SExp>, start: Span) -> PResult<Def> {
+        let is_fix = *self.peek() == Tok::Fix;
+        self.bump();
+        let sname = self.sname_opt()?;
+        let name = self.ident()?;
+        self.eat(Tok::Eq);
+        let def = if is_fix {
+            if *self.peek() != Tok::LParen {
+                return Err(self.expected("the recursive lambda `(params) { .. }` after the name bound by `fix`"));
+            }
+            let lam_start = self.span();
+            let params = self.params()?;
+            let lsname = self.sname_opt()?;
+            if *self.peek() != Tok::LBrace {
+                return Err(self.expected("`{` (the body of a `fix` lambda must be braced)"));
+            }
+            let lam = self.braced_lambda_rest(params, lsname, lam_start)?;
+            Def::Fix {
+                stage,
+                sname,
+                name,
+                lam,
+                span: start.to(self.prev_span()),
+            }
+        } else {
+            if !self.at_arg() {
+                return Err(self.expected("the value bound by `let`"));
+            }
+            let value = if *self.peek() == Tok::LParen {
+                let lam_start = self.span();
+                let params = self.params()?;
+                let lsname = self.sname_opt()?;
+                if *self.peek() != Tok::LBrace {
+                    return Err(self.expected("`{` (a lambda bound by `let` must be braced)"));
+                }
+                Arg::Operand(Operand::Lambda(Box::new(self.braced_lambda_rest(params, lsname, lam_start)?)))
+            } else {
+                self.arg()?
+            };
+            Def::Let {
+                stage,
+                sname,
+                name,
+                value,
+                span: start.to(self.prev_span()),
+            }
+        };
+        self.eat(Tok::In);
+        Ok(def)
+    }
+
+    fn at_operand(&self) -> bool {
+        matches!(
+            self.peek(),
+            Tok::Ident
+                | Tok::Dollar
+                | Tok::If
+                | Tok::Int
+                | Tok::Float
+                | Tok::True
+                | Tok::False
+                | Tok::Always
+                | Tok::Never
+                | Tok::Str
+                | Tok::LBracket
+                | Tok::LParen
+        )
+    }
+
+    fn at_arg(&self) -> bool {
+        self.at_operand() || *self.peek() == Tok::Bang
+    }
+
+    fn arg(&mut self) -> PResult<Arg> {
+        if self.eat(Tok::Bang) {
+            return Ok(Arg::Splice(self.ident()?));
+        }
+        Ok(Arg::Operand(self.operand()?))
+    }
+
+    fn operand(&mut self) -> PResult<Operand> {
+        let t = self.span();
+        let text = self.slice(t);
+        Ok(match self.peek().clone() {
+            Tok::Ident => Operand::Name(self.ident()?),
+            Tok::Dollar => {
+                self.bump();
+                Operand::Builtin(Ident {
+                    name: Rc::from(&text[1..]),
+                    span: t,
+                })
+            }
+            Tok::If => {
+                self.bump();
+                Operand::If(t)
+            }
+            Tok::Int => {
+                self.bump();
+                match text.parse::<i64>() {
+                    Ok(v) => Operand::Int(v, t),
+                    Err(_) => return Err(Diagnostic::error("parse", "integer literal out of range", t, "does not fit in 64 bits")),
+                }
+            }
+            Tok::Float => {
+                self.bump();
+                match text.parse::<f64>() {
+                    Ok(v) if v.is_finite() => Operand::Float(v, t),
+                    _ => return Err(Diagnostic::error("parse", "float literal out of range", t, "not a finite 64-bit float")),
+                }
+            }
+            Tok::True | Tok::False => {
+                self.bump();
+                Operand::Bool(text == "true", t)
+            }
+            Tok::Always | Tok::Never => {
+                self.bump();
+                Operand::Stage(text == "always", t)
+            }
+            Tok::Str => {
+                self.bump();
+                let inner = &text[1..text.len() - 1];
+                let e = parse_expr(inner, t.file, t.start as usize + 1)?;
+                Operand::Expr(Box::new(e))
+            }
+            Tok::LBracket => {
+                self.enter()?;
+                self.bump();
+                let mut elems = Vec::new();
+                if *self.peek() != Tok::RBracket {
+                    loop {
+                        if !self.at_arg() {
+                            return Err(self.expected("a tuple element"));
+                        }
+                        elems.push(self.arg()?);
+                        if !self.eat(Tok::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect(Tok::RBracket, "`,` or `]`")?;
+                self.leave();
+                Operand::Tuple(elems, t.to(self.prev_span()))
+            }
+            Tok::LParen => {
+                let params = self.params()?;
+                let sname = self.sname_opt()?;
+                if *self.peek() != Tok::LBrace {
+                    return Err(self.expected("`{` (only a lambda in last position may omit its braces)"));
+                }
+                Operand::Lambda(Box::new(self.braced_lambda_rest(params, sname, t)?))
+            }
+            _ => return Err(self.expected("an operand")),
+        })
+    }
+
+    fn params(&mut self) -> PResult<Vec<Param>> {
+        self.expect(Tok::LParen, "`(`")?;
+        let mut params = Vec::new();
+        loop {
+            match self.peek() {
+                Tok::RParen => {
+                    self.bump();
+                    break;
+                }
+                Tok::Bang => {
+                    self.bump();
+                    params.push(Param {
+                        name: self.ident()?,
+                        rest: true,
+                    });
+                }
+                Tok::Ident => params.push(Param {
+                    name: self.ident()?,
+                    rest: false,
+                }),
+                _ => return Err(self.expected("a parameter name, `!rest` or `)`")),
+            }
+            self.eat(Tok::Comma);
+        }
+        Ok(params)
+    }
+
+    fn sname_opt(&mut self) -> PResult<Option<Ident>> {
+        if *self.peek() == Tok::LBracket && *self.peek_at(1) == Tok::Ident && *self.peek_at(2) == Tok::RBracket {
+            self.bump();
+            let id = self.ident()?;
+            self.bump();
+            return Ok(Some(id));
+        }
+        Ok(None)
+    }
+
+    /// The `{ body }` of a lambda whose parameters were just read.
+    fn braced_lambda_rest(&mut self, params: Vec<Param>, sname: Option<Ident>, start: Span) -> PResult<Lambda> {
+        self.enter()?;
+        self.expect(Tok::LBrace, "`{`")?;
+        let body = self.body()?;
+        self.expect(Tok::RBrace, "`}`")?;
+        self.leave();
+        Ok(Lambda {
+            params,
+            sname,
+            body,
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn stage_opt(&mut self) -> PResult<Option<SExp>> {
+        if !self.eat(Tok::At) {
+            return Ok(None);
+        }
+        let e = self.sexp()?;
+        self.expect(Tok::Colon, "`:` after the staging expression")?;
+        Ok(Some(e))
+    }
+
+    fn sexp(&mut self) -> PResult<SExp> {
+        let mut left = self.sand()?;
+        while self.eat(Tok::Bar) {
+            let right = self.sand()?;
+            left = SExp::Or(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn sand(&mut self) -> PResult<SExp> {
+        let mut left = self.snot()?;
+        while self.eat(Tok::Amp) {
+            let right = self.snot()?;
+            left = SExp::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn snot(&mut self) -> PResult<SExp> {
+        let t = self.span();
+        match self.peek() {
+            Tok::Bang => {
+                self.enter()?;
+                self.bump();
+                let inner = self.snot()?;
+                self.leave();
+                Ok(SExp::Not(Box::new(inner), t))
+            }
+            Tok::Always => {
+                self.bump();
+                Ok(SExp::Const(true, t))
+            }
+            Tok::Never => {
+                self.bump();
+                Ok(SExp::Const(false, t))
+            }
+            Tok::Ident => Ok(SExp::Name(self.ident()?)),
+            Tok::LParen => {
+                self.enter()?;
+                self.bump();
+                let e = self.sexp()?;
+                self.expect(Tok::RParen, "`)`")?;
+                self.leave();
+                Ok(e)
+            }
+            _ => Err(self.expected("a staging expression (a name, `always`, `never`, `!`, `(`)")),
+        }
+    }
+}

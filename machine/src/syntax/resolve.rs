@@ -1,0 +1,455 @@
+//! Desugaring and name resolution: surface syntax to core terms.
+//!
+//! Resolves every name to its binder, gives every body without `@e:` its
+//! natural staging (the staging parameter of the nearest enclosing lambda,
+//! `always` at top level), rewrites `let`, `"e" (x) b` and tail lambdas to
+//! plain applications, and performs the static checks of LANGUAGE.md §3:
+//! unbound names, unknown built-ins, duplicate parameters and two rest
+//! parameters in one list.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::diag::Diagnostic;
+use crate::expr::{Expr, ExprKind};
+use crate::span::Span;
+use crate::syntax::ast;
+use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Fix, Lambda, Param, SExp, Sugar, VarId, VarInfo, VarKind, Vars};
+
+/// How many unbound-name errors are reported before giving up.
+const MAX_ERRORS: usize = 20;
+
+/// The resolver's state: the variable table and the scopes.
+pub struct Resolver {
+    /// The variables made so far.
+    pub vars: Vars,
+    scopes: HashMap<Rc<str>, Vec<VarId>>,
+    /// Names with no binder become free variables instead of errors (fmt).
+    allow_free: bool,
+    free: HashMap<Rc<str>, VarId>,
+    /// Errors found so far.
+    pub errors: Vec<Diagnostic>,
+}
+
+/// A chain link waiting for the body that follows it.
+enum Frame {
+    Let {
+        stage: SExp,
+        span: Span,
+        sparam: VarId,
+        var: VarId,
+        value: Arg,
+        lam_span: Span,
+    },
+    Fix {
+        stage: SExp,
+        span: Span,
+        sparam: VarId,
+        name: VarId,
+        lam: Lambda,
+    },
+    Tail {
+        stage: SExp,
+        span: Span,
+        head: Atom,
+        args: Vec<Arg>,
+        sparam: VarId,
+        params: Vec<Param>,
+        lam_span: Span,
+        expr_sugar: bool,
+    },
+}
+
+impl Resolver {
+    /// A resolver; with `allow_free`, unbound names are not errors.
+    pub fn new(allow_free: bool) -> Resolver {
+        Resolver {
+            vars: Vars::default(),
+            scopes: HashMap::new(),
+            allow_free,
+            free: HashMap::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    fn bind(&mut self, name: Option<&ast::Ident>, kind: VarKind, span: Span) -> VarId {
+        let v = self.vars.fresh(VarInfo {
+            name: name.map(|i| i.name.clone()),
+            kind,
+            span: name.map_or(span, |i| i.span),
+        });
+        if let Some(i) = name {
+            self.scopes.entry(i.name.clone()).or_default().push(v);
+        }
+        v
+    }
+
+    fn unbind(&mut self, v: VarId) {
+        if let Some(name) = self.vars.info(v).name.clone() {
+            if let Some(stack) = self.scopes.get_mut(&name) {
+                stack.pop();
+            }
+        }
+    }
+
+    fn error(&mut self, d: Diagnostic) {
+        if self.errors.len() < MAX_ERRORS {
+            self.errors.push(d);
+        }
+    }
+
+    fn lookup(&mut self, id: &ast::Ident) -> VarId {
+        if let Some(v) = self.scopes.get(&id.name).and_then(|s| s.last()) {
+            return *v;
+        }
+        if let Some(v) = self.free.get(&id.name) {
+            return *v;
+        }
+        if !self.allow_free {
+            self.error(Diagnostic::error("unbound", format!("unbound name `{}`", id.name), id.span, "not bound by any enclosing lambda, `let` or `fix`"));
+        }
+        let v = self.vars.fresh(VarInfo {
+            name: Some(id.name.clone()),
+            kind: VarKind::Free,
+            span: id.span,
+        });
+        self.free.insert(id.name.clone(), v);
+        v
+    }
+
+    /// Binds the parameters of a lambda (checking duplicates and rest
+    /// parameters) and its staging parameter.
+    fn bind_params(&mut self, params: &[ast::Param], sname: Option<&ast::Ident>, span: Span) -> (VarId, Vec<Param>) {
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        let mut rest: Option<Span> = None;
+        for p in params.iter().map(|p| (&p.name, p.rest)).chain(sname.map(|s| (s, false))) {
+            if let Some(first) = seen.insert(&p.0.name, p.0.span) {
+                self.error(
+                    Diagnostic::error("duplicate", format!("duplicate parameter name `{}`", p.0.name), p.0.span, "bound again here")
+                        .with_secondary(first, "first bound here"),
+                );
+            }
+            if p.1 {
+                if let Some(first) = rest {
+                    self.error(
+                        Diagnostic::error("rest", "a parameter list may have only one rest parameter", p.0.span, "second rest parameter")
+                            .with_secondary(first, "first rest parameter"),
+                    );
+                }
+                rest = Some(p.0.span);
+            }
+        }
+        let sparam = self.bind(sname, VarKind::Stage, span);
+        let ps = params
+            .iter()
+            .map(|p| Param {
+                var: self.bind(Some(&p.name), if p.rest { VarKind::Rest } else { VarKind::Param }, p.name.span),
+                rest: p.rest,
+            })
+            .collect();
+        (sparam, ps)
+    }
+
+    fn unbind_lambda(&mut self, sparam: VarId, params: &[Param]) {
+        for p in params.iter().rev() {
+            self.unbind(p.var);
+        }
+        self.unbind(sparam);
+    }
+
+    fn sexp(&mut self, e: &ast::SExp) -> SExp {
+        match e {
+            ast::SExp::Const(b, _) => SExp::Const(*b),
+            ast::SExp::Name(i) => SExp::Var(self.lookup(i)),
+            ast::SExp::Not(a, _) => SExp::Not(Box::new(self.sexp(a))),
+            ast::SExp::And(a, b) => SExp::And(Box::new(self.sexp(a)), Box::new(self.sexp(b))),
+            ast::SExp::Or(a, b) => SExp::Or(Box::new(self.sexp(a)), Box::new(self.sexp(b))),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Expr {
+        let kind = match &e.kind {
+            ExprKind::Name(n) => {
+                let id = ast::Ident { name: n.clone(), span: e.span };
+                ExprKind::Val(Atom::Var(self.lookup(&id)))
+            }
+            ExprKind::Val(a) => ExprKind::Val(a.clone()),
+            ExprKind::Tuple(xs) => ExprKind::Tuple(xs.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::Record(fs) => ExprKind::Record(fs.iter().map(|(f, x)| (f.clone(), self.expr(x))).collect()),
+            ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(self.expr(a))),
+            ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, Box::new(self.expr(a)), Box::new(self.expr(b))),
+            ExprKind::Index(a, b) => ExprKind::Index(Box::new(self.expr(a)), Box::new(self.expr(b))),
+            ExprKind::Range(a, b) => ExprKind::Range(Box::new(self.expr(a)), Box::new(self.expr(b))),
+            ExprKind::Field(a, f) => ExprKind::Field(Box::new(self.expr(a)), f.clone()),
+            ExprKind::Call(f, xs) => ExprKind::Call(f.clone(), xs.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::Method(a, f, xs) => ExprKind::Method(Box::new(self.expr(a)), f.clone(), xs.iter().map(|x| self.expr(x)).collect()),
+        };
+        Expr { kind, span: e.span }
+    }
+
+    fn operand(&mut self, o: &ast::Operand) -> Atom {
+        match o {
+            ast::Operand::Name(i) => Atom::Var(self.lookup(i)),
+            ast::Operand::Builtin(i) => match Builtin::from_dollar_name(&i.name) {
+                Some(b) => Atom::Builtin(b),
+                None => {
+                    self.error(Diagnostic::error("builtin", format!("unknown built-in `${}`", i.name), i.span, "the built-ins are `$exit` and `$if`"));
+                    Atom::Builtin(Builtin::Exit)
+                }
+            },
+            ast::Operand::If(_) => Atom::Builtin(Builtin::If),
+            ast::Operand::Int(v, _) => Atom::Int(*v),
+            ast::Operand::Float(v, _) => Atom::Float(*v),
+            ast::Operand::Bool(v, _) => Atom::Bool(*v),
+            ast::Operand::Stage(v, _) => Atom::Stage(*v),
+            ast::Operand::Expr(e) => Atom::Expr(Box::new(self.expr(e))),
+            ast::Operand::Tuple(xs, _) => Atom::Tuple(xs.iter().map(|a| self.arg(a)).collect()),
+            ast::Operand::Lambda(l) => Atom::Lambda(Box::new(self.lambda(l))),
+        }
+    }
+
+    fn arg(&mut self, a: &ast::Arg) -> Arg {
+        match a {
+            ast::Arg::Operand(o) => Arg::Atom(self.operand(o)),
+            ast::Arg::Splice(i) => Arg::Splice(Atom::Var(self.lookup(i))),
+        }
+    }
+
+    fn lambda(&mut self, l: &ast::Lambda) -> Lambda {
+        let (sparam, params) = self.bind_params(&l.params, l.sname.as_ref(), l.span);
+        let body = self.body(&l.body, SExp::Var(sparam));
+        self.unbind_lambda(sparam, &params);
+        Lambda {
+            sparam,
+            params,
+            body,
+            span: l.span,
+        }
+    }
+
+    /// Resolves one file's leading definitions and then `rest`, which resolves
+    /// the remainder of the program in their scope.
+    pub fn defs(&mut self, defs: &[ast::Def], natural: SExp, rest: &mut dyn FnMut(&mut Resolver, SExp) -> Body) -> Body {
+        let mut frames = Vec::new();
+        let mut natural = natural;
+        for d in defs {
+            let f = self.def_frame(d, natural.clone());
+            natural = SExp::Var(Self::frame_sparam(&f));
+            frames.push(f);
+        }
+        let mut body = rest(self, natural);
+        while let Some(f) = frames.pop() {
+            body = self.close(f, body);
+        }
+        body
+    }
+
+    fn def_frame(&mut self, d: &ast::Def, natural: SExp) -> Frame {
+        match d {
+            ast::Def::Let {
+                stage,
+                sname,
+                name,
+                value,
+                span,
+            } => {
+                let stage = stage.as_ref().map_or(natural, |s| self.sexp(s));
+                let value = match value {
+                    ast::Arg::Operand(o) => Arg::Atom(self.operand(o)),
+                    ast::Arg::Splice(i) => Arg::Splice(Atom::Var(self.lookup(i))),
+                };
+                let sparam = self.bind(sname.as_ref(), VarKind::Stage, *span);
+                let var = self.bind(Some(name), VarKind::Param, name.span);
+                Frame::Let {
+                    stage,
+                    span: *span,
+                    sparam,
+                    var,
+                    value,
+                    lam_span: *span,
+                }
+            }
+            ast::Def::Fix {
+                stage,
+                sname,
+                name,
+                lam,
+                span,
+            } => {
+                let stage = stage.as_ref().map_or(natural, |s| self.sexp(s));
+                let sparam = self.bind(sname.as_ref(), VarKind::Stage, *span);
+                let fname = self.bind(Some(name), VarKind::Fix, name.span);
+                let lam = self.lambda(lam);
+                Frame::Fix {
+                    stage,
+                    span: *span,
+                    sparam,
+                    name: fname,
+                    lam,
+                }
+            }
+        }
+    }
+
+    /// The natural staging of the body that follows a frame.
+    fn frame_sparam(f: &Frame) -> VarId {
+        match f {
+            Frame::Let { sparam, .. } | Frame::Fix { sparam, .. } | Frame::Tail { sparam, .. } => *sparam,
+        }
+    }
+
+    /// Wraps `body`, the continuation of frame `f`, and closes its scope.
+    fn close(&mut self, f: Frame, body: Body) -> Body {
+        match f {
+            Frame::Let {
+                stage,
+                span,
+                sparam,
+                var,
+                value,
+                lam_span,
+            } => {
+                self.unbind(var);
+                self.unbind(sparam);
+                let whole = span.to(body.span);
+                let lam = Lambda {
+                    sparam,
+                    params: vec![Param { var, rest: false }],
+                    body,
+                    span: lam_span.to(whole),
+                };
+                Body {
+                    stage,
+                    cmd: Cmd::App(App {
+                        head: Atom::Lambda(Box::new(lam)),
+                        args: vec![value],
+                        sugar: Sugar::Let,
+                    }),
+                    span: whole,
+                }
+            }
+            Frame::Fix {
+                stage,
+                span,
+                sparam,
+                name,
+                lam,
+            } => {
+                self.unbind(name);
+                self.unbind(sparam);
+                let whole = span.to(body.span);
+                Body {
+                    stage,
+                    cmd: Cmd::Fix(Box::new(Fix { sparam, name, lam, body })),
+                    span: whole,
+                }
+            }
+            Frame::Tail {
+                stage,
+                span,
+                head,
+                mut args,
+                sparam,
+                params,
+                lam_span,
+                expr_sugar,
+            } => {
+                self.unbind_lambda(sparam, &params);
+                let whole = span.to(body.span);
+                let lam = Atom::Lambda(Box::new(Lambda {
+                    sparam,
+                    params,
+                    body,
+                    span: lam_span.to(whole),
+                }));
+                let (head, args) = if expr_sugar {
+                    (lam, vec![Arg::Atom(head)])
+                } else {
+                    args.push(Arg::Atom(lam));
+                    (head, args)
+                };
+                Body {
+                    stage,
+                    cmd: Cmd::App(App {
+                        head,
+                        args,
+                        sugar: Sugar::None,
+                    }),
+                    span: whole,
+                }
+            }
+        }
+    }
+
+    /// Resolves a body whose natural staging is `natural`. Chains of `let`,
+    /// `fix` and tail lambdas are walked by a loop.
+    pub fn body(&mut self, b: &ast::Body, natural: SExp) -> Body {
+        let mut frames: Vec<Frame> = Vec::new();
+        let mut cur = b;
+        let mut natural = natural;
+        let innermost = loop {
+            match cur {
+                ast::Body::Def(d, rest) => {
+                    let f = self.def_frame(d, natural.clone());
+                    natural = SExp::Var(Self::frame_sparam(&f));
+                    frames.push(f);
+                    cur = rest;
+                }
+                ast::Body::App {
+                    stage,
+                    head,
+                    args,
+                    tail,
+                    span,
+                } => {
+                    let stage = stage.as_ref().map_or_else(|| natural.clone(), |s| self.sexp(s));
+                    let head_is_expr = matches!(head, ast::Operand::Expr(_));
+                    let h = self.operand(head);
+                    let mut rargs: Vec<Arg> = args.iter().map(|a| self.arg(a)).collect();
+                    match tail {
+                        Some(lam) => {
+                            let (sparam, params) = self.bind_params(&lam.params, lam.sname.as_ref(), lam.span);
+                            natural = SExp::Var(sparam);
+                            frames.push(Frame::Tail {
+                                stage,
+                                span: *span,
+                                head: h,
+                                args: rargs,
+                                sparam,
+                                params,
+                                lam_span: lam.span,
+                                expr_sugar: head_is_expr && args.is_empty(),
+                            });
+                            cur = &lam.body;
+                        }
+                        None => {
+                            let sugar_braced = head_is_expr && rargs.len() == 1 && matches!(rargs[0], Arg::Atom(Atom::Lambda(_)));
+                            let (head, args) = if sugar_braced {
+                                let lam = rargs.pop().map_or(Atom::Int(0), |a| match a {
+                                    Arg::Atom(a) | Arg::Splice(a) => a,
+                                });
+                                (lam, vec![Arg::Atom(h)])
+                            } else {
+                                (h, rargs)
+                            };
+                            break Body {
+                                stage,
+                                cmd: Cmd::App(App {
+                                    head,
+                                    args,
+                                    sugar: Sugar::None,
+                                }),
+                                span: *span,
+                            };
+                        }
+                    }
+                }
+            }
+        };
+        let mut body = innermost;
+        while let Some(f) = frames.pop() {
+            body = self.close(f, body);
+        }
+        body
+    }
+}
