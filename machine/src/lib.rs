@@ -15,6 +15,9 @@
 pub mod diag;
 pub mod error;
 pub mod expr;
+pub mod print;
+pub mod reference;
+pub mod run;
 pub mod span;
 pub mod syntax;
 pub mod term;

@@ -1,2 +1,34 @@
-//! The `deepcps` binary.
-fn main() {}
+//! The `deepcps` binary: runs [`deepcps::main_with`] on a thread with a large
+//! stack (deeply nested terms are walked recursively in places) and exits
+//! with its code.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Stack size of the worker thread.
+const STACK: usize = 1 << 30;
+
+fn main() -> ExitCode {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let worker = std::thread::Builder::new().stack_size(STACK).spawn(move || {
+        let stdout = std::io::stdout();
+        let stderr = std::io::stderr();
+        let mut out = stdout.lock();
+        let mut err = stderr.lock();
+        let code = deepcps::main_with(args, &mut out, &mut err);
+        let _ = out.flush();
+        code
+    });
+    let code = match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(_)) => {
+            let _ = writeln!(std::io::stderr(), "deepcps: internal error (a bug; please report it with the input)");
+            101
+        }
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "deepcps: cannot start: {e}");
+            2
+        }
+    };
+    ExitCode::from(code)
+}

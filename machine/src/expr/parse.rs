@@ -1,12 +1,1027 @@
 //! Parser of one expression string (the text between the quotes).
+//!
+//! The text is first split into tokens, then parsed by recursive descent with
+//! precedence climbing for the binary operators (LANGUAGE.md §8):
+//!
+//! | precedence | operators                         |
+//! |------------|-----------------------------------|
+//! | highest    | `t[i]`, `t[i..j]`, `x.f`, `x.f(a)` |
+//! |            | unary `-`, `!`                    |
+//! |            | `*` `/` `%`                       |
+//! |            | `+` `-`                           |
+//! |            | `<` `<=` `>` `>=` `==` `!=`       |
+//! |            | `&&`                              |
+//! | lowest     | `\|\|`                            |
+//!
+//! All binary operators are left-associative; chains of them and of postfix
+//! operators are parsed by loops, so their length is unbounded. Brackets and
+//! prefix operators nest by recursion, limited to `MAX_DEPTH` (256) levels. The
+//! range `a..b` is allowed only inside `t[...]` and as a function argument.
+//!
+//! A unary minus directly in front of a number literal (not followed by a
+//! postfix operator) is folded into a negative literal, so that
+//! `-9223372036854775808` is an integer and `-7` is the value `-7`.
+
+use std::rc::Rc;
 
 use crate::diag::Diagnostic;
-use crate::expr::Expr;
-use crate::span::FileId;
+use crate::expr::{BinOp, Expr, ExprKind, UnOp};
+use crate::span::{FileId, Span};
+use crate::term::Atom;
+
+/// How deeply brackets and prefix operators may nest.
+const MAX_DEPTH: usize = 256;
+
+/// A token kind.
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    /// An integer literal's magnitude (may exceed `i64::MAX`; only valid
+    /// negated then).
+    Int(u64),
+    Float(f64),
+    Str(Rc<str>),
+    Word(Rc<str>),
+    LParen,
+    RParen,
+    LBrack,
+    RBrack,
+    LBrace,
+    RBrace,
+    Comma,
+    Colon,
+    Dot,
+    DotDot,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    EqEq,
+    Ne,
+    AndAnd,
+    OrOr,
+    Bang,
+    Eof,
+}
+
+/// A token with its local byte range.
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    start: usize,
+    end: usize,
+}
+
+/// A lexing or parsing failure in local offsets.
+struct Failure {
+    message: String,
+    start: usize,
+    end: usize,
+    expected: String,
+}
+
+type PResult<T> = Result<T, Failure>;
+
+fn failure(message: impl Into<String>, start: usize, end: usize, expected: impl Into<String>) -> Failure {
+    Failure {
+        message: message.into(),
+        start,
+        end,
+        expected: expected.into(),
+    }
+}
 
 /// Parses `text`, the content of an expression string that starts at byte
 /// `base` of `file`; spans in the result are file offsets.
 pub fn parse_expr(text: &str, file: FileId, base: usize) -> Result<Expr, Diagnostic> {
-    let _ = (text, file, base);
-    todo!("expression parser")
+    let to_diag = |f: Failure| {
+        Diagnostic::error(
+            "parse",
+            f.message,
+            Span::new(file, base.saturating_add(f.start), base.saturating_add(f.end)),
+            format!("expected {}", f.expected),
+        )
+    };
+    let toks = lex(text).map_err(to_diag)?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        file,
+        base,
+        depth: 0,
+    };
+    p.parse_top().map_err(to_diag)
+}
+
+// ---------------------------------------------------------------------------
+// Lexer
+
+fn lex(text: &str) -> PResult<Vec<Token>> {
+    let bytes = text.as_bytes();
+    let mut toks = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let start = i;
+        if b.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if b.is_ascii_digit() {
+            let (tok, end) = lex_number(text, start)?;
+            toks.push(Token { tok, start, end });
+            i = end;
+            continue;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            toks.push(Token {
+                tok: Tok::Word(Rc::from(&text[start..i])),
+                start,
+                end: i,
+            });
+            continue;
+        }
+        if b == b'\'' {
+            let (s, end) = lex_string(text, start)?;
+            toks.push(Token {
+                tok: Tok::Str(s),
+                start,
+                end,
+            });
+            i = end;
+            continue;
+        }
+        let next = bytes.get(i + 1).copied();
+        let two = match (b, next) {
+            (b'.', Some(b'.')) => Some(Tok::DotDot),
+            (b'<', Some(b'=')) => Some(Tok::Le),
+            (b'>', Some(b'=')) => Some(Tok::Ge),
+            (b'=', Some(b'=')) => Some(Tok::EqEq),
+            (b'!', Some(b'=')) => Some(Tok::Ne),
+            (b'&', Some(b'&')) => Some(Tok::AndAnd),
+            (b'|', Some(b'|')) => Some(Tok::OrOr),
+            _ => None,
+        };
+        if let Some(tok) = two {
+            toks.push(Token { tok, start, end: i + 2 });
+            i += 2;
+            continue;
+        }
+        let one = match b {
+            b'(' => Tok::LParen,
+            b')' => Tok::RParen,
+            b'[' => Tok::LBrack,
+            b']' => Tok::RBrack,
+            b'{' => Tok::LBrace,
+            b'}' => Tok::RBrace,
+            b',' => Tok::Comma,
+            b':' => Tok::Colon,
+            b'.' => Tok::Dot,
+            b'+' => Tok::Plus,
+            b'-' => Tok::Minus,
+            b'*' => Tok::Star,
+            b'/' => Tok::Slash,
+            b'%' => Tok::Percent,
+            b'<' => Tok::Lt,
+            b'>' => Tok::Gt,
+            b'!' => Tok::Bang,
+            b'=' => return Err(failure("unexpected `=`", start, start + 1, "`==`")),
+            b'&' => return Err(failure("unexpected `&`", start, start + 1, "`&&`")),
+            b'|' => return Err(failure("unexpected `|`", start, start + 1, "`||`")),
+            _ => {
+                let c = text[start..].chars().next().unwrap_or('\u{fffd}');
+                let end = start + c.len_utf8();
+                return Err(failure(
+                    format!("unexpected character `{}`", c.escape_debug()),
+                    start,
+                    end,
+                    "an operand, an operator or a bracket",
+                ));
+            }
+        };
+        toks.push(Token { tok: one, start, end: i + 1 });
+        i += 1;
+    }
+    toks.push(Token {
+        tok: Tok::Eof,
+        start: text.len(),
+        end: text.len(),
+    });
+    Ok(toks)
+}
+
+/// Lexes the number starting at `start` (a digit); returns it and its end.
+fn lex_number(text: &str, start: usize) -> PResult<(Tok, usize)> {
+    let bytes = text.as_bytes();
+    let digit_at = |k: usize| bytes.get(k).is_some_and(u8::is_ascii_digit);
+    let mut i = start;
+    while digit_at(i) {
+        i += 1;
+    }
+    let mut is_float = false;
+    if bytes.get(i) == Some(&b'.') && digit_at(i + 1) {
+        is_float = true;
+        i += 1;
+        while digit_at(i) {
+            i += 1;
+        }
+    }
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(bytes.get(i + 1), Some(b'+' | b'-')));
+        if digit_at(i + 1 + sign) {
+            is_float = true;
+            i += 1 + sign;
+            while digit_at(i) {
+                i += 1;
+            }
+        }
+    }
+    let lit = &text[start..i];
+    if is_float {
+        match lit.parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok((Tok::Float(f), i)),
+            _ => Err(failure(
+                format!("float literal `{lit}` is out of range"),
+                start,
+                i,
+                "a finite float",
+            )),
+        }
+    } else {
+        match lit.parse::<u64>() {
+            Ok(n) => Ok((Tok::Int(n), i)),
+            Err(_) => Err(int_overflow(lit, start, i)),
+        }
+    }
+}
+
+fn int_overflow(lit: &str, start: usize, end: usize) -> Failure {
+    failure(
+        format!("integer literal `{lit}` is out of range"),
+        start,
+        end,
+        format!("an integer between {} and {}", i64::MIN, i64::MAX),
+    )
+}
+
+/// Lexes the string literal whose opening quote is at `start`.
+fn lex_string(text: &str, start: usize) -> PResult<(Rc<str>, usize)> {
+    let mut out = String::new();
+    let mut chars = text[start + 1..].char_indices();
+    while let Some((k, c)) = chars.next() {
+        let at = start + 1 + k;
+        match c {
+            '\'' => return Ok((Rc::from(out.as_str()), at + 1)),
+            '\\' => match chars.next() {
+                Some((_, e @ ('\'' | '\\'))) => out.push(e),
+                Some((_, e)) => {
+                    return Err(failure(
+                        format!("unknown escape `\\{}` in string", e.escape_debug()),
+                        at,
+                        at + 1 + e.len_utf8(),
+                        "`\\'` or `\\\\`",
+                    ))
+                }
+                None => break,
+            },
+            c => out.push(c),
+        }
+    }
+    Err(failure("unterminated string", start, text.len(), "a closing `'`"))
+}
+
+// ---------------------------------------------------------------------------
+// Parser
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    file: FileId,
+    base: usize,
+    depth: usize,
+}
+
+fn describe(t: &Tok) -> String {
+    let s = match t {
+        Tok::Int(_) => return "integer literal".into(),
+        Tok::Float(_) => return "float literal".into(),
+        Tok::Str(_) => return "string literal".into(),
+        Tok::Word(w) => return format!("`{w}`"),
+        Tok::LParen => "(",
+        Tok::RParen => ")",
+        Tok::LBrack => "[",
+        Tok::RBrack => "]",
+        Tok::LBrace => "{",
+        Tok::RBrace => "}",
+        Tok::Comma => ",",
+        Tok::Colon => ":",
+        Tok::Dot => ".",
+        Tok::DotDot => "..",
+        Tok::Plus => "+",
+        Tok::Minus => "-",
+        Tok::Star => "*",
+        Tok::Slash => "/",
+        Tok::Percent => "%",
+        Tok::Lt => "<",
+        Tok::Le => "<=",
+        Tok::Gt => ">",
+        Tok::Ge => ">=",
+        Tok::EqEq => "==",
+        Tok::Ne => "!=",
+        Tok::AndAnd => "&&",
+        Tok::OrOr => "||",
+        Tok::Bang => "!",
+        Tok::Eof => return "end of expression".into(),
+    };
+    format!("`{s}`")
+}
+
+fn binop(t: &Tok) -> Option<(BinOp, u8)> {
+    Some(match t {
+        Tok::OrOr => (BinOp::Or, 1),
+        Tok::AndAnd => (BinOp::And, 2),
+        Tok::Lt => (BinOp::Lt, 3),
+        Tok::Le => (BinOp::Le, 3),
+        Tok::Gt => (BinOp::Gt, 3),
+        Tok::Ge => (BinOp::Ge, 3),
+        Tok::EqEq => (BinOp::Eq, 3),
+        Tok::Ne => (BinOp::Ne, 3),
+        Tok::Plus => (BinOp::Add, 4),
+        Tok::Minus => (BinOp::Sub, 4),
+        Tok::Star => (BinOp::Mul, 5),
+        Tok::Slash => (BinOp::Div, 5),
+        Tok::Percent => (BinOp::Rem, 5),
+        _ => return None,
+    })
+}
+
+impl Parser {
+    fn cur(&self) -> &Token {
+        // The token list always ends with `Eof`, and `pos` never passes it.
+        &self.toks[self.pos.min(self.toks.len() - 1)]
+    }
+
+    fn peek(&self) -> &Tok {
+        &self.cur().tok
+    }
+
+    fn peek_at(&self, k: usize) -> &Tok {
+        let i = (self.pos + k).min(self.toks.len() - 1);
+        &self.toks[i].tok
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.cur().clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn span(&self, start: usize, end: usize) -> Span {
+        Span::new(self.file, self.base.saturating_add(start), self.base.saturating_add(end))
+    }
+
+    fn local_start(&self, s: Span) -> usize {
+        (s.start as usize).saturating_sub(self.base)
+    }
+
+    fn local_end(&self, s: Span) -> usize {
+        (s.end as usize).saturating_sub(self.base)
+    }
+
+    /// A failure at the current token, which is not what was `expected`.
+    fn unexpected(&self, expected: &str) -> Failure {
+        let t = self.cur();
+        if t.tok == Tok::DotDot {
+            return failure(
+                "a range `..` is only allowed inside `t[...]` or as a function argument",
+                t.start,
+                t.end,
+                expected,
+            );
+        }
+        failure(format!("unexpected {}", describe(&t.tok)), t.start, t.end, expected)
+    }
+
+    fn expect(&mut self, tok: &Tok, expected: &str) -> PResult<Token> {
+        if self.peek() == tok {
+            Ok(self.bump())
+        } else {
+            Err(self.unexpected(expected))
+        }
+    }
+
+    /// Enters `n` more levels of nesting at the current token.
+    fn enter(&mut self, n: usize) -> PResult<()> {
+        self.depth += n;
+        if self.depth > MAX_DEPTH {
+            let t = self.cur();
+            return Err(failure(
+                "expression nested too deeply",
+                t.start,
+                t.end,
+                format!("at most {MAX_DEPTH} levels of brackets and prefix operators"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self, n: usize) {
+        self.depth -= n;
+    }
+
+    fn parse_top(&mut self) -> PResult<Expr> {
+        if *self.peek() == Tok::Eof {
+            let t = self.cur();
+            return Err(failure("empty expression", t.start, t.end, "an expression"));
+        }
+        let e = self.parse_expr()?;
+        if *self.peek() != Tok::Eof {
+            return Err(self.unexpected("an operator or the end of the expression"));
+        }
+        Ok(e)
+    }
+
+    fn parse_expr(&mut self) -> PResult<Expr> {
+        self.parse_binary(1)
+    }
+
+    /// Precedence climbing: operators of precedence at least `min`.
+    fn parse_binary(&mut self, min: u8) -> PResult<Expr> {
+        let mut left = self.parse_unary()?;
+        while let Some((op, prec)) = binop(self.peek()) {
+            if prec < min {
+                break;
+            }
+            self.bump();
+            let right = self.parse_binary(prec + 1)?;
+            let span = left.span.to(right.span);
+            left = Expr {
+                kind: ExprKind::Binary(op, Box::new(left), Box::new(right)),
+                span,
+            };
+        }
+        Ok(left)
+    }
+
+    /// An expression, or a range `a..b` (in an index or an argument).
+    fn parse_range_or_expr(&mut self) -> PResult<Expr> {
+        let a = self.parse_expr()?;
+        if *self.peek() != Tok::DotDot {
+            return Ok(a);
+        }
+        self.bump();
+        let b = self.parse_expr()?;
+        if *self.peek() == Tok::DotDot {
+            let t = self.cur();
+            return Err(failure("a range cannot be the bound of a range", t.start, t.end, "`]`, `,` or `)`"));
+        }
+        let span = a.span.to(b.span);
+        Ok(Expr {
+            kind: ExprKind::Range(Box::new(a), Box::new(b)),
+            span,
+        })
+    }
+
+    fn parse_unary(&mut self) -> PResult<Expr> {
+        let mut ops: Vec<(UnOp, usize)> = Vec::new();
+        let depth_before = self.depth;
+        loop {
+            let op = match self.peek() {
+                Tok::Minus => UnOp::Neg,
+                Tok::Bang => UnOp::Not,
+                _ => break,
+            };
+            let t = self.bump();
+            ops.push((op, t.start));
+            self.enter(1)?;
+        }
+        let folded = if matches!(ops.last(), Some((UnOp::Neg, _)))
+            && matches!(self.peek(), Tok::Int(_) | Tok::Float(_))
+            && !matches!(self.peek_at(1), Tok::LBrack | Tok::Dot | Tok::LParen)
+        {
+            ops.pop().map(|(_, start)| start)
+        } else {
+            None
+        };
+        let mut e = match folded {
+            Some(start) => {
+                let t = self.bump();
+                let atom = match t.tok {
+                    Tok::Int(n) => {
+                        if n <= i64::MAX as u64 {
+                            Atom::Int(-(n as i64))
+                        } else if n == i64::MAX as u64 + 1 {
+                            Atom::Int(i64::MIN)
+                        } else {
+                            return Err(int_overflow(&format!("-{n}"), start, t.end));
+                        }
+                    }
+                    Tok::Float(f) => Atom::Float(-f),
+                    _ => return Err(failure("unexpected token", t.start, t.end, "a number")),
+                };
+                Expr {
+                    kind: ExprKind::Val(atom),
+                    span: self.span(start, t.end),
+                }
+            }
+            None => self.parse_postfix()?,
+        };
+        self.depth = depth_before;
+        for (op, start) in ops.into_iter().rev() {
+            let end = self.local_end(e.span);
+            e = Expr {
+                kind: ExprKind::Unary(op, Box::new(e)),
+                span: self.span(start, end),
+            };
+        }
+        Ok(e)
+    }
+
+    fn parse_postfix(&mut self) -> PResult<Expr> {
+        let mut e = self.parse_primary()?;
+        loop {
+            match self.peek() {
+                Tok::LBrack => {
+                    self.bump();
+                    self.enter(1)?;
+                    let idx = self.parse_range_or_expr()?;
+                    let close = self.expect(&Tok::RBrack, "`]`")?;
+                    self.leave(1);
+                    let span = self.span(self.local_start(e.span), close.end);
+                    e = Expr {
+                        kind: ExprKind::Index(Box::new(e), Box::new(idx)),
+                        span,
+                    };
+                }
+                Tok::Dot => {
+                    self.bump();
+                    let name = match self.peek() {
+                        Tok::Word(w) => w.clone(),
+                        _ => return Err(self.unexpected("a field or method name")),
+                    };
+                    let t = self.bump();
+                    if *self.peek() == Tok::LParen {
+                        let (args, end) = self.parse_args()?;
+                        let span = self.span(self.local_start(e.span), end);
+                        e = Expr {
+                            kind: ExprKind::Method(Box::new(e), name, args),
+                            span,
+                        };
+                    } else {
+                        let span = self.span(self.local_start(e.span), t.end);
+                        e = Expr {
+                            kind: ExprKind::Field(Box::new(e), name),
+                            span,
+                        };
+                    }
+                }
+                _ => return Ok(e),
+            }
+        }
+    }
+
+    /// Parses `( args )` at the current `(`; returns the arguments and the
+    /// local end of the `)`.
+    fn parse_args(&mut self) -> PResult<(Vec<Expr>, usize)> {
+        self.expect(&Tok::LParen, "`(`")?;
+        self.enter(1)?;
+        let mut args = Vec::new();
+        if *self.peek() != Tok::RParen {
+            loop {
+                args.push(self.parse_range_or_expr()?);
+                match self.peek() {
+                    Tok::Comma => {
+                        self.bump();
+                    }
+                    Tok::RParen => break,
+                    _ => return Err(self.unexpected("`,` or `)`")),
+                }
+            }
+        }
+        let close = self.expect(&Tok::RParen, "`)`")?;
+        self.leave(1);
+        Ok((args, close.end))
+    }
+
+    fn parse_primary(&mut self) -> PResult<Expr> {
+        let t = self.cur().clone();
+        let val = |p: &Parser, a: Atom| Expr {
+            kind: ExprKind::Val(a),
+            span: p.span(t.start, t.end),
+        };
+        match &t.tok {
+            Tok::Int(n) => {
+                self.bump();
+                match i64::try_from(*n) {
+                    Ok(n) => Ok(val(self, Atom::Int(n))),
+                    Err(_) => Err(int_overflow(&n.to_string(), t.start, t.end)),
+                }
+            }
+            Tok::Float(f) => {
+                self.bump();
+                Ok(val(self, Atom::Float(*f)))
+            }
+            Tok::Str(s) => {
+                self.bump();
+                Ok(val(self, Atom::Str(s.clone())))
+            }
+            Tok::Word(w) => {
+                self.bump();
+                match &**w {
+                    "true" => Ok(val(self, Atom::Bool(true))),
+                    "false" => Ok(val(self, Atom::Bool(false))),
+                    "always" => Ok(val(self, Atom::Stage(true))),
+                    "never" => Ok(val(self, Atom::Stage(false))),
+                    _ if *self.peek() == Tok::LParen => {
+                        let (args, end) = self.parse_args()?;
+                        Ok(Expr {
+                            kind: ExprKind::Call(w.clone(), args),
+                            span: self.span(t.start, end),
+                        })
+                    }
+                    _ => Ok(Expr {
+                        kind: ExprKind::Name(w.clone()),
+                        span: self.span(t.start, t.end),
+                    }),
+                }
+            }
+            Tok::LParen => {
+                self.bump();
+                self.enter(1)?;
+                let inner = self.parse_expr()?;
+                let close = self.expect(&Tok::RParen, "`)`")?;
+                self.leave(1);
+                Ok(Expr {
+                    kind: inner.kind,
+                    span: self.span(t.start, close.end),
+                })
+            }
+            Tok::LBrack => {
+                self.bump();
+                self.enter(1)?;
+                let mut elems = Vec::new();
+                if *self.peek() != Tok::RBrack {
+                    loop {
+                        elems.push(self.parse_expr()?);
+                        match self.peek() {
+                            Tok::Comma => {
+                                self.bump();
+                            }
+                            Tok::RBrack => break,
+                            _ => return Err(self.unexpected("`,` or `]`")),
+                        }
+                    }
+                }
+                let close = self.expect(&Tok::RBrack, "`]`")?;
+                self.leave(1);
+                Ok(Expr {
+                    kind: ExprKind::Tuple(elems),
+                    span: self.span(t.start, close.end),
+                })
+            }
+            Tok::LBrace => {
+                self.bump();
+                self.enter(1)?;
+                let mut fields: Vec<(Rc<str>, Expr)> = Vec::new();
+                if *self.peek() != Tok::RBrace {
+                    loop {
+                        let name = match self.peek() {
+                            Tok::Word(w) => w.clone(),
+                            _ => return Err(self.unexpected("a field name")),
+                        };
+                        let nt = self.bump();
+                        if fields.iter().any(|(f, _)| *f == name) {
+                            return Err(failure(
+                                format!("duplicate field `{name}` in record"),
+                                nt.start,
+                                nt.end,
+                                "a field name not used before in this record",
+                            ));
+                        }
+                        self.expect(&Tok::Colon, "`:`")?;
+                        let v = self.parse_expr()?;
+                        fields.push((name, v));
+                        match self.peek() {
+                            Tok::Comma => {
+                                self.bump();
+                            }
+                            Tok::RBrace => break,
+                            _ => return Err(self.unexpected("`,` or `}`")),
+                        }
+                    }
+                }
+                let close = self.expect(&Tok::RBrace, "`}`")?;
+                self.leave(1);
+                Ok(Expr {
+                    kind: ExprKind::Record(fields),
+                    span: self.span(t.start, close.end),
+                })
+            }
+            _ => Err(self.unexpected("an expression")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> Expr {
+        match parse_expr(text, FileId(0), 0) {
+            Ok(e) => e,
+            Err(d) => panic!("parse of {text:?} failed: {d:?}"),
+        }
+    }
+
+    fn err(text: &str) -> Diagnostic {
+        match parse_expr(text, FileId(0), 0) {
+            Ok(e) => panic!("parse of {text:?} succeeded: {e:?}"),
+            Err(d) => d,
+        }
+    }
+
+    /// A compact structural rendering, fully parenthesized, for tests.
+    fn sx(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Val(Atom::Int(n)) => n.to_string(),
+            ExprKind::Val(Atom::Float(f)) => format!("{f:?}"),
+            ExprKind::Val(Atom::Bool(b)) => b.to_string(),
+            ExprKind::Val(Atom::Stage(b)) => if *b { "always" } else { "never" }.into(),
+            ExprKind::Val(Atom::Str(s)) => format!("'{s}'"),
+            ExprKind::Val(a) => format!("{a:?}"),
+            ExprKind::Name(n) => n.to_string(),
+            ExprKind::Tuple(xs) => format!("[{}]", xs.iter().map(sx).collect::<Vec<_>>().join(" ")),
+            ExprKind::Record(fs) => {
+                format!("{{{}}}", fs.iter().map(|(f, x)| format!("{f}:{}", sx(x))).collect::<Vec<_>>().join(" "))
+            }
+            ExprKind::Unary(op, x) => format!("({} {})", if *op == UnOp::Neg { "neg" } else { "not" }, sx(x)),
+            ExprKind::Binary(op, a, b) => format!("({op:?} {} {})", sx(a), sx(b)),
+            ExprKind::Index(a, b) => format!("(idx {} {})", sx(a), sx(b)),
+            ExprKind::Range(a, b) => format!("(.. {} {})", sx(a), sx(b)),
+            ExprKind::Field(a, f) => format!("(. {} {f})", sx(a)),
+            ExprKind::Call(f, xs) => format!("({f} {})", xs.iter().map(sx).collect::<Vec<_>>().join(" ")),
+            ExprKind::Method(a, f, xs) => {
+                format!("(.{f} {} {})", sx(a), xs.iter().map(sx).collect::<Vec<_>>().join(" "))
+            }
+        }
+    }
+
+    fn check(text: &str, expected: &str) {
+        assert_eq!(sx(&p(text)), expected, "parsing {text:?}");
+    }
+
+    fn check_err(text: &str, message_part: &str) {
+        let d = err(text);
+        assert_eq!(d.code, "parse");
+        assert!(d.message.contains(message_part), "{text:?}: got {:?}, want {message_part:?}", d.message);
+        let (_, label) = d.primary.clone().unwrap_or_default();
+        assert!(label.starts_with("expected "), "label {label:?}");
+    }
+
+    #[test]
+    fn literals() {
+        check("42", "42");
+        check("1.5", "1.5");
+        check("2e3", "2000.0");
+        check("2E-3", "0.002");
+        check("-0.25", "-0.25");
+        check("-7", "-7");
+        check("-9223372036854775808", "-9223372036854775808");
+        check("9223372036854775807", "9223372036854775807");
+        check("true", "true");
+        check("false", "false");
+        check("always", "always");
+        check("never", "never");
+        check("'it\\'s'", "'it's'");
+        check("'a\\\\b'", "'a\\b'");
+        check("''", "''");
+        check("[]", "[]");
+        check("[1, [2, 3]]", "[1 [2 3]]");
+        check("{}", "{}");
+        check("{dim: [2, 3], data: M}", "{dim:[2 3] data:M}");
+        check("x_1", "x_1");
+        check("_", "_");
+    }
+
+    #[test]
+    fn precedence() {
+        check("1+2*3", "(Add 1 (Mul 2 3))");
+        check("1*2+3", "(Add (Mul 1 2) 3)");
+        check("a-b-c", "(Sub (Sub a b) c)");
+        check("a-(b-c)", "(Sub a (Sub b c))");
+        check("a/b%c*d", "(Mul (Rem (Div a b) c) d)");
+        check("a<b==c", "(Eq (Lt a b) c)");
+        check("a||b&&c", "(Or a (And b c))");
+        check("a&&b||c&&d", "(Or (And a b) (And c d))");
+        check("a+b<c*d", "(Lt (Add a b) (Mul c d))");
+        check("a<=b", "(Le a b)");
+        check("a>=b", "(Ge a b)");
+        check("a>b", "(Gt a b)");
+        check("a!=b", "(Ne a b)");
+        check("-a*b", "(Mul (neg a) b)");
+        check("!a&&b", "(And (not a) b)");
+        check("-t[0]", "(neg (idx t 0))");
+        check("-x.f", "(neg (. x f))");
+        check("--x", "(neg (neg x))");
+        check("!-x", "(not (neg x))");
+        check("-7*x", "(Mul -7 x)");
+        check("-(7)", "(neg 7)");
+        check("-(-1)", "(neg -1)");
+        check("x-(-7)", "(Sub x -7)");
+        check("x--7", "(Sub x -7)");
+        check("-7[0]", "(neg (idx 7 0))");
+        check("-1.5.x", "(neg (. 1.5 x))");
+        check("1.x", "(. 1 x)");
+        check("1.e3", "(. 1 e3)");
+    }
+
+    #[test]
+    fn postfix() {
+        check("t[i]", "(idx t i)");
+        check("t[i..j]", "(idx t (.. i j))");
+        check("t[0][1]", "(idx (idx t 0) 1)");
+        check("x.f.g", "(. (. x f) g)");
+        check("M.insert(name, arg)", "(.insert M name arg)");
+        check("m.lookup(k).f[0]", "(idx (. (.lookup m k) f) 0)");
+        check("f(x, 1..2)", "(f x (.. 1 2))");
+        check("delete(t, i+1..j*2)", "(delete t (.. (Add i 1) (Mul j 2)))");
+        check("map()", "(map )");
+        check("map().insert('a', 5)", "(.insert (map ) 'a' 5)");
+        check("f (x)", "(f x)");
+        check("p.x+p.y", "(Add (. p x) (. p y))");
+        check("x.true", "(. x true)");
+        check("t[1..2]", "(idx t (.. 1 2))");
+        check("t[0..-1]", "(idx t (.. 0 -1))");
+    }
+
+    #[test]
+    fn spans_are_file_offsets() {
+        let e = match parse_expr("a + bc", FileId(3), 10) {
+            Ok(e) => e,
+            Err(d) => panic!("{d:?}"),
+        };
+        assert_eq!(e.span, Span::new(FileId(3), 10, 16));
+        let ExprKind::Binary(_, a, b) = &e.kind else { panic!("not binary") };
+        assert_eq!(a.span, Span::new(FileId(3), 10, 11));
+        assert_eq!(b.span, Span::new(FileId(3), 14, 16));
+        let e = p(" (x) ");
+        assert_eq!(e.span, Span::new(FileId(0), 1, 4));
+        let e = p("-5");
+        assert_eq!(e.span, Span::new(FileId(0), 0, 2));
+        let d = match parse_expr("1 + )", FileId(1), 100) {
+            Ok(e) => panic!("{e:?}"),
+            Err(d) => d,
+        };
+        let (span, label) = d.primary.clone().unwrap_or_default();
+        assert_eq!(span, Span::new(FileId(1), 104, 105));
+        assert_eq!(label, "expected an expression");
+        assert_eq!(d.message, "unexpected `)`");
+    }
+
+    #[test]
+    fn errors() {
+        check_err("", "empty expression");
+        check_err("   ", "empty expression");
+        check_err("9223372036854775808", "out of range");
+        check_err("-9223372036854775809", "out of range");
+        check_err("99999999999999999999999", "out of range");
+        check_err("x-9223372036854775808", "out of range");
+        check_err("1e400", "out of range");
+        check_err("1..2", "range");
+        check_err("(1..2)", "range");
+        check_err("[1..2]", "range");
+        check_err("t[1..2..3]", "range");
+        check_err("1 +", "unexpected end");
+        check_err("(1", "unexpected end");
+        check_err("1)", "unexpected `)`");
+        check_err("[1, 2", "unexpected end");
+        check_err("[1 2]", "unexpected integer");
+        check_err("{a 1}", "unexpected integer");
+        check_err("{a: 1, a: 2}", "duplicate field");
+        check_err("{1: 2}", "unexpected integer");
+        check_err("f(1,)", "unexpected `)`");
+        check_err("x.", "unexpected end");
+        check_err("x.1", "unexpected integer");
+        check_err("'abc", "unterminated string");
+        check_err("'abc\\", "unterminated string");
+        check_err("'a\\nb'", "unknown escape");
+        check_err("a = b", "unexpected `=`");
+        check_err("a & b", "unexpected `&`");
+        check_err("a | b", "unexpected `|`");
+        check_err("a # b", "unexpected character");
+        check_err("é", "unexpected character");
+        check_err("\"x\"", "unexpected character");
+        check_err("1 2", "unexpected integer");
+        check_err("a...b", "range");
+        check_err("true(1)", "unexpected `(`");
+        check_err("t[]", "unexpected `]`");
+    }
+
+    #[test]
+    fn depth_limit() {
+        let ok = format!("{}1{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
+        check(&ok, "1");
+        let deep = format!("{}1{}", "(".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
+        check_err(&deep, "nested too deeply");
+        let very = "(".repeat(100_000);
+        check_err(&very, "nested too deeply");
+        check_err(&"[".repeat(100_000), "nested too deeply");
+        check_err(&"{a:".repeat(100_000), "nested too deeply");
+        check_err(&"f(".repeat(100_000), "nested too deeply");
+        check_err(&format!("x{}", "[".repeat(100_000)), "nested too deeply");
+        check_err(&"-".repeat(100_000), "nested too deeply");
+        check_err(&"!".repeat(100_000), "nested too deeply");
+        let ok = format!("{}x", "!".repeat(MAX_DEPTH));
+        assert!(parse_expr(&ok, FileId(0), 0).is_ok());
+        // Nesting with every precedence level inside each bracket.
+        let mut s = String::new();
+        for _ in 0..MAX_DEPTH - 1 {
+            s.push_str("a||b&&c<d+e*-f[");
+        }
+        s.push('0');
+        s.push_str(&"]".repeat(MAX_DEPTH - 1));
+        assert!(parse_expr(&s, FileId(0), 0).is_ok());
+    }
+
+    #[test]
+    fn long_chains() {
+        let chain = vec!["1"; 100_000].join("+");
+        let e = p(&chain);
+        assert!(matches!(e.kind, ExprKind::Binary(BinOp::Add, _, _)));
+        assert_eq!(e.span.end as usize, chain.len());
+        let chain = format!("x{}", ".f".repeat(100_000));
+        assert!(parse_expr(&chain, FileId(0), 0).is_ok());
+        let chain = vec!["a"; 100_000].join("&&");
+        assert!(parse_expr(&chain, FileId(0), 0).is_ok());
+    }
+
+    /// A tiny deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let pieces = [
+            "(", ")", "[", "]", "{", "}", ",", ":", ".", "..", "...", "+", "-", "*", "/", "%", "<", "<=", ">", ">=",
+            "==", "!=", "=", "&&", "&", "||", "|", "!", "'", "\\", "'a'", "'\\", "x", "f(", "1", "1.5", "2e", "2e+",
+            "1e999", "9223372036854775808", " ", "é", "true", "map()", "é'", "\u{0}", "'\\é",
+        ];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..20_000 {
+            let n = rng.below(12);
+            let mut s = String::new();
+            for _ in 0..n {
+                s.push_str(pieces[rng.below(pieces.len())]);
+            }
+            let base = rng.below(1000);
+            match parse_expr(&s, FileId(0), base) {
+                Ok(e) => {
+                    assert!(e.span.start as usize >= base && e.span.end as usize <= base + s.len(), "{s:?}");
+                }
+                Err(d) => {
+                    let (span, label) = d.primary.clone().unwrap_or_default();
+                    assert!(span.start as usize >= base && span.end as usize <= base + s.len(), "{s:?}: {d:?}");
+                    assert!(label.starts_with("expected "));
+                }
+            }
+        }
+        // Arbitrary bytes interpreted as text.
+        for _ in 0..5_000 {
+            let n = rng.below(20);
+            let bytes: Vec<u8> = (0..n).map(|_| (rng.next() % 128) as u8).collect();
+            let s = String::from_utf8_lossy(&bytes).into_owned();
+            let _ = parse_expr(&s, FileId(0), 0);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_strings_never_panic(s in "\\PC{0,40}") {
+            let _ = parse_expr(&s, FileId(0), 7);
+        }
+
+        #[test]
+        fn expression_like_strings_never_panic(s in "[-+*/%<>=!&|()\\[\\]{},:.'a-c0-9 ]{0,40}") {
+            let _ = parse_expr(&s, FileId(0), 0);
+        }
+    }
 }

@@ -1,0 +1,399 @@
+//! Canonical printing (LANGUAGE.md §6): how residual programs and exit values
+//! are shown and compared. The printed form parses back to the same term up
+//! to renaming of bound variables.
+//!
+//! Layout: a body is `@e: ` (omitted for natural staging on an anonymous
+//! staging parameter, and for `always` at top level) and its command; a lambda
+//! in last position prints in the braceless tail form with its body on the
+//! next line at the same indentation; `(x) { b } "e"` prints as `"e" (x)`;
+//! other lambdas are braced with their bodies indented by two spaces.
+//! [`names`] chooses the printed names of binders.
+
+pub mod names;
+
+use std::collections::HashSet;
+
+use crate::expr::print::{print_expr, print_value};
+use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Fix, Lambda, RecLambda, SExp, Sugar, VarId, Vars};
+use names::{lambda_binders, referenced_in_atom, referenced_in_body, Names};
+
+/// What natural staging means where a body is printed.
+#[derive(Clone, Copy)]
+enum Natural {
+    /// The top-level body: `always` is natural.
+    Top,
+    /// Inside a lambda (or `let`/`fix`) with this staging parameter.
+    Sparam(VarId),
+}
+
+/// A printer over one variable table.
+pub struct Printer<'v> {
+    names: Names<'v>,
+    out: String,
+    /// Print `let` sugar where the source had it (`deepcps fmt`).
+    source_mode: bool,
+}
+
+impl<'v> Printer<'v> {
+    /// A printer for terms over `vars`.
+    pub fn new(vars: &'v Vars) -> Printer<'v> {
+        Printer {
+            names: Names::new(vars),
+            out: String::new(),
+            source_mode: false,
+        }
+    }
+
+    /// A printer that keeps `let` definitions as written (for formatting
+    /// source files).
+    pub fn source(vars: &'v Vars) -> Printer<'v> {
+        Printer {
+            source_mode: true,
+            ..Printer::new(vars)
+        }
+    }
+
+    /// The text of a whole program (its top-level body), with a final newline.
+    pub fn program_text(mut self, b: &Body) -> String {
+        self.body(b, 0, Natural::Top);
+        self.out.push('\n');
+        self.out
+    }
+
+    /// The text of a value (an exit value), with a final newline.
+    pub fn atom_text(mut self, a: &Atom) -> String {
+        self.atom(a, 0);
+        self.out.push('\n');
+        self.out
+    }
+
+    fn newline(&mut self, indent: usize) {
+        self.out.push('\n');
+        for _ in 0..indent {
+            self.out.push(' ');
+        }
+    }
+
+    fn stage_prefix(&mut self, s: &SExp, natural: Natural) {
+        let omit = match (natural, s) {
+            (Natural::Top, SExp::Const(true)) => true,
+            (Natural::Sparam(y), SExp::Var(v)) => *v == y && self.names.anonymous(y),
+            _ => false,
+        };
+        if !omit {
+            self.out.push('@');
+            self.sexp(s, 0);
+            self.out.push_str(": ");
+        }
+    }
+
+    fn sexp(&mut self, s: &SExp, ctx: u8) {
+        let prec = match s {
+            SExp::Or(..) => 1,
+            SExp::And(..) => 2,
+            _ => 3,
+        };
+        let paren = prec < ctx;
+        if paren {
+            self.out.push('(');
+        }
+        match s {
+            SExp::Const(true) => self.out.push_str("always"),
+            SExp::Const(false) => self.out.push_str("never"),
+            SExp::Var(v) => {
+                let n = self.names.name(*v);
+                self.out.push_str(&n);
+            }
+            SExp::Not(a) => {
+                self.out.push('!');
+                self.sexp(a, 3);
+            }
+            SExp::And(a, b) => {
+                self.sexp(a, 2);
+                self.out.push_str(" & ");
+                self.sexp(b, 3);
+            }
+            SExp::Or(a, b) => {
+                self.sexp(a, 1);
+                self.out.push_str(" | ");
+                self.sexp(b, 2);
+            }
+        }
+        if paren {
+            self.out.push(')');
+        }
+    }
+
+    fn body(&mut self, b: &Body, indent: usize, natural: Natural) {
+        if let Cmd::App(app) = &b.cmd {
+            let recs = direct_recs(app);
+            if !recs.is_empty() {
+                self.stage_prefix(&b.stage, natural);
+                self.hoisted(&recs, app, indent);
+                return;
+            }
+        }
+        self.stage_prefix(&b.stage, natural);
+        match &b.cmd {
+            Cmd::App(app) => self.app(app, indent),
+            Cmd::Fix(fix) => self.fix(fix, indent),
+        }
+    }
+
+    /// Prints `fix f(..) {..} in` for each recursive value held directly by
+    /// `app`, then `app` in their scope.
+    fn hoisted(&mut self, recs: &[&RecLambda], app: &App, indent: usize) {
+        let Some((first, rest)) = recs.split_first() else {
+            self.app(app, indent);
+            return;
+        };
+        let mut refs = referenced_in_body(&first.lam.body);
+        for a in std::iter::once(&app.head).chain(app.args.iter().map(|a| match a {
+            Arg::Atom(x) | Arg::Splice(x) => x,
+        })) {
+            refs.extend(referenced_in_atom(a));
+        }
+        refs.insert(first.name);
+        let saved = self.names.enter(&[first.name], &refs);
+        self.out.push_str("fix ");
+        self.out.push_str(&self.names.name(first.name));
+        self.braced_lambda(&first.lam, indent);
+        self.out.push_str(" in");
+        self.newline(indent);
+        self.hoisted(rest, app, indent);
+        self.names.leave(saved);
+    }
+
+    fn fix(&mut self, fix: &Fix, indent: usize) {
+        let mut refs = referenced_in_body(&fix.lam.body);
+        refs.extend(referenced_in_body(&fix.body));
+        let saved = self.names.enter(&[fix.sparam, fix.name], &refs);
+        self.out.push_str("fix ");
+        if !self.names.anonymous(fix.sparam) {
+            let n = self.names.name(fix.sparam);
+            self.out.push_str(&format!("[{n}] "));
+        }
+        self.out.push_str(&self.names.name(fix.name));
+        self.braced_lambda(&fix.lam, indent);
+        self.out.push_str(" in");
+        self.newline(indent);
+        self.body(&fix.body, indent, Natural::Sparam(fix.sparam));
+        self.names.leave(saved);
+    }
+
+    fn app(&mut self, app: &App, indent: usize) {
+        if let (Atom::Lambda(lam), [Arg::Atom(v)]) = (&app.head, app.args.as_slice()) {
+            if prints_as_expr(v) {
+                self.atom(v, indent);
+                self.out.push(' ');
+                self.tail_lambda(lam, indent);
+                return;
+            }
+            if self.source_mode && app.sugar == Sugar::Let && lam.params.len() == 1 && !lam.params[0].rest {
+                self.let_def(lam, v, indent);
+                return;
+            }
+        }
+        self.atom(&app.head, indent);
+        let n = app.args.len();
+        for (i, a) in app.args.iter().enumerate() {
+            self.out.push(' ');
+            match a {
+                Arg::Atom(Atom::Lambda(lam)) if i + 1 == n => self.tail_lambda(lam, indent),
+                Arg::Atom(x) => self.atom(x, indent),
+                Arg::Splice(x) => {
+                    self.out.push('!');
+                    self.atom(x, indent);
+                }
+            }
+        }
+    }
+
+    /// `let [y] x = v` (or `let f(p..) { .. }`) and the body in its scope.
+    fn let_def(&mut self, lam: &Lambda, v: &Atom, indent: usize) {
+        self.out.push_str("let ");
+        let refs = referenced_in_body(&lam.body);
+        // The value is outside the scope of the let's binders.
+        match v {
+            Atom::Lambda(f) => {
+                let saved = self.names.enter(&lambda_binders(lam), &refs);
+                self.let_head(lam);
+                self.names.leave(saved);
+                self.braced_lambda(f, indent);
+            }
+            other => {
+                let saved = self.names.enter(&lambda_binders(lam), &refs);
+                self.let_head(lam);
+                self.names.leave(saved);
+                self.out.push_str(" = ");
+                self.atom(other, indent);
+            }
+        }
+        let saved = self.names.enter(&lambda_binders(lam), &refs);
+        self.newline(indent);
+        self.body(&lam.body, indent, Natural::Sparam(lam.sparam));
+        self.names.leave(saved);
+    }
+
+    fn let_head(&mut self, lam: &Lambda) {
+        if !self.names.anonymous(lam.sparam) {
+            let n = self.names.name(lam.sparam);
+            self.out.push_str(&format!("[{n}] "));
+        }
+        let n = self.names.name(lam.params[0].var);
+        self.out.push_str(&n);
+    }
+
+    fn params(&mut self, lam: &Lambda) {
+        self.out.push('(');
+        for (i, p) in lam.params.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            if p.rest {
+                self.out.push('!');
+            }
+            let n = self.names.name(p.var);
+            self.out.push_str(&n);
+        }
+        self.out.push(')');
+        if !self.names.anonymous(lam.sparam) {
+            let n = self.names.name(lam.sparam);
+            self.out.push_str(&format!("[{n}]"));
+        }
+    }
+
+    /// `(x)[y]` and, on the next line at the same indentation, the body.
+    fn tail_lambda(&mut self, lam: &Lambda, indent: usize) {
+        let refs = referenced_in_body(&lam.body);
+        let saved = self.names.enter(&lambda_binders(lam), &refs);
+        self.params(lam);
+        self.newline(indent);
+        self.body(&lam.body, indent, Natural::Sparam(lam.sparam));
+        self.names.leave(saved);
+    }
+
+    /// `(x)[y] {`, the body indented by two, `}`.
+    fn braced_lambda(&mut self, lam: &Lambda, indent: usize) {
+        let refs = referenced_in_body(&lam.body);
+        let saved = self.names.enter(&lambda_binders(lam), &refs);
+        self.params(lam);
+        self.out.push_str(" {");
+        self.newline(indent + 2);
+        self.body(&lam.body, indent + 2, Natural::Sparam(lam.sparam));
+        self.newline(indent);
+        self.out.push('}');
+        self.names.leave(saved);
+    }
+
+    fn atom(&mut self, a: &Atom, indent: usize) {
+        match a {
+            Atom::Var(v) => {
+                let n = self.names.name(*v);
+                self.out.push_str(&n);
+            }
+            Atom::Int(i) => self.out.push_str(&i.to_string()),
+            Atom::Float(f) => self.out.push_str(&format!("{f:?}")),
+            Atom::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Atom::Stage(b) => self.out.push_str(if *b { "always" } else { "never" }),
+            Atom::Builtin(Builtin::Exit) => self.out.push_str("$exit"),
+            Atom::Builtin(Builtin::If) => self.out.push_str("if"),
+            Atom::Tuple(xs) => {
+                self.out.push('[');
+                for (i, x) in xs.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    match x {
+                        Arg::Atom(x) => self.atom(x, indent),
+                        Arg::Splice(x) => {
+                            self.out.push('!');
+                            self.atom(x, indent);
+                        }
+                    }
+                }
+                self.out.push(']');
+            }
+            Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => {
+                let names = &self.names;
+                let text = print_value(a, &|v| names.name(v));
+                self.out.push('"');
+                self.out.push_str(&text);
+                self.out.push('"');
+            }
+            Atom::Expr(e) => {
+                let names = &self.names;
+                let text = print_expr(e, &|v| names.name(v));
+                self.out.push('"');
+                self.out.push_str(&text);
+                self.out.push('"');
+            }
+            Atom::Lambda(l) => self.braced_lambda(l, indent),
+            Atom::Rec(r) => {
+                // Only reached for a recursive value that no body holds
+                // directly (an exit value): its own name stays free.
+                self.braced_lambda(&r.lam, indent);
+            }
+        }
+    }
+}
+
+/// Whether an argument prints as an expression string `"..."`.
+fn prints_as_expr(a: &Atom) -> bool {
+    matches!(a, Atom::Expr(_) | Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_))
+}
+
+/// The distinct recursive values held by an application outside lambdas.
+fn direct_recs(app: &App) -> Vec<&RecLambda> {
+    let mut out: Vec<&RecLambda> = Vec::new();
+    let mut seen = HashSet::new();
+    // A stack in reverse reading order: the head pops first.
+    let mut stack: Vec<&Atom> = app
+        .args
+        .iter()
+        .rev()
+        .map(|a| match a {
+            Arg::Atom(x) | Arg::Splice(x) => x,
+        })
+        .collect();
+    stack.push(&app.head);
+    while let Some(a) = stack.pop() {
+        match a {
+            Atom::Rec(r) => {
+                if seen.insert(r.name) {
+                    out.push(r);
+                }
+            }
+            Atom::Tuple(xs) => stack.extend(xs.iter().rev().map(|x| match x {
+                Arg::Atom(x) | Arg::Splice(x) => x,
+            })),
+            Atom::Record(fs) => stack.extend(fs.iter().rev().map(|(_, x)| x)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A short one-line rendering of a value for messages.
+pub fn short_atom(a: &Atom, vars: &Vars) -> String {
+    let text = match a {
+        Atom::Lambda(_) | Atom::Rec(_) => {
+            let l = match a {
+                Atom::Rec(r) => &r.lam,
+                Atom::Lambda(l) => &**l,
+                _ => return String::new(),
+            };
+            let mut p = Printer::new(vars);
+            p.params(l);
+            format!("{} {{ … }}", p.out)
+        }
+        _ => Printer::new(vars).atom_text(a).trim_end().to_string(),
+    };
+    let one_line = text.replace('\n', " ");
+    if one_line.chars().count() > 60 {
+        let cut: String = one_line.chars().take(57).collect();
+        format!("{cut}…")
+    } else {
+        one_line
+    }
+}

@@ -1,0 +1,239 @@
+//! The reference reducer: the substitution semantics of LANGUAGE.md §4–5,
+//! written as plainly as possible. It is the oracle the graph machine is
+//! tested against, so clarity beats speed: every step walks the term to find
+//! the first ready body in the reference order and replaces it by a fresh
+//! copy of what it reduces to.
+//!
+//! - [`subst`]: capture-free substitution with fresh binders;
+//! - [`rules`]: readiness of a body and one method per rewrite rule.
+
+pub mod rules;
+pub mod subst;
+
+use crate::diag::Diagnostic;
+use crate::error::RuntimeError;
+use crate::expr::{Expr, ExprKind};
+use crate::print::Printer;
+use crate::run::{Counts, Limits, Outcome, Report, StopReason};
+use crate::term::{Arg, Atom, Body, Cmd, Program, Vars};
+use rules::{execute, prepare, Look, Rule};
+
+/// What a walk found.
+enum Event {
+    /// A body was executed with this rule (and `$exit` gave this value).
+    Stepped(Rule, Option<Atom>),
+    /// A ready body fails.
+    Failed(RuntimeError),
+    /// (Dry walks only.) A body is pending.
+    Pending,
+}
+
+/// The reference reducer's state: the term and its counts.
+pub struct Reducer {
+    /// The current term (the program's top-level body).
+    pub body: Body,
+    /// The variables.
+    pub vars: Vars,
+    /// Steps executed so far, by kind.
+    pub counts: Counts,
+}
+
+impl Reducer {
+    /// A reducer at the start of `program`.
+    pub fn new(program: Program) -> Reducer {
+        Reducer {
+            body: program.body,
+            vars: program.vars,
+            counts: Counts::default(),
+        }
+    }
+
+    /// Executes the first ready body. `None`: no body is pending.
+    pub fn step(&mut self) -> Option<Result<Option<Atom>, RuntimeError>> {
+        match walk_body(&mut self.body, &mut self.vars, false)? {
+            Event::Stepped(rule, exit) => {
+                match rule {
+                    Rule::Beta => self.counts.beta += 1,
+                    Rule::Expr => self.counts.expr += 1,
+                    Rule::If => self.counts.if_ += 1,
+                    Rule::Fix => self.counts.fix += 1,
+                    Rule::Exit => self.counts.exit += 1,
+                }
+                Some(Ok(exit))
+            }
+            Event::Failed(e) => Some(Err(e)),
+            Event::Pending => None,
+        }
+    }
+
+    /// Whether some body is pending (would execute or fail).
+    pub fn has_pending(&mut self) -> bool {
+        walk_body(&mut self.body, &mut self.vars, true).is_some()
+    }
+
+    /// Runs until no body is pending, `$exit`, an error or a limit.
+    pub fn run(&mut self, limits: &Limits) -> Outcome {
+        loop {
+            if self.counts.total() >= limits.max_steps {
+                if self.has_pending() {
+                    return Outcome::Limit(StopReason::Steps(self.counts.total()));
+                }
+                return Outcome::Residual;
+            }
+            match self.step() {
+                None => return Outcome::Residual,
+                Some(Ok(Some(v))) => return Outcome::Exit(v),
+                Some(Ok(None)) => {}
+                Some(Err(e)) => return Outcome::Error(e),
+            }
+        }
+    }
+
+    /// Warnings for the stuck bodies in the current term.
+    pub fn stuck_warnings(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        collect_stuck_body(&self.body, &self.vars, &mut out);
+        out
+    }
+
+    /// Runs to the end and reports, printing the result canonically.
+    pub fn report(&mut self, limits: &Limits) -> Report {
+        let outcome = self.run(limits);
+        let text = match &outcome {
+            Outcome::Exit(v) => Printer::new(&self.vars).atom_text(v),
+            _ => Printer::new(&self.vars).program_text(&self.body),
+        };
+        let warnings = match &outcome {
+            Outcome::Exit(_) => Vec::new(),
+            _ => self.stuck_warnings(),
+        };
+        Report {
+            outcome,
+            counts: self.counts,
+            text,
+            warnings,
+        }
+    }
+}
+
+/// Post-order walk: the first pending body whose nested bodies are not
+/// pending is executed (or, when `dry`, reported).
+fn walk_body(b: &mut Body, vars: &mut Vars, dry: bool) -> Option<Event> {
+    match &mut b.cmd {
+        Cmd::App(app) => {
+            if let Some(e) = walk_atom(&mut app.head, vars, dry) {
+                return Some(e);
+            }
+            for a in &mut app.args {
+                let (Arg::Atom(x) | Arg::Splice(x)) = a;
+                if let Some(e) = walk_atom(x, vars, dry) {
+                    return Some(e);
+                }
+            }
+        }
+        Cmd::Fix(fix) => {
+            if let Some(e) = walk_body(&mut fix.lam.body, vars, dry) {
+                return Some(e);
+            }
+            if let Some(e) = walk_body(&mut fix.body, vars, dry) {
+                return Some(e);
+            }
+        }
+    }
+    match prepare(b, vars) {
+        Look::Inactive | Look::Stuck(_) => None,
+        _ if dry => Some(Event::Pending),
+        Look::Error(e) => Some(Event::Failed(e)),
+        Look::Ready(r) => {
+            let (rule, exit) = execute(b, r, vars);
+            Some(Event::Stepped(rule, exit))
+        }
+    }
+}
+
+fn walk_atom(a: &mut Atom, vars: &mut Vars, dry: bool) -> Option<Event> {
+    match a {
+        Atom::Lambda(l) => walk_body(&mut l.body, vars, dry),
+        Atom::Rec(r) => walk_body(&mut r.lam.body, vars, dry),
+        Atom::Tuple(xs) => xs.iter_mut().find_map(|x| {
+            let (Arg::Atom(x) | Arg::Splice(x)) = x;
+            walk_atom(x, vars, dry)
+        }),
+        Atom::Record(fs) => fs.iter_mut().find_map(|(_, x)| walk_atom(x, vars, dry)),
+        Atom::Map(kvs) => kvs.iter_mut().find_map(|(k, v)| walk_atom(k, vars, dry).or_else(|| walk_atom(v, vars, dry))),
+        Atom::Expr(e) => walk_expr(e, vars, dry),
+        _ => None,
+    }
+}
+
+fn walk_expr(e: &mut Expr, vars: &mut Vars, dry: bool) -> Option<Event> {
+    match &mut e.kind {
+        ExprKind::Val(a) => walk_atom(a, vars, dry),
+        ExprKind::Name(_) => None,
+        ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter_mut().find_map(|x| walk_expr(x, vars, dry)),
+        ExprKind::Record(fs) => fs.iter_mut().find_map(|(_, x)| walk_expr(x, vars, dry)),
+        ExprKind::Unary(_, a) | ExprKind::Field(a, _) => walk_expr(a, vars, dry),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => walk_expr(a, vars, dry).or_else(|| walk_expr(b, vars, dry)),
+        ExprKind::Method(a, _, xs) => walk_expr(a, vars, dry).or_else(|| xs.iter_mut().find_map(|x| walk_expr(x, vars, dry))),
+    }
+}
+
+/// Visits every body nested anywhere in `a` (through lambdas, tuples,
+/// records, maps and expression operands).
+pub fn for_each_nested_body<'a>(a: &'a Atom, f: &mut dyn FnMut(&'a Body)) {
+    match a {
+        Atom::Lambda(l) => f(&l.body),
+        Atom::Rec(r) => f(&r.lam.body),
+        Atom::Tuple(xs) => {
+            for x in xs {
+                let (Arg::Atom(x) | Arg::Splice(x)) = x;
+                for_each_nested_body(x, f);
+            }
+        }
+        Atom::Record(fs) => fs.iter().for_each(|(_, x)| for_each_nested_body(x, f)),
+        Atom::Map(kvs) => kvs.iter().for_each(|(k, v)| {
+            for_each_nested_body(k, f);
+            for_each_nested_body(v, f);
+        }),
+        Atom::Expr(e) => for_each_expr_body(e, f),
+        _ => {}
+    }
+}
+
+fn for_each_expr_body<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Body)) {
+    match &e.kind {
+        ExprKind::Val(a) => for_each_nested_body(a, f),
+        ExprKind::Name(_) => {}
+        ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter().for_each(|x| for_each_expr_body(x, f)),
+        ExprKind::Record(fs) => fs.iter().for_each(|(_, x)| for_each_expr_body(x, f)),
+        ExprKind::Unary(_, a) | ExprKind::Field(a, _) => for_each_expr_body(a, f),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+            for_each_expr_body(a, f);
+            for_each_expr_body(b, f);
+        }
+        ExprKind::Method(a, _, xs) => {
+            for_each_expr_body(a, f);
+            xs.iter().for_each(|x| for_each_expr_body(x, f));
+        }
+    }
+}
+
+fn collect_stuck_body(b: &Body, vars: &Vars, out: &mut Vec<Diagnostic>) {
+    match &b.cmd {
+        Cmd::App(app) => {
+            for_each_nested_body(&app.head, &mut |n| collect_stuck_body(n, vars, out));
+            for a in &app.args {
+                let (Arg::Atom(x) | Arg::Splice(x)) = a;
+                for_each_nested_body(x, &mut |n| collect_stuck_body(n, vars, out));
+            }
+        }
+        Cmd::Fix(fix) => {
+            collect_stuck_body(&fix.lam.body, vars, out);
+            collect_stuck_body(&fix.body, vars, out);
+        }
+    }
+    if let Look::Stuck(s) = prepare(b, vars) {
+        let name = vars.name(s.var).unwrap_or("an anonymous staging parameter");
+        out.push(Diagnostic::warning("stuck", format!("stuck body: {} (`{name}`)", s.what), b.span, format!("waits for `{name}`")));
+    }
+}

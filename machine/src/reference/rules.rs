@@ -1,0 +1,433 @@
+//! The rewrite rules of the reference reducer (LANGUAGE.md §5): deciding
+//! whether an active body can execute ([`prepare`]) and executing it, one
+//! method per rule.
+
+use crate::error::{ErrorKind, RuntimeError};
+use crate::expr::eval::{eval, EvalError};
+use crate::print::short_atom;
+use crate::reference::subst::Copier;
+use crate::span::Span;
+use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Lambda, RecLambda, SExp, VarId, Vars};
+
+/// Why an active body cannot execute.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stuck {
+    /// The symbolic variable it waits for.
+    pub var: VarId,
+    /// What needs it.
+    pub what: &'static str,
+}
+
+/// The rule kinds, for counting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// β.
+    Beta,
+    /// β of `"e" (x) b`.
+    Expr,
+    /// `if`.
+    If,
+    /// `fix`.
+    Fix,
+    /// `$exit`.
+    Exit,
+}
+
+/// An active body whose parts have been evaluated: it will execute.
+pub enum Ready {
+    /// Apply a lambda (or a recursive lambda) to arguments.
+    Beta {
+        /// The callee.
+        lam: Lambda,
+        /// For a recursive lambda: its name and itself.
+        rec: Option<RecLambda>,
+        /// The evaluated arguments (symbolic splices included).
+        args: Vec<Arg>,
+        /// β or the expression form.
+        rule: Rule,
+    },
+    /// `if` chose this branch.
+    If(Atom),
+    /// `fix` executes.
+    Fix,
+    /// `$exit v`.
+    Exit(Atom),
+}
+
+/// The outcome of looking at a body.
+pub enum Look {
+    /// Its staging expression is false.
+    Inactive,
+    /// Active but waiting on a symbolic variable.
+    Stuck(Stuck),
+    /// Active and executing it fails.
+    Error(RuntimeError),
+    /// Active and ready to execute (if nothing pending is nested in it).
+    Ready(Ready),
+}
+
+/// The value of a staging expression (symbolic variables are false).
+pub fn stage_value(s: &SExp) -> bool {
+    match s {
+        SExp::Const(b) => *b,
+        SExp::Var(_) => false,
+        SExp::Not(a) => !stage_value(a),
+        SExp::And(a, b) => stage_value(a) && stage_value(b),
+        SExp::Or(a, b) => stage_value(a) || stage_value(b),
+    }
+}
+
+fn fail(kind: ErrorKind, message: String, body: &Body, at: Option<Span>) -> Look {
+    Look::Error(RuntimeError {
+        kind,
+        message,
+        body: body.span,
+        at,
+    })
+}
+
+/// Evaluates an expression atom, and the expressions nested in tuples.
+fn eval_atom(a: &Atom) -> Result<Atom, EvalError> {
+    match a {
+        Atom::Expr(e) => eval(e),
+        Atom::Tuple(xs) if xs.iter().any(has_expr) => {
+            let mut out = Vec::with_capacity(xs.len());
+            for x in xs {
+                out.push(match x {
+                    Arg::Atom(a) => Arg::Atom(eval_atom(a)?),
+                    Arg::Splice(a) => Arg::Splice(eval_atom(a)?),
+                });
+            }
+            Ok(Atom::Tuple(out))
+        }
+        _ => Ok(a.clone()),
+    }
+}
+
+fn has_expr(a: &Arg) -> bool {
+    match a {
+        Arg::Atom(Atom::Expr(_)) | Arg::Splice(Atom::Expr(_)) => true,
+        Arg::Atom(Atom::Tuple(xs)) => xs.iter().any(has_expr),
+        _ => false,
+    }
+}
+
+/// Decides what an active-or-not body would do if executed now.
+pub fn prepare(b: &Body, vars: &Vars) -> Look {
+    if !stage_value(&b.stage) {
+        return Look::Inactive;
+    }
+    let app = match &b.cmd {
+        Cmd::Fix(_) => return Look::Ready(Ready::Fix),
+        Cmd::App(app) => app,
+    };
+    let mut args = Vec::with_capacity(app.args.len());
+    for a in &app.args {
+        let (x, splice) = match a {
+            Arg::Atom(x) => (x, false),
+            Arg::Splice(x) => (x, true),
+        };
+        let v = match eval_atom(x) {
+            Ok(v) => v,
+            Err(EvalError::Stuck(var)) => {
+                return Look::Stuck(Stuck {
+                    var,
+                    what: "an expression argument needs its value",
+                })
+            }
+            Err(EvalError::Fail { kind, message, span }) => return fail(kind, message, b, Some(span)),
+        };
+        if splice {
+            match v {
+                Atom::Tuple(xs) => args.extend(xs),
+                Atom::Var(_) => args.push(Arg::Splice(v)),
+                other => {
+                    return fail(
+                        ErrorKind::Type,
+                        format!("a splice `!t` needs a tuple, got the {} {}", other.kind_name(), short_atom(&other, vars)),
+                        b,
+                        None,
+                    )
+                }
+            }
+        } else {
+            args.push(Arg::Atom(v));
+        }
+    }
+    let head = match &app.head {
+        Atom::Expr(e) => match eval(e) {
+            Ok(v) => v,
+            Err(EvalError::Stuck(var)) => {
+                return Look::Stuck(Stuck {
+                    var,
+                    what: "the head expression needs its value",
+                })
+            }
+            Err(EvalError::Fail { kind, message, span }) => return fail(kind, message, b, Some(span)),
+        },
+        h => h.clone(),
+    };
+    match head {
+        Atom::Var(var) => Look::Stuck(Stuck {
+            var,
+            what: "the head of the application is symbolic",
+        }),
+        Atom::Lambda(lam) => {
+            let rule = if app.args.len() == 1 && matches!(app.args[0], Arg::Atom(Atom::Expr(_))) {
+                Rule::Expr
+            } else {
+                Rule::Beta
+            };
+            beta(b, *lam, None, args, rule, vars)
+        }
+        Atom::Rec(r) => {
+            let r = *r;
+            beta(b, r.lam.clone(), Some(r), args, Rule::Beta, vars)
+        }
+        Atom::Builtin(Builtin::If) => rule_if(b, app, args, vars),
+        Atom::Builtin(Builtin::Exit) => rule_exit(b, args),
+        other => fail(
+            ErrorKind::NotAFunction,
+            format!("the head of this application is the {} {}, not a function", other.kind_name(), short_atom(&other, vars)),
+            b,
+            None,
+        ),
+    }
+}
+
+fn symbolic_splice(args: &[Arg]) -> Option<VarId> {
+    args.iter().find_map(|a| match a {
+        Arg::Splice(Atom::Var(v)) => Some(*v),
+        _ => None,
+    })
+}
+
+fn show_args(args: &[Arg], vars: &Vars) -> String {
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Atom(x) => short_atom(x, vars),
+            Arg::Splice(x) => format!("!{}", short_atom(x, vars)),
+        })
+        .collect();
+    format!("[{}]", shown.join(", "))
+}
+
+fn show_params(lam: &Lambda, vars: &Vars) -> String {
+    let ps: Vec<String> = lam
+        .params
+        .iter()
+        .map(|p| format!("{}{}", if p.rest { "!" } else { "" }, vars.name(p.var).unwrap_or("_")))
+        .collect();
+    format!("({})", ps.join(", "))
+}
+
+/// Checks that `args` match the parameters of `lam` (LANGUAGE.md §5, β).
+fn beta(b: &Body, lam: Lambda, rec: Option<RecLambda>, args: Vec<Arg>, rule: Rule, vars: &Vars) -> Look {
+    let k = lam.params.len();
+    match lam.params.iter().position(|p| p.rest) {
+        None => {
+            if let Some(var) = symbolic_splice(&args) {
+                return Look::Stuck(Stuck {
+                    var,
+                    what: "a symbolic splice cannot be matched to parameters without a rest parameter",
+                });
+            }
+            if args.len() != k {
+                return fail(
+                    ErrorKind::Arity,
+                    format!(
+                        "the lambda {} takes {k} argument{}, given {}: {}",
+                        show_params(&lam, vars),
+                        if k == 1 { "" } else { "s" },
+                        args.len(),
+                        show_args(&args, vars)
+                    ),
+                    b,
+                    Some(lam.span),
+                );
+            }
+        }
+        Some(r) => {
+            let after = k - r - 1;
+            let fixed_ok = args.len() >= r + after;
+            if fixed_ok {
+                let edges = args[..r].iter().chain(args[args.len() - after..].iter());
+                if let Some(var) = symbolic_splice(&edges.cloned().collect::<Vec<_>>()) {
+                    return Look::Stuck(Stuck {
+                        var,
+                        what: "a symbolic splice lands on a fixed parameter",
+                    });
+                }
+                let middle = &args[r..args.len() - after];
+                if let Some(var) = symbolic_splice(middle) {
+                    if middle.len() != 1 {
+                        return Look::Stuck(Stuck {
+                            var,
+                            what: "a symbolic splice does not land exactly on the rest parameter",
+                        });
+                    }
+                }
+            } else {
+                if let Some(var) = symbolic_splice(&args) {
+                    return Look::Stuck(Stuck {
+                        var,
+                        what: "a symbolic splice cannot be matched to the parameters",
+                    });
+                }
+                return fail(
+                    ErrorKind::Arity,
+                    format!(
+                        "the lambda {} takes at least {} argument{}, given {}: {}",
+                        show_params(&lam, vars),
+                        k - 1,
+                        if k == 2 { "" } else { "s" },
+                        args.len(),
+                        show_args(&args, vars)
+                    ),
+                    b,
+                    Some(lam.span),
+                );
+            }
+        }
+    }
+    Look::Ready(Ready::Beta { lam, rec, args, rule })
+}
+
+fn rule_if(b: &Body, app: &App, args: Vec<Arg>, vars: &Vars) -> Look {
+    if let Some(var) = symbolic_splice(&args) {
+        return Look::Stuck(Stuck {
+            var,
+            what: "`if` gets a symbolic splice",
+        });
+    }
+    if args.len() != 3 {
+        return fail(
+            ErrorKind::Arity,
+            format!("`if` takes 3 arguments (condition, then, else), given {}: {}", args.len(), show_args(&args, vars)),
+            b,
+            None,
+        );
+    }
+    let cond_span = match app.args.first() {
+        Some(Arg::Atom(Atom::Expr(e))) => Some(e.span),
+        _ => None,
+    };
+    let mut it = args.into_iter().map(|a| match a {
+        Arg::Atom(x) | Arg::Splice(x) => x,
+    });
+    let (Some(c), Some(t), Some(f)) = (it.next(), it.next(), it.next()) else {
+        return fail(ErrorKind::Arity, "`if` takes 3 arguments".into(), b, None);
+    };
+    match c {
+        Atom::Bool(true) => Look::Ready(Ready::If(t)),
+        Atom::Bool(false) => Look::Ready(Ready::If(f)),
+        Atom::Var(var) => Look::Stuck(Stuck {
+            var,
+            what: "the condition of `if` is symbolic",
+        }),
+        other => fail(
+            ErrorKind::Type,
+            format!("the condition of `if` must be a boolean, got the {} {}", other.kind_name(), short_atom(&other, vars)),
+            b,
+            cond_span,
+        ),
+    }
+}
+
+fn rule_exit(b: &Body, args: Vec<Arg>) -> Look {
+    if let Some(var) = symbolic_splice(&args) {
+        return Look::Stuck(Stuck {
+            var,
+            what: "`$exit` gets a symbolic splice",
+        });
+    }
+    if args.len() != 1 {
+        return fail(ErrorKind::Arity, format!("`$exit` takes exactly 1 argument, given {}", args.len()), b, None);
+    }
+    match args.into_iter().next() {
+        Some(Arg::Atom(v)) | Some(Arg::Splice(v)) => Look::Ready(Ready::Exit(v)),
+        None => fail(ErrorKind::Arity, "`$exit` takes exactly 1 argument".into(), b, None),
+    }
+}
+
+/// Executes a ready body in place; returns the rule used and, for `$exit`,
+/// the value.
+pub fn execute(b: &mut Body, ready: Ready, vars: &mut Vars) -> (Rule, Option<Atom>) {
+    match ready {
+        Ready::Beta { lam, rec, args, rule } => {
+            *b = instantiate(&lam, rec, args, vars);
+            (rule, None)
+        }
+        Ready::If(branch) => {
+            let span = b.span;
+            *b = Body {
+                stage: SExp::Const(true),
+                cmd: Cmd::App(App {
+                    head: branch,
+                    args: Vec::new(),
+                    sugar: Default::default(),
+                }),
+                span,
+            };
+            (Rule::If, None)
+        }
+        Ready::Fix => {
+            let placeholder = Body {
+                stage: SExp::Const(false),
+                cmd: Cmd::App(App {
+                    head: Atom::Int(0),
+                    args: Vec::new(),
+                    sugar: Default::default(),
+                }),
+                span: b.span,
+            };
+            if let Cmd::Fix(fix) = std::mem::replace(&mut b.cmd, placeholder.cmd) {
+                let fix = *fix;
+                let rec = Atom::Rec(Box::new(RecLambda { name: fix.name, lam: fix.lam }));
+                let mut c = Copier::new(vars, [(fix.sparam, Atom::Stage(true)), (fix.name, rec)]);
+                *b = c.body(&fix.body);
+            }
+            (Rule::Fix, None)
+        }
+        Ready::Exit(v) => (Rule::Exit, Some(v)),
+    }
+}
+
+/// A fresh copy of the body of `lam` with its staging parameter bound to
+/// `always` and its parameters to `args` (already checked by [`prepare`]).
+fn instantiate(lam: &Lambda, rec: Option<RecLambda>, args: Vec<Arg>, vars: &mut Vars) -> Body {
+    let mut subst: Vec<(VarId, Atom)> = vec![(lam.sparam, Atom::Stage(true))];
+    if let Some(r) = rec {
+        subst.push((r.name, Atom::Rec(Box::new(r))));
+    }
+    let k = lam.params.len();
+    let as_atom = |a: Arg| match a {
+        Arg::Atom(x) | Arg::Splice(x) => x,
+    };
+    match lam.params.iter().position(|p| p.rest) {
+        None => {
+            for (p, a) in lam.params.iter().zip(args) {
+                subst.push((p.var, as_atom(a)));
+            }
+        }
+        Some(r) => {
+            let after = k - r - 1;
+            let mut args = args;
+            let tail: Vec<Arg> = args.split_off(args.len() - after);
+            let middle: Vec<Arg> = args.split_off(r);
+            for (p, a) in lam.params[..r].iter().zip(args) {
+                subst.push((p.var, as_atom(a)));
+            }
+            let rest = match middle.as_slice() {
+                [Arg::Splice(Atom::Var(t))] => Atom::Var(*t),
+                _ => Atom::Tuple(middle),
+            };
+            subst.push((lam.params[r].var, rest));
+            for (p, a) in lam.params[r + 1..].iter().zip(tail) {
+                subst.push((p.var, as_atom(a)));
+            }
+        }
+    }
+    Copier::new(vars, subst).body(&lam.body)
+}

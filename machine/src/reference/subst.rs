@@ -1,0 +1,162 @@
+//! Capture-free substitution for the reference reducer: a copy of a term in
+//! which some variables are replaced by values and every binder inside gets a
+//! fresh variable (LANGUAGE.md §5, "a fresh copy of b").
+//!
+//! Splices of known tuples are expanded as they are substituted, and a
+//! staging variable replaced by a concrete value becomes `always`/`never`.
+
+use std::collections::HashMap;
+
+use crate::expr::{Expr, ExprKind};
+use crate::term::{App, Arg, Atom, Body, Cmd, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
+
+/// A copy in progress: what each variable becomes.
+pub struct Copier<'v> {
+    vars: &'v mut Vars,
+    map: HashMap<VarId, Atom>,
+}
+
+impl<'v> Copier<'v> {
+    /// A copier replacing each `(v, a)` of `subst`.
+    pub fn new(vars: &'v mut Vars, subst: impl IntoIterator<Item = (VarId, Atom)>) -> Copier<'v> {
+        Copier {
+            vars,
+            map: subst.into_iter().collect(),
+        }
+    }
+
+    /// Binds a fresh copy of `v` for the scope being copied; returns the new
+    /// variable and what `v` meant before (to restore with [`Copier::unbind`]).
+    fn bind(&mut self, v: VarId) -> (VarId, Option<Atom>) {
+        let fresh = self.vars.copy_of(v);
+        (fresh, self.map.insert(v, Atom::Var(fresh)))
+    }
+
+    fn unbind(&mut self, v: VarId, old: Option<Atom>) {
+        match old {
+            Some(a) => {
+                self.map.insert(v, a);
+            }
+            None => {
+                self.map.remove(&v);
+            }
+        }
+    }
+
+    /// The copy of a body.
+    pub fn body(&mut self, b: &Body) -> Body {
+        Body {
+            stage: self.sexp(&b.stage),
+            cmd: match &b.cmd {
+                Cmd::App(app) => Cmd::App(App {
+                    head: self.atom(&app.head),
+                    args: self.args(&app.args),
+                    sugar: app.sugar,
+                }),
+                Cmd::Fix(fix) => {
+                    let (sparam, old_s) = self.bind(fix.sparam);
+                    let (name, old_n) = self.bind(fix.name);
+                    let lam = self.lambda(&fix.lam);
+                    let body = self.body(&fix.body);
+                    self.unbind(fix.name, old_n);
+                    self.unbind(fix.sparam, old_s);
+                    Cmd::Fix(Box::new(Fix { sparam, name, lam, body }))
+                }
+            },
+            span: b.span,
+        }
+    }
+
+    /// The copy of a lambda, with fresh binders.
+    pub fn lambda(&mut self, l: &Lambda) -> Lambda {
+        let (sparam, old_s) = self.bind(l.sparam);
+        let mut olds = Vec::with_capacity(l.params.len());
+        let params = l
+            .params
+            .iter()
+            .map(|p| {
+                let (var, old) = self.bind(p.var);
+                olds.push((p.var, old));
+                Param { var, rest: p.rest }
+            })
+            .collect();
+        let body = self.body(&l.body);
+        for (v, old) in olds.into_iter().rev() {
+            self.unbind(v, old);
+        }
+        self.unbind(l.sparam, old_s);
+        Lambda {
+            sparam,
+            params,
+            body,
+            span: l.span,
+        }
+    }
+
+    fn args(&mut self, args: &[Arg]) -> Vec<Arg> {
+        let mut out = Vec::with_capacity(args.len());
+        for a in args {
+            match a {
+                Arg::Atom(x) => out.push(Arg::Atom(self.atom(x))),
+                Arg::Splice(x) => match self.atom(x) {
+                    Atom::Tuple(elems) => out.extend(elems),
+                    other => out.push(Arg::Splice(other)),
+                },
+            }
+        }
+        out
+    }
+
+    /// The copy of an atom.
+    pub fn atom(&mut self, a: &Atom) -> Atom {
+        match a {
+            Atom::Var(v) => self.map.get(v).cloned().unwrap_or(Atom::Var(*v)),
+            Atom::Int(_) | Atom::Float(_) | Atom::Bool(_) | Atom::Str(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Matrix(_) => a.clone(),
+            Atom::Tuple(xs) => Atom::Tuple(self.args(xs)),
+            Atom::Record(fs) => Atom::Record(fs.iter().map(|(f, x)| (f.clone(), self.atom(x))).collect()),
+            Atom::Map(kvs) => Atom::Map(kvs.iter().map(|(k, v)| (self.atom(k), self.atom(v))).collect()),
+            Atom::Expr(e) => Atom::Expr(Box::new(self.expr(e))),
+            Atom::Lambda(l) => Atom::Lambda(Box::new(self.lambda(l))),
+            Atom::Rec(r) => {
+                let (name, old) = self.bind(r.name);
+                let lam = self.lambda(&r.lam);
+                self.unbind(r.name, old);
+                Atom::Rec(Box::new(RecLambda { name, lam }))
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Expr {
+        let kind = match &e.kind {
+            ExprKind::Val(a) => ExprKind::Val(self.atom(a)),
+            ExprKind::Name(n) => ExprKind::Name(n.clone()),
+            ExprKind::Tuple(xs) => ExprKind::Tuple(xs.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::Record(fs) => ExprKind::Record(fs.iter().map(|(f, x)| (f.clone(), self.expr(x))).collect()),
+            ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(self.expr(a))),
+            ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, Box::new(self.expr(a)), Box::new(self.expr(b))),
+            ExprKind::Index(a, b) => ExprKind::Index(Box::new(self.expr(a)), Box::new(self.expr(b))),
+            ExprKind::Range(a, b) => ExprKind::Range(Box::new(self.expr(a)), Box::new(self.expr(b))),
+            ExprKind::Field(a, f) => ExprKind::Field(Box::new(self.expr(a)), f.clone()),
+            ExprKind::Call(f, xs) => ExprKind::Call(f.clone(), xs.iter().map(|x| self.expr(x)).collect()),
+            ExprKind::Method(a, f, xs) => ExprKind::Method(Box::new(self.expr(a)), f.clone(), xs.iter().map(|x| self.expr(x)).collect()),
+        };
+        Expr { kind, span: e.span }
+    }
+
+    /// The copy of a staging expression; a variable replaced by a concrete
+    /// value becomes the constant it stands for.
+    pub fn sexp(&mut self, s: &SExp) -> SExp {
+        match s {
+            SExp::Const(b) => SExp::Const(*b),
+            SExp::Var(v) => match self.map.get(v) {
+                None => SExp::Var(*v),
+                Some(Atom::Var(w)) => SExp::Var(*w),
+                Some(Atom::Stage(b)) => SExp::Const(*b),
+                Some(_) => SExp::Const(true),
+            },
+            SExp::Not(a) => SExp::Not(Box::new(self.sexp(a))),
+            SExp::And(a, b) => SExp::And(Box::new(self.sexp(a)), Box::new(self.sexp(b))),
+            SExp::Or(a, b) => SExp::Or(Box::new(self.sexp(a)), Box::new(self.sexp(b))),
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! What a run produces, whatever machine runs it: the outcome, the step
+//! counts by rule kind, and the limits that stop a run as a result.
+
+use std::fmt;
+
+use crate::diag::Diagnostic;
+use crate::error::RuntimeError;
+use crate::term::Atom;
+
+/// Steps executed, by language-level rule kind (LANGUAGE.md §5). Any correct
+/// machine reports the same counts for the same program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// β: a lambda applied to its arguments.
+    pub beta: u64,
+    /// The β of `"e" (x) b`: a lambda applied to one expression.
+    pub expr: u64,
+    /// `if`.
+    pub if_: u64,
+    /// `fix`.
+    pub fix: u64,
+    /// `$exit`.
+    pub exit: u64,
+}
+
+impl Counts {
+    /// All steps.
+    pub fn total(&self) -> u64 {
+        self.beta + self.expr + self.if_ + self.fix + self.exit
+    }
+}
+
+impl fmt::Display for Counts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "steps: {} (beta {}, expr {}, if {}, fix {}, exit {})",
+            self.total(),
+            self.beta,
+            self.expr,
+            self.if_,
+            self.fix,
+            self.exit
+        )
+    }
+}
+
+/// Budgets that stop a run.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Most steps to execute.
+    pub max_steps: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_steps: 10_000_000 }
+    }
+}
+
+/// Which budget ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// `max_steps` steps were executed and a body was still pending.
+    Steps(u64),
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Steps(n) => write!(f, "step limit reached: {n} steps executed and bodies are still pending"),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    /// No body is pending; the result is the residual program.
+    Residual,
+    /// `$exit` fired with this value.
+    Exit(Atom),
+    /// A runtime error stopped the machine.
+    Error(RuntimeError),
+    /// A budget ran out.
+    Limit(StopReason),
+}
+
+/// The result of a run: outcome, counts, the printed result and warnings.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Steps by kind.
+    pub counts: Counts,
+    /// The canonical text of the result (the exit value or the residual), or
+    /// of the term as it stood when an error or a limit stopped the run.
+    pub text: String,
+    /// Stuck bodies left in the result.
+    pub warnings: Vec<Diagnostic>,
+}

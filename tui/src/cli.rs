@@ -1,0 +1,205 @@
+//! Argument parsing and the subcommands.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand};
+use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::print::Printer;
+use deepcps_machine::reference::Reducer;
+use deepcps_machine::run::{Limits, Outcome};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::load::add_source;
+use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+
+/// Exit code: a result was printed.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: a runtime error stopped the program.
+pub const EXIT_RUNTIME: u8 = 1;
+/// Exit code: usage, parse or static error.
+pub const EXIT_STATIC: u8 = 2;
+/// Exit code: a limit was reached.
+pub const EXIT_LIMIT: u8 = 3;
+
+/// deepcps: a machine for DeepCPS, the CPS lambda calculus with dynamic staging.
+#[derive(Parser, Debug)]
+#[command(name = "deepcps", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Reduce a program; print its exit value or its residual program.
+    Run {
+        /// The program (`.dcps`).
+        file: PathBuf,
+        /// Print the step counts by rule kind (to stderr).
+        #[arg(long)]
+        stats: bool,
+        /// Stop after this many steps (exit code 3).
+        #[arg(long, default_value_t = Limits::default().max_steps)]
+        max_steps: u64,
+        /// Use the reference reducer (the substitution semantics).
+        #[arg(long)]
+        reference: bool,
+    },
+    /// Parse and resolve a program without running it.
+    Check {
+        /// The program.
+        file: PathBuf,
+    },
+    /// Print a source file in canonical form.
+    Fmt {
+        /// The file.
+        file: PathBuf,
+        /// Do not print; exit 1 if the file is not in canonical form.
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+/// Runs the command line `args` (program name first), writing the result to
+/// `out` and diagnostics to `err`; returns the exit code.
+pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_STATIC } else { EXIT_OK };
+            let text = e.render().to_string();
+            if e.use_stderr() {
+                let _ = write!(err, "{text}");
+            } else {
+                let _ = write!(out, "{text}");
+            }
+            return code;
+        }
+    };
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let ctx = Ctx { out, err, color };
+    match cli.command {
+        Command::Run {
+            file,
+            stats,
+            max_steps,
+            reference: _,
+        } => ctx.run(&file, stats, Limits { max_steps }),
+        Command::Check { file } => ctx.check(&file),
+        Command::Fmt { file, check } => ctx.fmt(&file, check),
+    }
+}
+
+struct Ctx<'a> {
+    out: &'a mut dyn Write,
+    err: &'a mut dyn Write,
+    color: bool,
+}
+
+impl Ctx<'_> {
+    fn diags(&mut self, sources: &SourceMap, diags: &[Diagnostic]) {
+        for d in diags {
+            let _ = write!(self.err, "{}", d.render(sources, self.color));
+        }
+    }
+
+    fn run(mut self, file: &Path, stats: bool, limits: Limits) -> u8 {
+        let mut sources = SourceMap::new();
+        let program = match load_program(&RealFs, file, &mut sources) {
+            Ok(p) => p,
+            Err(ds) => {
+                self.diags(&sources, &ds);
+                return EXIT_STATIC;
+            }
+        };
+        let mut reducer = Reducer::new(program);
+        let report = reducer.report(&limits);
+        self.diags(&sources, &report.warnings);
+        let code = match &report.outcome {
+            Outcome::Residual | Outcome::Exit(_) => {
+                let _ = write!(self.out, "{}", report.text);
+                EXIT_OK
+            }
+            Outcome::Error(e) => {
+                self.diags(&sources, &[Diagnostic::from(e)]);
+                EXIT_RUNTIME
+            }
+            Outcome::Limit(reason) => {
+                let _ = writeln!(self.err, "deepcps: {reason}");
+                EXIT_LIMIT
+            }
+        };
+        if stats || matches!(report.outcome, Outcome::Limit(_)) {
+            let _ = writeln!(self.err, "{}", report.counts);
+        }
+        code
+    }
+
+    fn check(mut self, file: &Path) -> u8 {
+        let mut sources = SourceMap::new();
+        match load_program(&RealFs, file, &mut sources) {
+            Ok(_) => {
+                let _ = writeln!(self.out, "{}: ok", file.display());
+                EXIT_OK
+            }
+            Err(ds) => {
+                self.diags(&sources, &ds);
+                EXIT_STATIC
+            }
+        }
+    }
+
+    fn fmt(mut self, file: &Path, check: bool) -> u8 {
+        let mut sources = SourceMap::new();
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) => {
+                let _ = writeln!(self.err, "deepcps: cannot read `{}`: {e}", file.display());
+                return EXIT_STATIC;
+            }
+        };
+        let id = match add_source(&mut sources, &file.display().to_string(), Some(file.to_path_buf()), bytes) {
+            Ok(id) => id,
+            Err(d) => {
+                self.diags(&sources, &[d]);
+                return EXIT_STATIC;
+            }
+        };
+        let text = sources.get(id).text.clone();
+        let program = match load_from(&MemFs::default(), id, &mut sources, true) {
+            Ok(p) => p,
+            Err(ds) => {
+                self.diags(&sources, &ds);
+                return EXIT_STATIC;
+            }
+        };
+        let includes = include_lines(&text);
+        let formatted = format!("{includes}{}", Printer::source(&program.vars).program_text(&program.body));
+        if check {
+            if formatted == text {
+                EXIT_OK
+            } else {
+                let _ = writeln!(self.err, "{}: not in canonical form (run `deepcps fmt {}`)", file.display(), file.display());
+                EXIT_RUNTIME
+            }
+        } else {
+            let _ = write!(self.out, "{formatted}");
+            EXIT_OK
+        }
+    }
+}
+
+/// The `include` lines of a file, re-printed one per line.
+fn include_lines(text: &str) -> String {
+    let mut sources = SourceMap::new();
+    let id = sources.add("", None, text.to_string());
+    match deepcps_machine::syntax::parser::parse_file(text, id) {
+        Ok(f) if !f.includes.is_empty() => {
+            let mut s: String = f.includes.iter().map(|(p, _)| format!("include \"{p}\"\n")).collect();
+            s.push('\n');
+            s
+        }
+        _ => String::new(),
+    }
+}

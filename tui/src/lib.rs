@@ -1,0 +1,11 @@
+//! The `deepcps` command line, as a library so tests can drive it in-process.
+//!
+//! - [`cli`]: argument parsing (clap) and the subcommands `run`, `check` and
+//!   `fmt`, writing to the given streams and returning the exit code.
+//!
+//! Exit codes: 0 a result, 1 a runtime error, 2 a usage, parse or static
+//! error, 3 a limit reached.
+
+pub mod cli;
+
+pub use cli::main_with;
