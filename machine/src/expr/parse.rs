@@ -86,7 +86,12 @@ struct Failure {
 
 type PResult<T> = Result<T, Failure>;
 
-fn failure(message: impl Into<String>, start: usize, end: usize, expected: impl Into<String>) -> Failure {
+fn failure(
+    message: impl Into<String>,
+    start: usize,
+    end: usize,
+    expected: impl Into<String>,
+) -> Failure {
     Failure {
         message: message.into(),
         start,
@@ -102,7 +107,11 @@ pub fn parse_expr(text: &str, file: FileId, base: usize) -> Result<Expr, Diagnos
         Diagnostic::error(
             "parse",
             f.message,
-            Span::new(file, base.saturating_add(f.start), base.saturating_add(f.end)),
+            Span::new(
+                file,
+                base.saturating_add(f.start),
+                base.saturating_add(f.end),
+            ),
             format!("expected {}", f.expected),
         )
     };
@@ -170,7 +179,11 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
             _ => None,
         };
         if let Some(tok) = two {
-            toks.push(Token { tok, start, end: i + 2 });
+            toks.push(Token {
+                tok,
+                start,
+                end: i + 2,
+            });
             i += 2;
             continue;
         }
@@ -206,7 +219,11 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
                 ));
             }
         };
-        toks.push(Token { tok: one, start, end: i + 1 });
+        toks.push(Token {
+            tok: one,
+            start,
+            end: i + 1,
+        });
         i += 1;
     }
     toks.push(Token {
@@ -294,7 +311,12 @@ fn lex_string(text: &str, start: usize) -> PResult<(Rc<str>, usize)> {
             c => out.push(c),
         }
     }
-    Err(failure("unterminated string", start, text.len(), "a closing `'`"))
+    Err(failure(
+        "unterminated string",
+        start,
+        text.len(),
+        "a closing `'`",
+    ))
 }
 
 // ---------------------------------------------------------------------------
@@ -386,7 +408,11 @@ impl Parser {
     }
 
     fn span(&self, start: usize, end: usize) -> Span {
-        Span::new(self.file, self.base.saturating_add(start), self.base.saturating_add(end))
+        Span::new(
+            self.file,
+            self.base.saturating_add(start),
+            self.base.saturating_add(end),
+        )
     }
 
     fn local_start(&self, s: Span) -> usize {
@@ -408,7 +434,12 @@ impl Parser {
                 expected,
             );
         }
-        failure(format!("unexpected {}", describe(&t.tok)), t.start, t.end, expected)
+        failure(
+            format!("unexpected {}", describe(&t.tok)),
+            t.start,
+            t.end,
+            expected,
+        )
     }
 
     fn expect(&mut self, tok: &Tok, expected: &str) -> PResult<Token> {
@@ -482,7 +513,12 @@ impl Parser {
         let b = self.parse_expr()?;
         if *self.peek() == Tok::DotDot {
             let t = self.cur();
-            return Err(failure("a range cannot be the bound of a range", t.start, t.end, "`]`, `,` or `)`"));
+            return Err(failure(
+                "a range cannot be the bound of a range",
+                t.start,
+                t.end,
+                "`]`, `,` or `)`",
+            ));
         }
         let span = a.span.to(b.span);
         Ok(Expr {
@@ -761,16 +797,32 @@ mod tests {
             ExprKind::Name(n) => n.to_string(),
             ExprKind::Tuple(xs) => format!("[{}]", xs.iter().map(sx).collect::<Vec<_>>().join(" ")),
             ExprKind::Record(fs) => {
-                format!("{{{}}}", fs.iter().map(|(f, x)| format!("{f}:{}", sx(x))).collect::<Vec<_>>().join(" "))
+                format!(
+                    "{{{}}}",
+                    fs.iter()
+                        .map(|(f, x)| format!("{f}:{}", sx(x)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
             }
-            ExprKind::Unary(op, x) => format!("({} {})", if *op == UnOp::Neg { "neg" } else { "not" }, sx(x)),
+            ExprKind::Unary(op, x) => format!(
+                "({} {})",
+                if *op == UnOp::Neg { "neg" } else { "not" },
+                sx(x)
+            ),
             ExprKind::Binary(op, a, b) => format!("({op:?} {} {})", sx(a), sx(b)),
             ExprKind::Index(a, b) => format!("(idx {} {})", sx(a), sx(b)),
             ExprKind::Range(a, b) => format!("(.. {} {})", sx(a), sx(b)),
             ExprKind::Field(a, f) => format!("(. {} {f})", sx(a)),
-            ExprKind::Call(f, xs) => format!("({f} {})", xs.iter().map(sx).collect::<Vec<_>>().join(" ")),
+            ExprKind::Call(f, xs) => {
+                format!("({f} {})", xs.iter().map(sx).collect::<Vec<_>>().join(" "))
+            }
             ExprKind::Method(a, f, xs) => {
-                format!("(.{f} {} {})", sx(a), xs.iter().map(sx).collect::<Vec<_>>().join(" "))
+                format!(
+                    "(.{f} {} {})",
+                    sx(a),
+                    xs.iter().map(sx).collect::<Vec<_>>().join(" ")
+                )
             }
         }
     }
@@ -782,7 +834,11 @@ mod tests {
     fn check_err(text: &str, message_part: &str) {
         let d = err(text);
         assert_eq!(d.code, "parse");
-        assert!(d.message.contains(message_part), "{text:?}: got {:?}, want {message_part:?}", d.message);
+        assert!(
+            d.message.contains(message_part),
+            "{text:?}: got {:?}, want {message_part:?}",
+            d.message
+        );
         let (_, label) = d.primary.clone().unwrap_or_default();
         assert!(label.starts_with("expected "), "label {label:?}");
     }
@@ -870,7 +926,9 @@ mod tests {
             Err(d) => panic!("{d:?}"),
         };
         assert_eq!(e.span, Span::new(FileId(3), 10, 16));
-        let ExprKind::Binary(_, a, b) = &e.kind else { panic!("not binary") };
+        let ExprKind::Binary(_, a, b) = &e.kind else {
+            panic!("not binary")
+        };
         assert_eq!(a.span, Span::new(FileId(3), 10, 11));
         assert_eq!(b.span, Span::new(FileId(3), 14, 16));
         let e = p(" (x) ");
@@ -930,7 +988,11 @@ mod tests {
     fn depth_limit() {
         let ok = format!("{}1{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
         check(&ok, "1");
-        let deep = format!("{}1{}", "(".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
+        let deep = format!(
+            "{}1{}",
+            "(".repeat(MAX_DEPTH + 1),
+            ")".repeat(MAX_DEPTH + 1)
+        );
         check_err(&deep, "nested too deeply");
         let very = "(".repeat(100_000);
         check_err(&very, "nested too deeply");
@@ -981,9 +1043,53 @@ mod tests {
     #[test]
     fn garbage_never_panics() {
         let pieces = [
-            "(", ")", "[", "]", "{", "}", ",", ":", ".", "..", "...", "+", "-", "*", "/", "%", "<", "<=", ">", ">=",
-            "==", "!=", "=", "&&", "&", "||", "|", "!", "'", "\\", "'a'", "'\\", "x", "f(", "1", "1.5", "2e", "2e+",
-            "1e999", "9223372036854775808", " ", "é", "true", "map()", "é'", "\u{0}", "'\\é",
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            ",",
+            ":",
+            ".",
+            "..",
+            "...",
+            "+",
+            "-",
+            "*",
+            "/",
+            "%",
+            "<",
+            "<=",
+            ">",
+            ">=",
+            "==",
+            "!=",
+            "=",
+            "&&",
+            "&",
+            "||",
+            "|",
+            "!",
+            "'",
+            "\\",
+            "'a'",
+            "'\\",
+            "x",
+            "f(",
+            "1",
+            "1.5",
+            "2e",
+            "2e+",
+            "1e999",
+            "9223372036854775808",
+            " ",
+            "é",
+            "true",
+            "map()",
+            "é'",
+            "\u{0}",
+            "'\\é",
         ];
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {
@@ -995,11 +1101,17 @@ mod tests {
             let base = rng.below(1000);
             match parse_expr(&s, FileId(0), base) {
                 Ok(e) => {
-                    assert!(e.span.start as usize >= base && e.span.end as usize <= base + s.len(), "{s:?}");
+                    assert!(
+                        e.span.start as usize >= base && e.span.end as usize <= base + s.len(),
+                        "{s:?}"
+                    );
                 }
                 Err(d) => {
                     let (span, label) = d.primary.clone().unwrap_or_default();
-                    assert!(span.start as usize >= base && span.end as usize <= base + s.len(), "{s:?}: {d:?}");
+                    assert!(
+                        span.start as usize >= base && span.end as usize <= base + s.len(),
+                        "{s:?}: {d:?}"
+                    );
                     assert!(label.starts_with("expected "));
                 }
             }
