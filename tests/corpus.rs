@@ -38,12 +38,22 @@ fn corpus() {
             insta::assert_snapshot!("library: definitions only (included by other programs)");
             return;
         }
-        let max_steps = directive(&text, "max-steps:").and_then(|n| n.parse().ok()).unwrap_or(TEST_MAX_STEPS);
+        let max_steps = directive(&text, "max-steps:")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(TEST_MAX_STEPS);
         let out = run_path(rel, &Limits { max_steps });
         if let Some(kind) = directive(&text, "expect-error:") {
-            assert!(out.starts_with(&format!("outcome: error {kind}\n")), "{}: expected error {kind}, got:\n{out}", rel.display());
+            assert!(
+                out.starts_with(&format!("outcome: error {kind}\n")),
+                "{}: expected error {kind}, got:\n{out}",
+                rel.display()
+            );
         } else if directive(&text, "expect-static-error").is_some() {
-            assert!(out.starts_with("outcome: static error"), "{}: expected a static error, got:\n{out}", rel.display());
+            assert!(
+                out.starts_with("outcome: static error"),
+                "{}: expected a static error, got:\n{out}",
+                rel.display()
+            );
         } else {
             assert!(
                 out.starts_with("outcome: exit") || out.starts_with("outcome: residual"),

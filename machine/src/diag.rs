@@ -4,7 +4,7 @@
 use ariadne::{Config, Label, Report, ReportKind};
 
 use crate::error::RuntimeError;
-use crate::span::{Span, SourceMap};
+use crate::span::{SourceMap, Span};
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,7 +116,13 @@ impl Diagnostic {
         let result = report.write(ariadne::sources(cache), &mut buf);
         match result {
             Ok(()) => String::from_utf8_lossy(&buf).into_owned(),
-            Err(e) => format!("{}[{}]: {} (at {}; rendering failed: {e})\n", kind_word(self.severity), self.code, self.message, sources.describe(*span)),
+            Err(e) => format!(
+                "{}[{}]: {} (at {}; rendering failed: {e})\n",
+                kind_word(self.severity),
+                self.code,
+                self.message,
+                sources.describe(*span)
+            ),
         }
     }
 }

@@ -180,7 +180,12 @@ impl Ctx<'_> {
             if formatted == text {
                 EXIT_OK
             } else {
-                let _ = writeln!(self.err, "{}: not in canonical form (run `deepcps fmt {}`)", file.display(), file.display());
+                let _ = writeln!(
+                    self.err,
+                    "{}: not in canonical form (run `deepcps fmt {}`)",
+                    file.display(),
+                    file.display()
+                );
                 EXIT_RUNTIME
             }
         } else {

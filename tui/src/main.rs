@@ -22,7 +22,10 @@ fn main() -> ExitCode {
     let code = match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         Ok(Err(_)) => {
-            let _ = writeln!(std::io::stderr(), "deepcps: internal error (a bug; please report it with the input)");
+            let _ = writeln!(
+                std::io::stderr(),
+                "deepcps: internal error (a bug; please report it with the input)"
+            );
             101
         }
         Err(e) => {

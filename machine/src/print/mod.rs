@@ -359,11 +359,7 @@ fn direct_recs(app: &App) -> Vec<&RecLambda> {
     stack.push(&app.head);
     while let Some(a) = stack.pop() {
         match a {
-            Atom::Rec(r) => {
-                if seen.insert(r.name) {
-                    out.push(r);
-                }
-            }
+            Atom::Rec(r) if seen.insert(r.name) => out.push(r),
             Atom::Tuple(xs) => stack.extend(xs.iter().rev().map(|x| match x {
                 Arg::Atom(x) | Arg::Splice(x) => x,
             })),

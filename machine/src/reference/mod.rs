@@ -160,7 +160,9 @@ fn walk_atom(a: &mut Atom, vars: &mut Vars, dry: bool) -> Option<Event> {
             walk_atom(x, vars, dry)
         }),
         Atom::Record(fs) => fs.iter_mut().find_map(|(_, x)| walk_atom(x, vars, dry)),
-        Atom::Map(kvs) => kvs.iter_mut().find_map(|(k, v)| walk_atom(k, vars, dry).or_else(|| walk_atom(v, vars, dry))),
+        Atom::Map(kvs) => kvs
+            .iter_mut()
+            .find_map(|(k, v)| walk_atom(k, vars, dry).or_else(|| walk_atom(v, vars, dry))),
         Atom::Expr(e) => walk_expr(e, vars, dry),
         _ => None,
     }
@@ -173,7 +175,9 @@ fn walk_expr(e: &mut Expr, vars: &mut Vars, dry: bool) -> Option<Event> {
         ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter_mut().find_map(|x| walk_expr(x, vars, dry)),
         ExprKind::Record(fs) => fs.iter_mut().find_map(|(_, x)| walk_expr(x, vars, dry)),
         ExprKind::Unary(_, a) | ExprKind::Field(a, _) => walk_expr(a, vars, dry),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => walk_expr(a, vars, dry).or_else(|| walk_expr(b, vars, dry)),
+        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+            walk_expr(a, vars, dry).or_else(|| walk_expr(b, vars, dry))
+        }
         ExprKind::Method(a, _, xs) => walk_expr(a, vars, dry).or_else(|| xs.iter_mut().find_map(|x| walk_expr(x, vars, dry))),
     }
 }
@@ -234,6 +238,11 @@ fn collect_stuck_body(b: &Body, vars: &Vars, out: &mut Vec<Diagnostic>) {
     }
     if let Look::Stuck(s) = prepare(b, vars) {
         let name = vars.name(s.var).unwrap_or("an anonymous staging parameter");
-        out.push(Diagnostic::warning("stuck", format!("stuck body: {} (`{name}`)", s.what), b.span, format!("waits for `{name}`")));
+        out.push(Diagnostic::warning(
+            "stuck",
+            format!("stuck body: {} (`{name}`)", s.what),
+            b.span,
+            format!("waits for `{name}`"),
+        ));
     }
 }

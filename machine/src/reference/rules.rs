@@ -38,9 +38,9 @@ pub enum Ready {
     /// Apply a lambda (or a recursive lambda) to arguments.
     Beta {
         /// The callee.
-        lam: Lambda,
+        lam: Box<Lambda>,
         /// For a recursive lambda: its name and itself.
-        rec: Option<RecLambda>,
+        rec: Option<Box<RecLambda>>,
         /// The evaluated arguments (symbolic splices included).
         args: Vec<Arg>,
         /// β or the expression form.
@@ -144,7 +144,11 @@ pub fn prepare(b: &Body, vars: &Vars) -> Look {
                 other => {
                     return fail(
                         ErrorKind::Type,
-                        format!("a splice `!t` needs a tuple, got the {} {}", other.kind_name(), short_atom(&other, vars)),
+                        format!(
+                            "a splice `!t` needs a tuple, got the {} {}",
+                            other.kind_name(),
+                            short_atom(&other, vars)
+                        ),
                         b,
                         None,
                     )
@@ -178,17 +182,18 @@ pub fn prepare(b: &Body, vars: &Vars) -> Look {
             } else {
                 Rule::Beta
             };
-            beta(b, *lam, None, args, rule, vars)
+            beta(b, lam, None, args, rule, vars)
         }
-        Atom::Rec(r) => {
-            let r = *r;
-            beta(b, r.lam.clone(), Some(r), args, Rule::Beta, vars)
-        }
+        Atom::Rec(r) => beta(b, Box::new(r.lam.clone()), Some(r), args, Rule::Beta, vars),
         Atom::Builtin(Builtin::If) => rule_if(b, app, args, vars),
         Atom::Builtin(Builtin::Exit) => rule_exit(b, args),
         other => fail(
             ErrorKind::NotAFunction,
-            format!("the head of this application is the {} {}, not a function", other.kind_name(), short_atom(&other, vars)),
+            format!(
+                "the head of this application is the {} {}, not a function",
+                other.kind_name(),
+                short_atom(&other, vars)
+            ),
             b,
             None,
         ),
@@ -223,7 +228,7 @@ fn show_params(lam: &Lambda, vars: &Vars) -> String {
 }
 
 /// Checks that `args` match the parameters of `lam` (LANGUAGE.md §5, β).
-fn beta(b: &Body, lam: Lambda, rec: Option<RecLambda>, args: Vec<Arg>, rule: Rule, vars: &Vars) -> Look {
+fn beta(b: &Body, lam: Box<Lambda>, rec: Option<Box<RecLambda>>, args: Vec<Arg>, rule: Rule, vars: &Vars) -> Look {
     let k = lam.params.len();
     match lam.params.iter().position(|p| p.rest) {
         None => {
@@ -304,7 +309,11 @@ fn rule_if(b: &Body, app: &App, args: Vec<Arg>, vars: &Vars) -> Look {
     if args.len() != 3 {
         return fail(
             ErrorKind::Arity,
-            format!("`if` takes 3 arguments (condition, then, else), given {}: {}", args.len(), show_args(&args, vars)),
+            format!(
+                "`if` takes 3 arguments (condition, then, else), given {}: {}",
+                args.len(),
+                show_args(&args, vars)
+            ),
             b,
             None,
         );
@@ -328,7 +337,11 @@ fn rule_if(b: &Body, app: &App, args: Vec<Arg>, vars: &Vars) -> Look {
         }),
         other => fail(
             ErrorKind::Type,
-            format!("the condition of `if` must be a boolean, got the {} {}", other.kind_name(), short_atom(&other, vars)),
+            format!(
+                "the condition of `if` must be a boolean, got the {} {}",
+                other.kind_name(),
+                short_atom(&other, vars)
+            ),
             b,
             cond_span,
         ),
@@ -343,7 +356,12 @@ fn rule_exit(b: &Body, args: Vec<Arg>) -> Look {
         });
     }
     if args.len() != 1 {
-        return fail(ErrorKind::Arity, format!("`$exit` takes exactly 1 argument, given {}", args.len()), b, None);
+        return fail(
+            ErrorKind::Arity,
+            format!("`$exit` takes exactly 1 argument, given {}", args.len()),
+            b,
+            None,
+        );
     }
     match args.into_iter().next() {
         Some(Arg::Atom(v)) | Some(Arg::Splice(v)) => Look::Ready(Ready::Exit(v)),
@@ -384,7 +402,10 @@ pub fn execute(b: &mut Body, ready: Ready, vars: &mut Vars) -> (Rule, Option<Ato
             };
             if let Cmd::Fix(fix) = std::mem::replace(&mut b.cmd, placeholder.cmd) {
                 let fix = *fix;
-                let rec = Atom::Rec(Box::new(RecLambda { name: fix.name, lam: fix.lam }));
+                let rec = Atom::Rec(Box::new(RecLambda {
+                    name: fix.name,
+                    lam: fix.lam,
+                }));
                 let mut c = Copier::new(vars, [(fix.sparam, Atom::Stage(true)), (fix.name, rec)]);
                 *b = c.body(&fix.body);
             }
@@ -396,10 +417,10 @@ pub fn execute(b: &mut Body, ready: Ready, vars: &mut Vars) -> (Rule, Option<Ato
 
 /// A fresh copy of the body of `lam` with its staging parameter bound to
 /// `always` and its parameters to `args` (already checked by [`prepare`]).
-fn instantiate(lam: &Lambda, rec: Option<RecLambda>, args: Vec<Arg>, vars: &mut Vars) -> Body {
+fn instantiate(lam: &Lambda, rec: Option<Box<RecLambda>>, args: Vec<Arg>, vars: &mut Vars) -> Body {
     let mut subst: Vec<(VarId, Atom)> = vec![(lam.sparam, Atom::Stage(true))];
     if let Some(r) = rec {
-        subst.push((r.name, Atom::Rec(Box::new(r))));
+        subst.push((r.name, Atom::Rec(r)));
     }
     let k = lam.params.len();
     let as_atom = |a: Arg| match a {

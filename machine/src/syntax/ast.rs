@@ -131,7 +131,12 @@ impl Operand {
     pub fn span(&self) -> Span {
         match self {
             Operand::Name(i) | Operand::Builtin(i) => i.span,
-            Operand::If(s) | Operand::Int(_, s) | Operand::Float(_, s) | Operand::Bool(_, s) | Operand::Stage(_, s) | Operand::Tuple(_, s) => *s,
+            Operand::If(s)
+            | Operand::Int(_, s)
+            | Operand::Float(_, s)
+            | Operand::Bool(_, s)
+            | Operand::Stage(_, s)
+            | Operand::Tuple(_, s) => *s,
             Operand::Expr(e) => e.span,
             Operand::Lambda(l) => l.span,
         }

@@ -169,15 +169,29 @@ pub fn lex(text: &str, file: FileId) -> Result<Vec<Token>, Diagnostic> {
 fn lex_error(text: &str, span: Span) -> Diagnostic {
     let rest = &text[span.range().start..];
     if rest.starts_with("/*") {
-        let end = Span { end: span.start + 2, ..span };
+        let end = Span {
+            end: span.start + 2,
+            ..span
+        };
         Diagnostic::error("parse", "unterminated block comment", end, "this comment is never closed with `*/`")
     } else if rest.starts_with('"') {
-        let end = Span { end: span.start + 1, ..span };
+        let end = Span {
+            end: span.start + 1,
+            ..span
+        };
         Diagnostic::error("parse", "unterminated expression string", end, "this `\"` is never closed")
     } else {
         let ch = rest.chars().next().unwrap_or(' ');
-        let end = Span { end: span.start + ch.len_utf8() as u32, ..span };
-        Diagnostic::error("parse", format!("unexpected character `{}`", ch.escape_debug()), end, "not part of DeepCPS syntax")
+        let end = Span {
+            end: span.start + ch.len_utf8() as u32,
+            ..span
+        };
+        Diagnostic::error(
+            "parse",
+            format!("unexpected character `{}`", ch.escape_debug()),
+            end,
+            "not part of DeepCPS syntax",
+        )
     }
 }
 
@@ -186,7 +200,9 @@ mod tests {
     use super::*;
 
     fn kinds(src: &str) -> Vec<Tok> {
-        lex(src, FileId(0)).map(|t| t.into_iter().map(|t| t.tok).collect()).unwrap_or_default()
+        lex(src, FileId(0))
+            .map(|t| t.into_iter().map(|t| t.tok).collect())
+            .unwrap_or_default()
     }
 
     #[test]

@@ -40,7 +40,10 @@ pub struct MemFs(pub HashMap<PathBuf, Vec<u8>>);
 
 impl FileSystem for MemFs {
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        self.0.get(path).cloned().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+        self.0
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
     }
 }
 
@@ -54,7 +57,12 @@ pub fn add_source(sources: &mut SourceMap, name: &str, path: Option<PathBuf>, by
             let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
             let file = sources.add(name, path, lossy);
             let span = Span::new(file, at, at + 1);
-            Err(Diagnostic::error("utf8", "source is not valid UTF-8", span, format!("invalid byte at offset {at}")))
+            Err(Diagnostic::error(
+                "utf8",
+                "source is not valid UTF-8",
+                span,
+                format!("invalid byte at offset {at}"),
+            ))
         }
     }
 }
@@ -62,7 +70,9 @@ pub fn add_source(sources: &mut SourceMap, name: &str, path: Option<PathBuf>, by
 /// Loads the program in file `path` (read through `fs`).
 pub fn load_program(fs: &dyn FileSystem, path: &Path, sources: &mut SourceMap) -> Result<Program, Vec<Diagnostic>> {
     let name = path.display().to_string();
-    let bytes = fs.read(path).map_err(|e| vec![Diagnostic::error_nowhere("io", format!("cannot read `{name}`: {e}"))])?;
+    let bytes = fs
+        .read(path)
+        .map_err(|e| vec![Diagnostic::error_nowhere("io", format!("cannot read `{name}`: {e}"))])?;
     let file = add_source(sources, &name, Some(path.to_path_buf()), bytes).map_err(|d| vec![d])?;
     load_from(fs, file, sources, false)
 }
@@ -86,8 +96,13 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
     }
     let Some(body) = &main.main else {
         let span = Span::new(file, text.len(), text.len());
-        return Err(vec![Diagnostic::error("parse", "the program has no main body", span, "expected a body after the definitions")
-            .with_note("only included files may consist of definitions alone")]);
+        return Err(vec![Diagnostic::error(
+            "parse",
+            "the program has no main body",
+            span,
+            "expected a body after the definitions",
+        )
+        .with_note("only included files may consist of definitions alone")]);
     };
     let mut r = Resolver::new(allow_free);
     let mut all_defs: Vec<&ast::Def> = Vec::new();
@@ -114,27 +129,51 @@ fn include(
     stack: &mut Vec<FileId>,
     libs: &mut Vec<ast::File>,
 ) -> Result<(), Vec<Diagnostic>> {
-    let base = sources.get(from).path.as_ref().and_then(|p| p.parent().map(Path::to_path_buf)).unwrap_or_default();
+    let base = sources
+        .get(from)
+        .path
+        .as_ref()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
     let path = base.join(rel);
     let key = fs.canonical(&path);
-    let on_stack = stack.iter().any(|f| sources.get(*f).path.as_ref().map(|p| fs.canonical(p)) == Some(key.clone()));
+    let on_stack = stack
+        .iter()
+        .any(|f| sources.get(*f).path.as_ref().map(|p| fs.canonical(p)) == Some(key.clone()));
     if on_stack {
         let chain: Vec<String> = stack.iter().map(|f| sources.get(*f).name.clone()).collect();
-        return Err(vec![Diagnostic::error("include", format!("include cycle: `{rel}` is already being included"), span, "this include closes a cycle")
-            .with_note(format!("include chain: {} -> {}", chain.join(" -> "), path.display()))]);
+        return Err(vec![Diagnostic::error(
+            "include",
+            format!("include cycle: `{rel}` is already being included"),
+            span,
+            "this include closes a cycle",
+        )
+        .with_note(format!("include chain: {} -> {}", chain.join(" -> "), path.display()))]);
     }
     if seen.contains_key(&key) {
         return Ok(());
     }
     seen.insert(key, ());
-    let bytes = fs.read(&path).map_err(|e| vec![Diagnostic::error("include", format!("cannot include `{rel}`: {e}"), span, format!("looked for {}", path.display()))])?;
+    let bytes = fs.read(&path).map_err(|e| {
+        vec![Diagnostic::error(
+            "include",
+            format!("cannot include `{rel}`: {e}"),
+            span,
+            format!("looked for {}", path.display()),
+        )]
+    })?;
     let file = add_source(sources, &path.display().to_string(), Some(path.clone()), bytes).map_err(|d| vec![d])?;
     let text = sources.get(file).text.clone();
     let parsed = parse_file(&text, file).map_err(|d| vec![d])?;
     if let Some(main) = &parsed.main {
         let s = body_start(main);
-        return Err(vec![Diagnostic::error("include", "an included file may hold only definitions", s, "a body that is not `let` or `fix`")
-            .with_secondary(span, "included here")]);
+        return Err(vec![Diagnostic::error(
+            "include",
+            "an included file may hold only definitions",
+            s,
+            "a body that is not `let` or `fix`",
+        )
+        .with_secondary(span, "included here")]);
     }
     stack.push(file);
     for (inc, s) in &parsed.includes {

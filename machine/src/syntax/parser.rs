@@ -93,7 +93,12 @@ impl<'a> Parser<'a> {
 
     fn expected(&self, what: &str) -> Diagnostic {
         let found = self.peek().describe();
-        Diagnostic::error("parse", format!("expected {what}, found {found}"), self.span(), format!("expected {what}"))
+        Diagnostic::error(
+            "parse",
+            format!("expected {what}, found {found}"),
+            self.span(),
+            format!("expected {what}"),
+        )
     }
 
     fn expect(&mut self, tok: Tok, what: &str) -> PResult<Token> {
@@ -150,11 +155,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        let main = if *self.peek() == Tok::Eof {
-            None
-        } else {
-            Some(self.body()?)
-        };
+        let main = if *self.peek() == Tok::Eof { None } else { Some(self.body()?) };
         if *self.peek() != Tok::Eof {
             return Err(self.expected("end of file"));
         }
@@ -351,14 +352,28 @@ impl<'a> Parser<'a> {
                 self.bump();
                 match text.parse::<i64>() {
                     Ok(v) => Operand::Int(v, t),
-                    Err(_) => return Err(Diagnostic::error("parse", "integer literal out of range", t, "does not fit in 64 bits")),
+                    Err(_) => {
+                        return Err(Diagnostic::error(
+                            "parse",
+                            "integer literal out of range",
+                            t,
+                            "does not fit in 64 bits",
+                        ))
+                    }
                 }
             }
             Tok::Float => {
                 self.bump();
                 match text.parse::<f64>() {
                     Ok(v) if v.is_finite() => Operand::Float(v, t),
-                    _ => return Err(Diagnostic::error("parse", "float literal out of range", t, "not a finite 64-bit float")),
+                    _ => {
+                        return Err(Diagnostic::error(
+                            "parse",
+                            "float literal out of range",
+                            t,
+                            "not a finite 64-bit float",
+                        ))
+                    }
                 }
             }
             Tok::True | Tok::False => {

@@ -106,7 +106,12 @@ impl Resolver {
             return *v;
         }
         if !self.allow_free {
-            self.error(Diagnostic::error("unbound", format!("unbound name `{}`", id.name), id.span, "not bound by any enclosing lambda, `let` or `fix`"));
+            self.error(Diagnostic::error(
+                "unbound",
+                format!("unbound name `{}`", id.name),
+                id.span,
+                "not bound by any enclosing lambda, `let` or `fix`",
+            ));
         }
         let v = self.vars.fresh(VarInfo {
             name: Some(id.name.clone()),
@@ -125,15 +130,25 @@ impl Resolver {
         for p in params.iter().map(|p| (&p.name, p.rest)).chain(sname.map(|s| (s, false))) {
             if let Some(first) = seen.insert(&p.0.name, p.0.span) {
                 self.error(
-                    Diagnostic::error("duplicate", format!("duplicate parameter name `{}`", p.0.name), p.0.span, "bound again here")
-                        .with_secondary(first, "first bound here"),
+                    Diagnostic::error(
+                        "duplicate",
+                        format!("duplicate parameter name `{}`", p.0.name),
+                        p.0.span,
+                        "bound again here",
+                    )
+                    .with_secondary(first, "first bound here"),
                 );
             }
             if p.1 {
                 if let Some(first) = rest {
                     self.error(
-                        Diagnostic::error("rest", "a parameter list may have only one rest parameter", p.0.span, "second rest parameter")
-                            .with_secondary(first, "first rest parameter"),
+                        Diagnostic::error(
+                            "rest",
+                            "a parameter list may have only one rest parameter",
+                            p.0.span,
+                            "second rest parameter",
+                        )
+                        .with_secondary(first, "first rest parameter"),
                     );
                 }
                 rest = Some(p.0.span);
@@ -170,7 +185,10 @@ impl Resolver {
     fn expr(&mut self, e: &Expr) -> Expr {
         let kind = match &e.kind {
             ExprKind::Name(n) => {
-                let id = ast::Ident { name: n.clone(), span: e.span };
+                let id = ast::Ident {
+                    name: n.clone(),
+                    span: e.span,
+                };
                 ExprKind::Val(Atom::Var(self.lookup(&id)))
             }
             ExprKind::Val(a) => ExprKind::Val(a.clone()),
@@ -193,7 +211,12 @@ impl Resolver {
             ast::Operand::Builtin(i) => match Builtin::from_dollar_name(&i.name) {
                 Some(b) => Atom::Builtin(b),
                 None => {
-                    self.error(Diagnostic::error("builtin", format!("unknown built-in `${}`", i.name), i.span, "the built-ins are `$exit` and `$if`"));
+                    self.error(Diagnostic::error(
+                        "builtin",
+                        format!("unknown built-in `${}`", i.name),
+                        i.span,
+                        "the built-ins are `$exit` and `$if`",
+                    ));
                     Atom::Builtin(Builtin::Exit)
                 }
             },
