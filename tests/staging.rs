@@ -36,7 +36,10 @@ fn always_runs_under_an_uninvoked_lambda() {
     // The call of `id` runs at once; what it leaves, `k 1`, is staged on the
     // (invoked) copy's staging parameter, i.e. `always`, and is stuck on `k`.
     let got = run_source("let id(x, k) { k x }\n$exit (k) { @always: id 1 k }");
-    assert!(got.starts_with("outcome: exit\nsteps: 3 (beta 2, expr 0, if 0, fix 0, exit 1)\n--- result\n(k) {\n  @always: k 1\n}\n"), "{got}");
+    assert!(
+        got.starts_with("outcome: exit\nsteps: 3 (beta 2, expr 0, if 0, fix 0, exit 1)\n--- result\n(k) {\n  @always: k 1\n}\n"),
+        "{got}"
+    );
     // An exit value is not a residual: no stuck warnings are reported for it.
     assert!(!got.contains("Warning"), "{got}");
 }
@@ -57,7 +60,10 @@ fn not_of_a_symbolic_variable_is_active_at_once() {
 
 #[test]
 fn and_or_combine_staging_values() {
-    check_result("$exit (k)[s] { @s & always: k 1 }", "outcome: exit\n(k)[s] {\n  @s & always: k 1\n}");
+    check_result(
+        "$exit (k)[s] { @s & always: k 1 }",
+        "outcome: exit\n(k)[s] {\n  @s & always: k 1\n}",
+    );
     check_result("$exit (k)[s] { @s | never: k 1 }", "outcome: exit\n(k)[s] {\n  @s | never: k 1\n}");
     // `s | always` is active: the body runs and is stuck on `k`.
     let got = run_source("let id(x, k) { k x }\n$exit (k)[s] { @s | always: id 2 k }");
@@ -99,7 +105,10 @@ fn partially_known_tuples() {
 #[test]
 fn stuck_bodies_stay_and_are_reported() {
     let got = run_source("(x) { @always: \"x+1\" (y) $exit y } 1\n");
-    assert!(got.starts_with("outcome: exit\n"), "a stuck body inside a lambda does not block the outer one:\n{got}");
+    assert!(
+        got.starts_with("outcome: exit\n"),
+        "a stuck body inside a lambda does not block the outer one:\n{got}"
+    );
     let got = run_source("$exit (x) { @always: \"x+1\" (y) $exit y }");
     assert!(got.contains("(x) {\n  @always: \"x+1\" (y)\n  $exit y\n}"), "{got}");
     // As a residual, the stuck body is reported as a warning naming the variable.
@@ -107,7 +116,10 @@ fn stuck_bodies_stay_and_are_reported() {
     // with its `if` stuck on the symbolic `x`.
     let got = run_source("let hold(k) { @never: k 1 }\nhold (x) { @always: if x () { $exit 1 } () { $exit 2 } }");
     assert!(got.starts_with("outcome: residual\n"), "{got}");
-    assert!(got.contains("[stuck] Warning: stuck body: the condition of `if` is symbolic (`x`)"), "{got}");
+    assert!(
+        got.contains("[stuck] Warning: stuck body: the condition of `if` is symbolic (`x`)"),
+        "{got}"
+    );
 }
 
 #[test]
@@ -126,14 +138,23 @@ fn symbolic_splice_onto_a_rest_parameter() {
     );
     // Without a rest parameter the splice cannot be matched: stuck.
     let got = run_source("let g(a, b) { a b }\nlet hold(k) { @never: k 0 }\nhold (t) { @always: g !t }");
-    assert!(got.contains("stuck body: a symbolic splice cannot be matched to parameters without a rest parameter (`t`)"), "{got}");
+    assert!(
+        got.contains("stuck body: a symbolic splice cannot be matched to parameters without a rest parameter (`t`)"),
+        "{got}"
+    );
     // A known tuple spliced anywhere is its elements.
-    check_result("let f(a, b, c, k) { \"a+b+c\" (s) k s }\nlet t = [2, 3]\nf 1 !t $exit", "outcome: exit\n6");
+    check_result(
+        "let f(a, b, c, k) { \"a+b+c\" (s) k s }\nlet t = [2, 3]\nf 1 !t $exit",
+        "outcome: exit\n6",
+    );
 }
 
 #[test]
 fn rest_parameter_in_the_middle() {
-    check_result("let f(a, !r, z, k) { k [a, r, z] }\nf 1 2 3 4 $exit", "outcome: exit\n[1, [2, 3], 4]");
+    check_result(
+        "let f(a, !r, z, k) { k [a, r, z] }\nf 1 2 3 4 $exit",
+        "outcome: exit\n[1, [2, 3], 4]",
+    );
     check_result("let f(a, !r, z, k) { k [a, r, z] }\nf 1 2 $exit", "outcome: exit\n[1, [], 2]");
 }
 
@@ -163,5 +184,8 @@ fn if_chooses_a_branch() {
 
 #[test]
 fn exit_stops_at_once() {
-    check("$exit 1", "outcome: exit\nsteps: 1 (beta 0, expr 0, if 0, fix 0, exit 1)\n--- result\n1");
+    check(
+        "$exit 1",
+        "outcome: exit\nsteps: 1 (beta 0, expr 0, if 0, fix 0, exit 1)\n--- result\n1",
+    );
 }

@@ -6,9 +6,9 @@
 //!   [`term::Program`];
 //! - [`term`]: the core terms of LANGUAGE.md §3;
 //! - [`expr`]: the expression language of §8;
-//! - [`reference`]: the reference reducer (substitution semantics, §4–5), the
+//! - [`reference`](mod@reference): the reference reducer (substitution semantics, §4–5), the
 //!   oracle every other machine is tested against;
-//! - [`print`]: canonical printing (§6).
+//! - [`print`](mod@print): canonical printing (§6).
 //!
 //! This crate does no terminal IO.
 

@@ -5,7 +5,7 @@
 //! - [`parse`]: text of one expression string to [`Expr`];
 //! - [`eval`]: evaluation of an expression whose variables have been replaced
 //!   by values (what is left as a variable is symbolic);
-//! - [`print`]: canonical printing, with values substituted and minimal
+//! - [`print`](mod@print): canonical printing, with values substituted and minimal
 //!   parentheses.
 
 pub mod ast;

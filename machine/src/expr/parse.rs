@@ -1,7 +1,7 @@
 //! Parser of one expression string (the text between the quotes).
 //!
-//! The text is first split into tokens, then parsed by recursive descent with
-//! precedence climbing for the binary operators (LANGUAGE.md §8):
+//! The text is first split into tokens, then parsed by recursive descent,
+//! with operator-precedence parsing (explicit stacks) for the binary operators (LANGUAGE.md §8):
 //!
 //! | precedence | operators                         |
 //! |------------|-----------------------------------|
@@ -76,8 +76,12 @@ struct Token {
     end: usize,
 }
 
-/// A lexing or parsing failure in local offsets.
-struct Failure {
+/// A lexing or parsing failure in local offsets (boxed, to keep the
+/// recursive parser's frames small).
+type Failure = Box<FailureData>;
+
+/// What [`Failure`] holds.
+struct FailureData {
     message: String,
     start: usize,
     end: usize,
@@ -86,19 +90,21 @@ struct Failure {
 
 type PResult<T> = Result<T, Failure>;
 
+#[cold]
 fn failure(message: impl Into<String>, start: usize, end: usize, expected: impl Into<String>) -> Failure {
-    Failure {
+    Box::new(FailureData {
         message: message.into(),
         start,
         end,
         expected: expected.into(),
-    }
+    })
 }
 
 /// Parses `text`, the content of an expression string that starts at byte
 /// `base` of `file`; spans in the result are file offsets.
 pub fn parse_expr(text: &str, file: FileId, base: usize) -> Result<Expr, Diagnostic> {
     let to_diag = |f: Failure| {
+        let f = *f;
         Diagnostic::error(
             "parse",
             f.message,
@@ -366,6 +372,22 @@ fn binop(t: &Tok) -> Option<(BinOp, u8)> {
     })
 }
 
+/// Replaces the top two operands by the top operator applied to them.
+fn reduce(operands: &mut Vec<Expr>, ops: &mut Vec<(BinOp, u8)>) {
+    let (Some((op, _)), Some(right)) = (ops.pop(), operands.pop()) else {
+        return;
+    };
+    let Some(left) = operands.pop() else {
+        operands.push(right);
+        return;
+    };
+    let span = left.span.to(right.span);
+    operands.push(Expr {
+        kind: ExprKind::Binary(op, Box::new(left), Box::new(right)),
+        span,
+    });
+}
+
 impl Parser {
     fn cur(&self) -> &Token {
         // The token list always ends with `Eof`, and `pos` never passes it.
@@ -381,12 +403,14 @@ impl Parser {
         &self.toks[i].tok
     }
 
-    fn bump(&mut self) -> Token {
-        let t = self.cur().clone();
+    /// Moves past the current token; returns its local range.
+    fn bump(&mut self) -> (usize, usize) {
+        let t = self.cur();
+        let r = (t.start, t.end);
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
         }
-        t
+        r
     }
 
     fn span(&self, start: usize, end: usize) -> Span {
@@ -401,7 +425,16 @@ impl Parser {
         (s.end as usize).saturating_sub(self.base)
     }
 
+    fn node(&self, kind: ExprKind, start: usize, end: usize) -> Expr {
+        Expr {
+            kind,
+            span: self.span(start, end),
+        }
+    }
+
     /// A failure at the current token, which is not what was `expected`.
+    #[cold]
+    #[inline(never)]
     fn unexpected(&self, expected: &str) -> Failure {
         let t = self.cur();
         if t.tok == Tok::DotDot {
@@ -415,9 +448,10 @@ impl Parser {
         failure(format!("unexpected {}", describe(&t.tok)), t.start, t.end, expected)
     }
 
-    fn expect(&mut self, tok: &Tok, expected: &str) -> PResult<Token> {
+    /// Moves past the current token if it is `tok`; returns its local end.
+    fn expect(&mut self, tok: &Tok, expected: &str) -> PResult<usize> {
         if self.peek() == tok {
-            Ok(self.bump())
+            Ok(self.bump().1)
         } else {
             Err(self.unexpected(expected))
         }
@@ -427,15 +461,21 @@ impl Parser {
     fn enter(&mut self, n: usize) -> PResult<()> {
         self.depth += n;
         if self.depth > MAX_DEPTH {
-            let t = self.cur();
-            return Err(failure(
-                "expression nested too deeply",
-                t.start,
-                t.end,
-                format!("at most {MAX_DEPTH} levels of brackets and prefix operators"),
-            ));
+            return Err(self.too_deep());
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Failure {
+        let t = self.cur();
+        failure(
+            "expression nested too deeply",
+            t.start,
+            t.end,
+            format!("at most {MAX_DEPTH} levels of brackets and prefix operators"),
+        )
     }
 
     fn leave(&mut self, n: usize) {
@@ -454,26 +494,26 @@ impl Parser {
         Ok(e)
     }
 
+    /// A binary expression, by operator precedence with explicit stacks
+    /// (no recursion per precedence level; left-associative).
     fn parse_expr(&mut self) -> PResult<Expr> {
-        self.parse_binary(1)
-    }
-
-    /// Precedence climbing: operators of precedence at least `min`.
-    fn parse_binary(&mut self, min: u8) -> PResult<Expr> {
-        let mut left = self.parse_unary()?;
+        let mut operands: Vec<Expr> = vec![self.parse_unary()?];
+        let mut ops: Vec<(BinOp, u8)> = Vec::new();
         while let Some((op, prec)) = binop(self.peek()) {
-            if prec < min {
-                break;
-            }
             self.bump();
-            let right = self.parse_binary(prec + 1)?;
-            let span = left.span.to(right.span);
-            left = Expr {
-                kind: ExprKind::Binary(op, Box::new(left), Box::new(right)),
-                span,
-            };
+            while ops.last().is_some_and(|(_, p)| *p >= prec) {
+                reduce(&mut operands, &mut ops);
+            }
+            ops.push((op, prec));
+            operands.push(self.parse_unary()?);
         }
-        Ok(left)
+        while !ops.is_empty() {
+            reduce(&mut operands, &mut ops);
+        }
+        match operands.pop() {
+            Some(e) => Ok(e),
+            None => Err(self.unexpected("an expression")),
+        }
     }
 
     /// An expression, or a range `a..b` (in an index or an argument).
@@ -496,6 +536,15 @@ impl Parser {
     }
 
     fn parse_unary(&mut self) -> PResult<Expr> {
+        if !matches!(self.peek(), Tok::Minus | Tok::Bang) {
+            return self.parse_postfix();
+        }
+        self.parse_prefixed()
+    }
+
+    /// Prefix operators (a loop) and their operand.
+    #[inline(never)]
+    fn parse_prefixed(&mut self) -> PResult<Expr> {
         let mut ops: Vec<(UnOp, usize)> = Vec::new();
         let depth_before = self.depth;
         loop {
@@ -504,97 +553,89 @@ impl Parser {
                 Tok::Bang => UnOp::Not,
                 _ => break,
             };
-            let t = self.bump();
-            ops.push((op, t.start));
+            let (start, _) = self.bump();
+            ops.push((op, start));
             self.enter(1)?;
         }
-        let folded = if matches!(ops.last(), Some((UnOp::Neg, _)))
+        let fold = matches!(ops.last(), Some((UnOp::Neg, _)))
             && matches!(self.peek(), Tok::Int(_) | Tok::Float(_))
-            && !matches!(self.peek_at(1), Tok::LBrack | Tok::Dot | Tok::LParen)
-        {
-            ops.pop().map(|(_, start)| start)
-        } else {
-            None
-        };
-        let mut e = match folded {
-            Some(start) => {
-                let t = self.bump();
-                let atom = match t.tok {
-                    Tok::Int(n) => {
-                        if n <= i64::MAX as u64 {
-                            Atom::Int(-(n as i64))
-                        } else if n == i64::MAX as u64 + 1 {
-                            Atom::Int(i64::MIN)
-                        } else {
-                            return Err(int_overflow(&format!("-{n}"), start, t.end));
-                        }
-                    }
-                    Tok::Float(f) => Atom::Float(-f),
-                    _ => return Err(failure("unexpected token", t.start, t.end, "a number")),
-                };
-                Expr {
-                    kind: ExprKind::Val(atom),
-                    span: self.span(start, t.end),
-                }
+            && !matches!(self.peek_at(1), Tok::LBrack | Tok::Dot | Tok::LParen);
+        let mut e = match ops.pop() {
+            Some((_, start)) if fold => self.negative_literal(start)?,
+            Some(last) => {
+                ops.push(last);
+                self.parse_postfix()?
             }
             None => self.parse_postfix()?,
         };
         self.depth = depth_before;
         for (op, start) in ops.into_iter().rev() {
             let end = self.local_end(e.span);
-            e = Expr {
-                kind: ExprKind::Unary(op, Box::new(e)),
-                span: self.span(start, end),
-            };
+            e = self.node(ExprKind::Unary(op, Box::new(e)), start, end);
         }
         Ok(e)
+    }
+
+    /// The number literal at the current token, negated; `start` is the
+    /// local offset of the minus.
+    fn negative_literal(&mut self, start: usize) -> PResult<Expr> {
+        let tok = self.peek().clone();
+        let (_, end) = self.bump();
+        let atom = match tok {
+            Tok::Int(n) => match 0i64.checked_sub_unsigned(n) {
+                Some(m) => Atom::Int(m),
+                None => return Err(int_overflow(&format!("-{n}"), start, end)),
+            },
+            Tok::Float(f) => Atom::Float(-f),
+            _ => return Err(failure("unexpected token", start, end, "a number")),
+        };
+        Ok(self.node(ExprKind::Val(atom), start, end))
     }
 
     fn parse_postfix(&mut self) -> PResult<Expr> {
         let mut e = self.parse_primary()?;
         loop {
-            match self.peek() {
-                Tok::LBrack => {
-                    self.bump();
-                    self.enter(1)?;
-                    let idx = self.parse_range_or_expr()?;
-                    let close = self.expect(&Tok::RBrack, "`]`")?;
-                    self.leave(1);
-                    let span = self.span(self.local_start(e.span), close.end);
-                    e = Expr {
-                        kind: ExprKind::Index(Box::new(e), Box::new(idx)),
-                        span,
-                    };
-                }
-                Tok::Dot => {
-                    self.bump();
-                    let name = match self.peek() {
-                        Tok::Word(w) => w.clone(),
-                        _ => return Err(self.unexpected("a field or method name")),
-                    };
-                    let t = self.bump();
-                    if *self.peek() == Tok::LParen {
-                        let (args, end) = self.parse_args()?;
-                        let span = self.span(self.local_start(e.span), end);
-                        e = Expr {
-                            kind: ExprKind::Method(Box::new(e), name, args),
-                            span,
-                        };
-                    } else {
-                        let span = self.span(self.local_start(e.span), t.end);
-                        e = Expr {
-                            kind: ExprKind::Field(Box::new(e), name),
-                            span,
-                        };
-                    }
-                }
+            e = match self.peek() {
+                Tok::LBrack => self.parse_index(e)?,
+                Tok::Dot => self.parse_dot(e)?,
                 _ => return Ok(e),
-            }
+            };
+        }
+    }
+
+    /// `e[i]` or `e[i..j]`, at the `[`.
+    #[inline(never)]
+    fn parse_index(&mut self, e: Expr) -> PResult<Expr> {
+        self.bump();
+        self.enter(1)?;
+        let idx = self.parse_range_or_expr()?;
+        let end = self.expect(&Tok::RBrack, "`]`")?;
+        self.leave(1);
+        let start = self.local_start(e.span);
+        Ok(self.node(ExprKind::Index(Box::new(e), Box::new(idx)), start, end))
+    }
+
+    /// `e.f` or `e.f(args)`, at the `.`.
+    #[inline(never)]
+    fn parse_dot(&mut self, e: Expr) -> PResult<Expr> {
+        self.bump();
+        let name = match self.peek() {
+            Tok::Word(w) => w.clone(),
+            _ => return Err(self.unexpected("a field or method name")),
+        };
+        let (_, name_end) = self.bump();
+        let start = self.local_start(e.span);
+        if *self.peek() == Tok::LParen {
+            let (args, end) = self.parse_args()?;
+            Ok(self.node(ExprKind::Method(Box::new(e), name, args), start, end))
+        } else {
+            Ok(self.node(ExprKind::Field(Box::new(e), name), start, name_end))
         }
     }
 
     /// Parses `( args )` at the current `(`; returns the arguments and the
     /// local end of the `)`.
+    #[inline(never)]
     fn parse_args(&mut self) -> PResult<(Vec<Expr>, usize)> {
         self.expect(&Tok::LParen, "`(`")?;
         self.enter(1)?;
@@ -611,127 +652,138 @@ impl Parser {
                 }
             }
         }
-        let close = self.expect(&Tok::RParen, "`)`")?;
+        let end = self.expect(&Tok::RParen, "`)`")?;
         self.leave(1);
-        Ok((args, close.end))
+        Ok((args, end))
     }
 
     fn parse_primary(&mut self) -> PResult<Expr> {
-        let t = self.cur().clone();
-        let val = |p: &Parser, a: Atom| Expr {
-            kind: ExprKind::Val(a),
-            span: p.span(t.start, t.end),
-        };
-        match &t.tok {
-            Tok::Int(n) => {
-                self.bump();
-                match i64::try_from(*n) {
-                    Ok(n) => Ok(val(self, Atom::Int(n))),
-                    Err(_) => Err(int_overflow(&n.to_string(), t.start, t.end)),
-                }
-            }
-            Tok::Float(f) => {
-                self.bump();
-                Ok(val(self, Atom::Float(*f)))
-            }
-            Tok::Str(s) => {
-                self.bump();
-                Ok(val(self, Atom::Str(s.clone())))
-            }
-            Tok::Word(w) => {
-                self.bump();
-                match &**w {
-                    "true" => Ok(val(self, Atom::Bool(true))),
-                    "false" => Ok(val(self, Atom::Bool(false))),
-                    "always" => Ok(val(self, Atom::Stage(true))),
-                    "never" => Ok(val(self, Atom::Stage(false))),
-                    _ if *self.peek() == Tok::LParen => {
-                        let (args, end) = self.parse_args()?;
-                        Ok(Expr {
-                            kind: ExprKind::Call(w.clone(), args),
-                            span: self.span(t.start, end),
-                        })
-                    }
-                    _ => Ok(Expr {
-                        kind: ExprKind::Name(w.clone()),
-                        span: self.span(t.start, t.end),
-                    }),
-                }
-            }
-            Tok::LParen => {
-                self.bump();
-                self.enter(1)?;
-                let inner = self.parse_expr()?;
-                let close = self.expect(&Tok::RParen, "`)`")?;
-                self.leave(1);
-                Ok(Expr {
-                    kind: inner.kind,
-                    span: self.span(t.start, close.end),
-                })
-            }
-            Tok::LBrack => {
-                self.bump();
-                self.enter(1)?;
-                let mut elems = Vec::new();
-                if *self.peek() != Tok::RBrack {
-                    loop {
-                        elems.push(self.parse_expr()?);
-                        match self.peek() {
-                            Tok::Comma => {
-                                self.bump();
-                            }
-                            Tok::RBrack => break,
-                            _ => return Err(self.unexpected("`,` or `]`")),
-                        }
-                    }
-                }
-                let close = self.expect(&Tok::RBrack, "`]`")?;
-                self.leave(1);
-                Ok(Expr {
-                    kind: ExprKind::Tuple(elems),
-                    span: self.span(t.start, close.end),
-                })
-            }
-            Tok::LBrace => {
-                self.bump();
-                self.enter(1)?;
-                let mut fields: Vec<(Rc<str>, Expr)> = Vec::new();
-                if *self.peek() != Tok::RBrace {
-                    loop {
-                        let name = match self.peek() {
-                            Tok::Word(w) => w.clone(),
-                            _ => return Err(self.unexpected("a field name")),
-                        };
-                        let nt = self.bump();
-                        if fields.iter().any(|(f, _)| *f == name) {
-                            return Err(failure(
-                                format!("duplicate field `{name}` in record"),
-                                nt.start,
-                                nt.end,
-                                "a field name not used before in this record",
-                            ));
-                        }
-                        self.expect(&Tok::Colon, "`:`")?;
-                        let v = self.parse_expr()?;
-                        fields.push((name, v));
-                        match self.peek() {
-                            Tok::Comma => {
-                                self.bump();
-                            }
-                            Tok::RBrace => break,
-                            _ => return Err(self.unexpected("`,` or `}`")),
-                        }
-                    }
-                }
-                let close = self.expect(&Tok::RBrace, "`}`")?;
-                self.leave(1);
-                Ok(Expr {
-                    kind: ExprKind::Record(fields),
-                    span: self.span(t.start, close.end),
-                })
-            }
-            _ => Err(self.unexpected("an expression")),
+        match self.peek() {
+            Tok::Word(_) => self.parse_word(),
+            Tok::LParen => self.parse_paren(),
+            Tok::LBrack => self.parse_tuple(),
+            Tok::LBrace => self.parse_record(),
+            _ => self.parse_literal(),
         }
+    }
+
+    /// A number or string literal.
+    #[inline(never)]
+    fn parse_literal(&mut self) -> PResult<Expr> {
+        let tok = self.peek().clone();
+        let atom = match tok {
+            Tok::Int(n) => match i64::try_from(n) {
+                Ok(n) => Atom::Int(n),
+                Err(_) => {
+                    let t = self.cur();
+                    return Err(int_overflow(&n.to_string(), t.start, t.end));
+                }
+            },
+            Tok::Float(f) => Atom::Float(f),
+            Tok::Str(s) => Atom::Str(s),
+            _ => return Err(self.unexpected("an expression")),
+        };
+        let (start, end) = self.bump();
+        Ok(self.node(ExprKind::Val(atom), start, end))
+    }
+
+    /// A keyword literal, a name or a call.
+    #[inline(never)]
+    fn parse_word(&mut self) -> PResult<Expr> {
+        let Tok::Word(w) = self.peek().clone() else {
+            return Err(self.unexpected("a name"));
+        };
+        let (start, end) = self.bump();
+        let atom = match &*w {
+            "true" => Atom::Bool(true),
+            "false" => Atom::Bool(false),
+            "always" => Atom::Stage(true),
+            "never" => Atom::Stage(false),
+            _ if *self.peek() == Tok::LParen => {
+                let (args, end) = self.parse_args()?;
+                return Ok(self.node(ExprKind::Call(w, args), start, end));
+            }
+            _ => return Ok(self.node(ExprKind::Name(w), start, end)),
+        };
+        Ok(self.node(ExprKind::Val(atom), start, end))
+    }
+
+    /// `( e )`.
+    #[inline(never)]
+    fn parse_paren(&mut self) -> PResult<Expr> {
+        let (start, _) = self.bump();
+        self.enter(1)?;
+        let inner = self.parse_expr()?;
+        let end = self.expect(&Tok::RParen, "`)`")?;
+        self.leave(1);
+        Ok(self.node(inner.kind, start, end))
+    }
+
+    /// `[a, b, ..]`.
+    #[inline(never)]
+    fn parse_tuple(&mut self) -> PResult<Expr> {
+        let (start, _) = self.bump();
+        self.enter(1)?;
+        let mut elems = Vec::new();
+        if *self.peek() != Tok::RBrack {
+            loop {
+                elems.push(self.parse_expr()?);
+                match self.peek() {
+                    Tok::Comma => {
+                        self.bump();
+                    }
+                    Tok::RBrack => break,
+                    _ => return Err(self.unexpected("`,` or `]`")),
+                }
+            }
+        }
+        let end = self.expect(&Tok::RBrack, "`]`")?;
+        self.leave(1);
+        Ok(self.node(ExprKind::Tuple(elems), start, end))
+    }
+
+    /// `{f: a, g: b}`.
+    #[inline(never)]
+    fn parse_record(&mut self) -> PResult<Expr> {
+        let (start, _) = self.bump();
+        self.enter(1)?;
+        let mut fields: Vec<(Rc<str>, Expr)> = Vec::new();
+        if *self.peek() != Tok::RBrace {
+            loop {
+                let name = self.record_field_name(&fields)?;
+                let v = self.parse_expr()?;
+                fields.push((name, v));
+                match self.peek() {
+                    Tok::Comma => {
+                        self.bump();
+                    }
+                    Tok::RBrace => break,
+                    _ => return Err(self.unexpected("`,` or `}`")),
+                }
+            }
+        }
+        let end = self.expect(&Tok::RBrace, "`}`")?;
+        self.leave(1);
+        Ok(self.node(ExprKind::Record(fields), start, end))
+    }
+
+    /// `name :` of a record field not among `fields`.
+    fn record_field_name(&mut self, fields: &[(Rc<str>, Expr)]) -> PResult<Rc<str>> {
+        let name = match self.peek() {
+            Tok::Word(w) => w.clone(),
+            _ => return Err(self.unexpected("a field name")),
+        };
+        let (start, end) = self.bump();
+        if fields.iter().any(|(f, _)| *f == name) {
+            return Err(failure(
+                format!("duplicate field `{name}` in record"),
+                start,
+                end,
+                "a field name not used before in this record",
+            ));
+        }
+        self.expect(&Tok::Colon, "`:`")?;
+        Ok(name)
     }
 }
 
@@ -987,6 +1039,34 @@ mod tests {
         s.push('0');
         s.push_str(&"]".repeat(MAX_DEPTH / 2));
         assert!(parse_expr(&s, FileId(0), 0).is_ok());
+    }
+
+    #[test]
+    fn deepest_accepted_nesting_fits_a_small_stack() {
+        let n = MAX_DEPTH - 1;
+        let mut mixed = String::new();
+        for _ in 0..MAX_DEPTH / 2 {
+            mixed.push_str("a||b&&c<d+e*-f[");
+        }
+        mixed.push('0');
+        mixed.push_str(&"]".repeat(MAX_DEPTH / 2));
+        let inputs = [
+            format!("{}1{}", "(".repeat(n), ")".repeat(n)),
+            format!("{}1{}", "f(".repeat(n), ")".repeat(n)),
+            format!("{}1{}", "x.f(".repeat(n), ")".repeat(n)),
+            format!("{}1{}", "{a: ".repeat(n), "}".repeat(n)),
+            format!("{}1{}", "x[1..".repeat(n), "]".repeat(n)),
+            format!("{}1{}", "[".repeat(n), "]".repeat(n)),
+            format!("{}x", "-".repeat(n)),
+            mixed,
+        ];
+        for text in inputs {
+            let worker = std::thread::Builder::new()
+                .stack_size(4 << 20)
+                .spawn(move || parse_expr(&text, FileId(0), 0).is_ok());
+            let ok = worker.map(|h| h.join().unwrap_or(false)).unwrap_or(false);
+            assert!(ok);
+        }
     }
 
     #[test]

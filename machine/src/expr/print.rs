@@ -607,7 +607,7 @@ mod tests {
         match rng.below(if leaf { 2 } else { 11 }) {
             0 => val(gen_value(rng, 2)),
             1 => nm(["x", "y", "t", "f1"][rng.below(4)]),
-            2 | 3 | 4 => {
+            2..=4 => {
                 let ops = [
                     BinOp::Mul,
                     BinOp::Div,

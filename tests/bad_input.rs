@@ -1,0 +1,98 @@
+//! Hostile and broken input: every case gets a diagnostic (exit code 2 from
+//! the command line), never a panic, a hang or a stack overflow.
+
+use std::ffi::OsString;
+
+fn run_bytes(name: &str, bytes: &[u8]) -> (u8, String) {
+    let dir = std::env::temp_dir().join(format!("deepcps-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    let argv: Vec<OsString> = vec!["deepcps".into(), "run".into(), p.into_os_string()];
+    // The binary runs on a large stack; so does this test.
+    let handle = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let mut out = Vec::new();
+            let mut err = Vec::new();
+            let code = deepcps::main_with(argv, &mut out, &mut err);
+            (code, String::from_utf8_lossy(&err).into_owned())
+        })
+        .expect("spawn");
+    handle.join().expect("no panic")
+}
+
+#[track_caller]
+fn rejects(name: &str, bytes: &[u8], message: &str) {
+    let (code, err) = run_bytes(name, bytes);
+    assert_eq!(code, 2, "{name}: {err}");
+    assert!(
+        err.contains(message),
+        "{name}: expected `{message}` in:\n{}",
+        &err[..err.len().min(2000)]
+    );
+}
+
+#[test]
+fn truncated_file() {
+    rejects("trunc.dcps", b"let f(x, k) { k", "expected `}`, found end of file");
+    rejects("trunc2.dcps", b"let f", "expected the value bound by `let`");
+    rejects("trunc3.dcps", b"@always", "expected `:` after the staging expression");
+    rejects("empty.dcps", b"", "the program has no main body");
+}
+
+#[test]
+fn unbalanced_braces() {
+    rejects("close.dcps", b"$exit 1 }", "expected end of file, found `}`");
+    rejects("open.dcps", b"(x) { (y) { $exit 1 }", "expected `}`");
+}
+
+#[test]
+fn unknown_builtin() {
+    rejects("builtin.dcps", b"$print 1", "unknown built-in `$print`");
+}
+
+#[test]
+fn invalid_utf8() {
+    rejects("utf8.dcps", b"$exit 1 // caf\xe9\n", "source is not valid UTF-8");
+}
+
+#[test]
+fn a_ten_megabyte_line() {
+    let mut src = b"$exit [".to_vec();
+    for _ in 0..(10 << 20) / 2 {
+        src.extend_from_slice(b"1,");
+    }
+    src.extend_from_slice(b" ?]");
+    rejects("long.dcps", &src, "unexpected character `?`");
+}
+
+#[test]
+fn deep_nesting_is_a_diagnostic() {
+    let n = 100_000;
+    let parens = format!("@{}always{}: $exit 1", "(".repeat(n), ")".repeat(n));
+    rejects("parens.dcps", parens.as_bytes(), "nested too deeply");
+    let tuples = format!("$exit {}1{}", "[".repeat(n), "]".repeat(n));
+    rejects("tuples.dcps", tuples.as_bytes(), "nested too deeply");
+    let lambdas = format!("$exit {}$exit 1{}", "() { ".repeat(n), " }".repeat(n));
+    rejects("lambdas.dcps", lambdas.as_bytes(), "nested too deeply");
+    let nots = format!("@{}always: $exit 1", "!".repeat(n));
+    rejects("nots.dcps", nots.as_bytes(), "nested too deeply");
+    let expr = format!("\"{}1{}\" (x) $exit x", "(".repeat(n), ")".repeat(n));
+    rejects("expr.dcps", expr.as_bytes(), "nested too deeply");
+}
+
+#[test]
+fn long_sequential_code_is_not_nesting() {
+    // A braceless chain of 3,000 statements nests 3,000 lambdas (more than
+    // the bracket limit), but only brackets are limited: it parses, resolves
+    // and runs. (The reference reducer copies the rest of the chain at each
+    // step, so it is quadratic here; long programs are the graph machine's.)
+    let mut src = String::new();
+    for i in 0..3_000 {
+        src.push_str(&format!("\"{i}\" (x{i})\n"));
+    }
+    src.push_str("$exit x2999\n");
+    let (code, err) = run_bytes("chain.dcps", src.as_bytes());
+    assert_eq!(code, 0, "{err}");
+}

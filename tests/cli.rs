@@ -1,0 +1,121 @@
+//! The command line, driven in-process through `deepcps::main_with`: what
+//! goes to stdout and stderr, and the exit codes (0 result, 1 runtime error,
+//! 2 usage/parse/static error, 3 limit).
+
+use std::ffi::OsString;
+
+use deepcps_tests::root;
+
+struct Ran {
+    code: u8,
+    out: String,
+    err: String,
+}
+
+fn deepcps(args: &[&str]) -> Ran {
+    let mut argv: Vec<OsString> = vec!["deepcps".into()];
+    argv.extend(args.iter().map(OsString::from));
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let base = root();
+    std::env::set_current_dir(&base).expect("workspace root");
+    let code = deepcps::main_with(argv, &mut out, &mut err);
+    Ran {
+        code,
+        out: String::from_utf8_lossy(&out).into_owned(),
+        err: String::from_utf8_lossy(&err).into_owned(),
+    }
+}
+
+fn temp_file(name: &str, bytes: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("deepcps-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write temp file");
+    p.display().to_string()
+}
+
+#[test]
+fn run_prints_the_papers_residual() {
+    let r = deepcps(&["run", "corpus/paper/arith_built.dcps"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(
+        r.out,
+        "(exit)[pt] {\n  @pt: \"4*2\" (prod)[pt]\n  @pt: \"1+prod\" (sum)[pt]\n  @pt: \"sum+3\" (sum)[pt]\n  @pt: exit sum\n}\n"
+    );
+    assert_eq!(r.err, "");
+}
+
+#[test]
+fn stats_go_to_stderr() {
+    let r = deepcps(&["run", "--stats", "corpus/paper/arith_immediate.dcps"]);
+    assert_eq!((r.code, r.out.as_str()), (0, "12\n"));
+    assert!(r.err.starts_with("steps: 68 (beta 49, expr 17, if 0, fix 1, exit 1)"), "{}", r.err);
+}
+
+#[test]
+fn runtime_error_exits_1() {
+    let r = deepcps(&["run", "corpus/err/runtime_division_by_zero.dcps"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.out, "");
+    assert!(r.err.contains("[division-by-zero] Error: division by zero in 10 / 0"), "{}", r.err);
+}
+
+#[test]
+fn parse_and_static_errors_exit_2() {
+    for f in [
+        "corpus/err/syntax_unbalanced.dcps",
+        "corpus/err/static_unbound.dcps",
+        "corpus/err/static_include_cycle.dcps",
+    ] {
+        let r = deepcps(&["run", f]);
+        assert_eq!(r.code, 2, "{f}: {}", r.err);
+        assert!(
+            r.err.contains(f.trim_start_matches("corpus/err/")) || r.err.contains("corpus/err/"),
+            "{f}: {}",
+            r.err
+        );
+    }
+    let r = deepcps(&["check", "corpus/err/static_unbound.dcps"]);
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn step_limit_exits_3_and_says_so() {
+    let r = deepcps(&["run", "--max-steps", "10", "corpus/paper/arith_built.dcps"]);
+    assert_eq!(r.code, 3);
+    assert!(r.err.contains("step limit reached: 10 steps executed"), "{}", r.err);
+    assert!(r.err.contains("steps: 10 ("), "{}", r.err);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(deepcps(&["frobnicate"]).code, 2);
+    assert_eq!(deepcps(&["run"]).code, 2);
+    assert_eq!(deepcps(&["run", "--max-steps", "many", "x.dcps"]).code, 2);
+    let r = deepcps(&["run", "no/such/file.dcps"]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("cannot read `no/such/file.dcps`"), "{}", r.err);
+}
+
+#[test]
+fn check_accepts_every_paper_program() {
+    for f in ["arith_built", "arith_ast", "arith_env", "matrix_chain", "arith_simplebuild"] {
+        let r = deepcps(&["check", &format!("corpus/paper/{f}.dcps")]);
+        assert_eq!(r.code, 0, "{f}: {}", r.err);
+        assert!(r.out.ends_with(": ok\n"));
+    }
+}
+
+#[test]
+fn fmt_is_canonical_and_idempotent() {
+    let src = "let f(x,k){k x}\n'@always:' f 1 (r)\n$exit r\n";
+    let p = temp_file("fmt.dcps", src.as_bytes());
+    let r = deepcps(&["fmt", &p]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    // An explicit `@always:` differs from natural staging inside a `let`: kept.
+    assert_eq!(r.out, "let f(x, k) {\n  k x\n}\n@always: f 1 (r)\n$exit r\n");
+    assert_eq!(deepcps(&["fmt", "--check", &p]).code, 1);
+    let q = temp_file("fmt2.dcps", r.out.as_bytes());
+    assert_eq!(deepcps(&["fmt", "--check", &q]).code, 0);
+}
