@@ -72,3 +72,235 @@ pub fn run_source(text: &str) -> String {
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
+
+/// Parses `text` as a program (no includes) and prints it canonically.
+pub fn reprint(text: &str) -> Result<String, String> {
+    reprint_with(text, false)
+}
+
+/// Like [`reprint`], but names with no binder are allowed (a result may
+/// mention symbolic variables bound outside it).
+pub fn reprint_open(text: &str) -> Result<String, String> {
+    reprint_with(text, true)
+}
+
+fn reprint_with(text: &str, allow_free: bool) -> Result<String, String> {
+    let mut sources = SourceMap::new();
+    let id = add_source(&mut sources, "reprint.dcps", None, text.as_bytes().to_vec()).map_err(|d| render(&sources, &[d]))?;
+    let p = load_from(&MemFs::default(), id, &mut sources, allow_free).map_err(|ds| render(&sources, &ds))?;
+    Ok(deepcps_machine::print::Printer::new(&p.vars).program_text(&p.body))
+}
+
+/// The outcome, counts and result of running `text`, without diagnostics
+/// (whose spans depend on the layout of the source).
+pub fn outcome_of(text: &str, max_steps: u64) -> String {
+    let mut sources = SourceMap::new();
+    let Ok(id) = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()) else {
+        return "utf8".into();
+    };
+    match load_from(&MemFs::default(), id, &mut sources, false) {
+        Ok(p) => {
+            let r = Reducer::new(p).report(&Limits { max_steps });
+            let kind = match &r.outcome {
+                Outcome::Residual => "residual".to_string(),
+                Outcome::Exit(_) => "exit".to_string(),
+                Outcome::Error(e) => format!("error {}", e.kind.name()),
+                Outcome::Limit(l) => format!("limit {l}"),
+            };
+            let text = if matches!(r.outcome, Outcome::Error(_)) {
+                String::new()
+            } else {
+                r.text
+            };
+            format!("{kind}\n{}\n{text}", r.counts)
+        }
+        Err(ds) => format!("static error: {}", ds.len()),
+    }
+}
+
+/// A small deterministic generator of random well-scoped DeepCPS programs
+/// (source text), for property tests: staged bodies (natural, `always`,
+/// `never`, variables, `&|!`), lambdas with named staging parameters, rest
+/// parameters and splices, tuples, `let`, `fix`, `if`, expressions, and
+/// bodies that get stuck or fail at run time.
+pub struct Gen {
+    state: u64,
+    fresh: u32,
+}
+
+impl Gen {
+    /// A generator seeded with `seed`.
+    pub fn new(seed: u64) -> Gen {
+        Gen {
+            state: seed ^ 0x9E37_79B9_7F4A_7C15,
+            fresh: 0,
+        }
+    }
+
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.state ^= self.state >> 12;
+        self.state ^= self.state << 25;
+        self.state ^= self.state >> 27;
+        self.state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn name(&mut self, base: &str) -> String {
+        self.fresh += 1;
+        // Few distinct names, so that shadowing (and renaming) happens.
+        format!("{base}{}", self.fresh % 3)
+    }
+
+    /// A whole program.
+    pub fn program(&mut self) -> String {
+        let mut scope = vec![];
+        self.body(4, &mut scope, &mut vec![])
+    }
+
+    fn pick<'a>(&mut self, xs: &'a [String]) -> Option<&'a String> {
+        if xs.is_empty() {
+            None
+        } else {
+            Some(&xs[self.below(xs.len() as u64) as usize])
+        }
+    }
+
+    fn stage(&mut self, stages: &[String]) -> String {
+        match self.below(10) {
+            0 => "@always: ".into(),
+            1 => "@never: ".into(),
+            2..=4 => match self.pick(stages).cloned() {
+                Some(s) => match self.below(4) {
+                    0 => format!("@!{s}: "),
+                    1 => format!("@{s} & always: "),
+                    2 => format!("@{s} | never: "),
+                    _ => format!("@{s}: "),
+                },
+                None => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+
+    fn atom(&mut self, depth: u32, scope: &mut Vec<String>, stages: &mut Vec<String>) -> String {
+        match self.below(if depth == 0 { 5 } else { 8 }) {
+            0 => format!("{}", self.below(7) as i64 - 2),
+            1 | 2 => self.pick(scope).cloned().unwrap_or_else(|| "1".into()),
+            3 => ["always", "never", "true", "false"][self.below(4) as usize].to_string(),
+            4 => {
+                let a = self.pick(scope).cloned().unwrap_or_else(|| "2".into());
+                let b = self.below(5);
+                let op = ["+", "*", "-", "<", "=="][self.below(5) as usize];
+                format!("\"{a}{op}{b}\"")
+            }
+            5 => {
+                let n = self.below(3);
+                let xs: Vec<String> = (0..n).map(|_| self.atom(depth - 1, scope, stages)).collect();
+                format!("[{}]", xs.join(", "))
+            }
+            _ => self.lambda(depth - 1, scope, stages, true),
+        }
+    }
+
+    fn lambda(&mut self, depth: u32, scope: &mut Vec<String>, stages: &mut Vec<String>, braced: bool) -> String {
+        let k = self.below(3);
+        let mut params: Vec<String> = (0..k).map(|_| self.name("x")).collect();
+        params.sort();
+        params.dedup();
+        let rest = self.below(4) == 0;
+        let rest_name = self.name("r");
+        let sname = if self.below(2) == 0 { Some(self.name("s")) } else { None };
+        let saved = (scope.len(), stages.len());
+        scope.extend(params.iter().cloned());
+        if rest && !params.contains(&rest_name) {
+            scope.push(rest_name.clone());
+        }
+        if let Some(s) = &sname {
+            stages.push(s.clone());
+            scope.push(s.clone());
+        }
+        let body = self.body(depth, scope, stages);
+        scope.truncate(saved.0);
+        stages.truncate(saved.1);
+        let mut ps = params.clone();
+        if rest && !params.contains(&rest_name) {
+            ps.push(format!("!{rest_name}"));
+        }
+        let s = sname.map(|s| format!("[{s}]")).unwrap_or_default();
+        if braced {
+            format!("({}){s} {{ {body} }}", ps.join(", "))
+        } else {
+            format!("({}){s}\n{body}", ps.join(", "))
+        }
+    }
+
+    fn body(&mut self, depth: u32, scope: &mut Vec<String>, stages: &mut Vec<String>) -> String {
+        let stage = self.stage(stages);
+        if depth == 0 {
+            let v = self.atom(0, scope, stages);
+            return format!("{stage}$exit {v}");
+        }
+        match self.below(9) {
+            8 => {
+                // A recursive function that recurses only when `n` is true.
+                let f = self.name("f");
+                scope.push(f.clone());
+                let b = self.body(depth - 1, scope, stages);
+                scope.pop();
+                format!("{stage}fix {f}(n, k) {{ if n () {{ {f} false k }} () {{ k {f} }} }} in\n{b}")
+            }
+            0 => {
+                let v = self.atom(depth - 1, scope, stages);
+                format!("{stage}$exit {v}")
+            }
+            7 => {
+                // A symbolic variable substituted under a binder of the same
+                // name (under an uninvoked lambda, by an `@always:` body): the
+                // printer must rename the inner binder to `y_1`.
+                let y = self.name("y");
+                format!("{stage}$exit ({y}) {{ @always: (p) {{ $exit ({y}) {{ $exit [p, {y}] }} }} {y} }}")
+            }
+            1 => {
+                let x = self.name("v");
+                let v = self.atom(depth - 1, scope, stages);
+                scope.push(x.clone());
+                let b = self.body(depth - 1, scope, stages);
+                scope.pop();
+                format!("{stage}let {x} = {v}\n{b}")
+            }
+            2 => {
+                let c = self.atom(0, scope, stages);
+                let t = self.body(depth - 1, scope, stages);
+                let f = self.body(depth - 1, scope, stages);
+                format!("{stage}if {c} () {{ {t} }} () {{ {f} }}")
+            }
+            3 => {
+                let e = self.atom(0, scope, stages);
+                let x = self.name("e");
+                scope.push(x.clone());
+                let b = self.body(depth - 1, scope, stages);
+                scope.pop();
+                let e = if e.starts_with('"') { e } else { format!("\"{e}\"") };
+                format!("{stage}{e} ({x})\n{b}")
+            }
+            4 => {
+                // A splice of a tuple or of a (possibly symbolic) variable.
+                let head = self.atom(depth - 1, scope, stages);
+                let t = self.pick(scope).cloned().unwrap_or_else(|| "[1, 2]".into());
+                let spl = if t.starts_with('[') { t } else { format!("!{t}") };
+                format!("{stage}{head} {spl}")
+            }
+            _ => {
+                let head = self.atom(depth - 1, scope, stages);
+                let n = self.below(3);
+                let args: Vec<String> = (0..n).map(|_| self.atom(depth - 1, scope, stages)).collect();
+                let tail = self.lambda(depth - 1, scope, stages, false);
+                format!("{stage}{head} {} {tail}", args.join(" "))
+            }
+        }
+    }
+}

@@ -32,6 +32,9 @@ pub struct Printer<'v> {
     out: String,
     /// Print `let` sugar where the source had it (`deepcps fmt`).
     source_mode: bool,
+    /// Recursive values whose `fix` is being printed around the current
+    /// body: they print as their name.
+    hoisted: HashSet<VarId>,
 }
 
 impl<'v> Printer<'v> {
@@ -41,6 +44,7 @@ impl<'v> Printer<'v> {
             names: Names::new(vars),
             out: String::new(),
             source_mode: false,
+            hoisted: HashSet::new(),
         }
     }
 
@@ -74,13 +78,17 @@ impl<'v> Printer<'v> {
         }
     }
 
-    fn stage_prefix(&mut self, s: &SExp, natural: Natural) {
-        let omit = match (natural, s) {
+    /// Whether the staging expression `s` goes unprinted where `natural` holds.
+    fn stage_omitted(&self, s: &SExp, natural: Natural) -> bool {
+        match (natural, s) {
             (Natural::Top, SExp::Const(true)) => true,
             (Natural::Sparam(y), SExp::Var(v)) => *v == y && self.names.anonymous(y),
             _ => false,
-        };
-        if !omit {
+        }
+    }
+
+    fn stage_prefix(&mut self, s: &SExp, natural: Natural) {
+        if !self.stage_omitted(s, natural) {
             self.out.push('@');
             self.sexp(s, 0);
             self.out.push_str(": ");
@@ -160,7 +168,11 @@ impl<'v> Printer<'v> {
         self.braced_lambda(&first.lam, indent);
         self.out.push_str(" in");
         self.newline(indent);
+        let fresh = self.hoisted.insert(first.name);
         self.hoisted(rest, app, indent);
+        if fresh {
+            self.hoisted.remove(&first.name);
+        }
         self.names.leave(saved);
     }
 
@@ -263,14 +275,34 @@ impl<'v> Printer<'v> {
         }
     }
 
-    /// `(x)[y]` and, on the next line at the same indentation, the body.
+    /// `(x)[y]` and, on the next line at the same indentation, the body;
+    /// braced instead when the body would begin with `[name]`, which would
+    /// read back as the lambda's staging parameter.
     fn tail_lambda(&mut self, lam: &Lambda, indent: usize) {
+        if self.begins_like_sname(&lam.body, Natural::Sparam(lam.sparam)) {
+            self.braced_lambda(lam, indent);
+            return;
+        }
         let refs = referenced_in_body(&lam.body);
         let saved = self.names.enter(&lambda_binders(lam), &refs);
         self.params(lam);
         self.newline(indent);
         self.body(&lam.body, indent, Natural::Sparam(lam.sparam));
         self.names.leave(saved);
+    }
+
+    /// Whether `b`, printed where `natural` holds, starts with `[IDENT]`.
+    fn begins_like_sname(&self, b: &Body, natural: Natural) -> bool {
+        match &b.cmd {
+            Cmd::App(app) if self.stage_omitted(&b.stage, natural) && direct_recs(app).is_empty() => {
+                let head = match (&app.head, app.args.as_slice()) {
+                    (Atom::Lambda(_), [Arg::Atom(v)]) if prints_as_expr(v) => v,
+                    _ => &app.head,
+                };
+                matches!(head, Atom::Tuple(xs) if matches!(xs.as_slice(), [Arg::Atom(Atom::Var(_))]))
+            }
+            _ => false,
+        }
     }
 
     /// `(x)[y] {`, the body indented by two, `}`.
@@ -329,6 +361,10 @@ impl<'v> Printer<'v> {
                 self.out.push('"');
             }
             Atom::Lambda(l) => self.braced_lambda(l, indent),
+            Atom::Rec(r) if self.hoisted.contains(&r.name) => {
+                let n = self.names.name(r.name);
+                self.out.push_str(&n);
+            }
             Atom::Rec(r) => {
                 // Only reached for a recursive value that no body holds
                 // directly (an exit value): its own name stays free.

@@ -97,8 +97,9 @@ pub enum SExp {
 pub enum Arg {
     /// A plain operand.
     Operand(Operand),
-    /// `!t`.
-    Splice(Ident),
+    /// `!t`: usually a name; any operand is accepted so that every printed
+    /// term reads back (a literal tuple splices its elements).
+    Splice(Operand),
 }
 
 /// An operand.

@@ -14,8 +14,10 @@ use crate::span::{FileId, Span};
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"'")]
 #[logos(skip r"//[^\n]*")]
-#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 pub enum Tok {
+    /// `/* ... */` (skipped; never produced).
+    #[token("/*", block_comment)]
+    BlockComment,
     /// `include`
     #[token("include")]
     Include,
@@ -106,6 +108,7 @@ impl Tok {
     /// How the token is described in "expected ..." messages.
     pub fn describe(&self) -> &'static str {
         match self {
+            Tok::BlockComment => "a comment",
             Tok::Include => "`include`",
             Tok::Let => "`let`",
             Tok::Fix => "`fix`",
@@ -135,6 +138,17 @@ impl Tok {
             Tok::Eq => "`=`",
             Tok::Eof => "end of file",
         }
+    }
+}
+
+/// Skips a block comment (not nested) up to its `*/`.
+fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::FilterResult<(), ()> {
+    match lex.remainder().find("*/") {
+        Some(i) => {
+            lex.bump(i + 2);
+            logos::FilterResult::Skip
+        }
+        None => logos::FilterResult::Error(()),
     }
 }
 

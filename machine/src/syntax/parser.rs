@@ -327,7 +327,10 @@ impl<'a> Parser<'a> {
 
     fn arg(&mut self) -> PResult<Arg> {
         if self.eat(Tok::Bang) {
-            return Ok(Arg::Splice(self.ident()?));
+            if !self.at_operand() {
+                return Err(self.expected("the tuple to splice after `!`"));
+            }
+            return Ok(Arg::Splice(self.operand()?));
         }
         Ok(Arg::Operand(self.operand()?))
     }

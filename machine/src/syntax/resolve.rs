@@ -226,7 +226,7 @@ impl Resolver {
             ast::Operand::Bool(v, _) => Atom::Bool(*v),
             ast::Operand::Stage(v, _) => Atom::Stage(*v),
             ast::Operand::Expr(e) => Atom::Expr(Box::new(self.expr(e))),
-            ast::Operand::Tuple(xs, _) => Atom::Tuple(xs.iter().map(|a| self.arg(a)).collect()),
+            ast::Operand::Tuple(xs, _) => Atom::Tuple(self.args(xs)),
             ast::Operand::Lambda(l) => Atom::Lambda(Box::new(self.lambda(l))),
         }
     }
@@ -234,8 +234,20 @@ impl Resolver {
     fn arg(&mut self, a: &ast::Arg) -> Arg {
         match a {
             ast::Arg::Operand(o) => Arg::Atom(self.operand(o)),
-            ast::Arg::Splice(i) => Arg::Splice(Atom::Var(self.lookup(i))),
+            ast::Arg::Splice(o) => Arg::Splice(self.operand(o)),
         }
+    }
+
+    /// Resolves arguments; a splice of a literal tuple is its elements.
+    fn args(&mut self, args: &[ast::Arg]) -> Vec<Arg> {
+        let mut out = Vec::with_capacity(args.len());
+        for a in args {
+            match self.arg(a) {
+                Arg::Splice(Atom::Tuple(xs)) => out.extend(xs),
+                other => out.push(other),
+            }
+        }
+        out
     }
 
     fn lambda(&mut self, l: &ast::Lambda) -> Lambda {
@@ -277,10 +289,7 @@ impl Resolver {
                 span,
             } => {
                 let stage = stage.as_ref().map_or(natural, |s| self.sexp(s));
-                let value = match value {
-                    ast::Arg::Operand(o) => Arg::Atom(self.operand(o)),
-                    ast::Arg::Splice(i) => Arg::Splice(Atom::Var(self.lookup(i))),
-                };
+                let value = self.arg(value);
                 let sparam = self.bind(sname.as_ref(), VarKind::Stage, *span);
                 let var = self.bind(Some(name), VarKind::Param, name.span);
                 Frame::Let {
@@ -428,7 +437,7 @@ impl Resolver {
                     let stage = stage.as_ref().map_or_else(|| natural.clone(), |s| self.sexp(s));
                     let head_is_expr = matches!(head, ast::Operand::Expr(_));
                     let h = self.operand(head);
-                    let mut rargs: Vec<Arg> = args.iter().map(|a| self.arg(a)).collect();
+                    let mut rargs: Vec<Arg> = self.args(args);
                     match tail {
                         Some(lam) => {
                             let (sparam, params) = self.bind_params(&lam.params, lam.sname.as_ref(), lam.span);
