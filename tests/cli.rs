@@ -119,3 +119,18 @@ fn fmt_is_canonical_and_idempotent() {
     let q = temp_file("fmt2.dcps", r.out.as_bytes());
     assert_eq!(deepcps(&["fmt", "--check", &q]).code, 0);
 }
+
+#[test]
+fn fmt_formats_a_library_of_definitions() {
+    let r = deepcps(&["fmt", "corpus/paper/builders.dcps"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(
+        r.out
+            .starts_with("let push(S, v, return) {\n  return [v, S]\n}\nlet pop(S, return) {\n"),
+        "{}",
+        r.out
+    );
+    assert!(r.out.contains("fix for(!args, startval, endval, body, endfor) {\n"), "{}", r.out);
+    let p = temp_file("lib_fmt.dcps", r.out.as_bytes());
+    assert_eq!(deepcps(&["fmt", "--check", &p]).code, 0, "formatting is idempotent");
+}

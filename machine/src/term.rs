@@ -126,6 +126,9 @@ pub enum Sugar {
     None,
     /// `let x = v b`: the head is the lambda `(x) { b }`, the one argument `v`.
     Let,
+    /// The missing main body of a library file being formatted (`deepcps
+    /// fmt`); never reduced.
+    Hole,
 }
 
 /// `fix [y] f = λ in b`.

@@ -242,8 +242,10 @@ impl<'v> Printer<'v> {
             }
         }
         let saved = self.names.enter(&lambda_binders(lam), &refs);
-        self.newline(indent);
-        self.body(&lam.body, indent, Natural::Sparam(lam.sparam));
+        if !matches!(&lam.body.cmd, Cmd::App(App { sugar: Sugar::Hole, .. })) {
+            self.newline(indent);
+            self.body(&lam.body, indent, Natural::Sparam(lam.sparam));
+        }
         self.names.leave(saved);
     }
 

@@ -10,7 +10,7 @@ use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast;
 use crate::syntax::parser::parse_file;
 use crate::syntax::resolve::Resolver;
-use crate::term::{Program, SExp};
+use crate::term::{App, Atom, Body, Cmd, Program, SExp, Sugar};
 
 /// Where source files come from (the disk, or a table in tests).
 pub trait FileSystem {
@@ -94,7 +94,16 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
             include(fs, file, inc, *span, sources, &mut seen, &mut stack, &mut libs)?;
         }
     }
-    let Some(body) = &main.main else {
+    let library_hole = allow_free && main.main.is_none() && !main.defs.is_empty();
+    // Stands for the missing main body of a library file being formatted.
+    let hole = ast::Body::App {
+        stage: None,
+        head: ast::Operand::Int(0, Span::default()),
+        args: Vec::new(),
+        tail: None,
+        span: Span::default(),
+    };
+    let Some(body) = main.main.as_ref().or(library_hole.then_some(&hole)) else {
         let span = Span::new(file, text.len(), text.len());
         return Err(vec![Diagnostic::error(
             "parse",
@@ -111,7 +120,23 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
     }
     all_defs.extend(main.defs.iter());
     let defs: Vec<ast::Def> = all_defs.into_iter().cloned().collect();
-    let body = r.defs(&defs, SExp::Const(true), &mut |r, natural| r.body(body, natural));
+    let body = r.defs(&defs, SExp::Const(true), &mut |r, natural| {
+        if library_hole {
+            // A library formatted on its own: the scope of its definitions is
+            // a hole that the source printer leaves out.
+            Body {
+                stage: natural,
+                cmd: Cmd::App(App {
+                    head: Atom::Int(0),
+                    args: Vec::new(),
+                    sugar: Sugar::Hole,
+                }),
+                span: Span::new(file, text.len(), text.len()),
+            }
+        } else {
+            r.body(body, natural)
+        }
+    });
     if !r.errors.is_empty() {
         return Err(r.errors);
     }
