@@ -9,13 +9,15 @@
 //! other lambdas are braced with their bodies indented by two spaces.
 //! [`names`] chooses the printed names of binders.
 
+pub mod free;
 pub mod names;
 
 use std::collections::HashSet;
 
 use crate::expr::print::{print_expr, print_value};
 use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Fix, Lambda, RecLambda, SExp, Sugar, VarId, Vars};
-use names::{lambda_binders, referenced_in_atom, referenced_in_body, Names};
+use free::FreeVars;
+use names::{lambda_binders, Names};
 
 /// What natural staging means where a body is printed.
 #[derive(Clone, Copy)]
@@ -35,6 +37,8 @@ pub struct Printer<'v> {
     /// Recursive values whose `fix` is being printed around the current
     /// body: they print as their name.
     hoisted: HashSet<VarId>,
+    /// Free variables of the scopes entered.
+    fv: FreeVars,
 }
 
 impl<'v> Printer<'v> {
@@ -45,6 +49,7 @@ impl<'v> Printer<'v> {
             out: String::new(),
             source_mode: false,
             hoisted: HashSet::new(),
+            fv: FreeVars::default(),
         }
     }
 
@@ -155,11 +160,11 @@ impl<'v> Printer<'v> {
             self.app(app, indent);
             return;
         };
-        let mut refs = referenced_in_body(&first.lam.body);
+        let mut refs: HashSet<VarId> = self.fv.body(&first.lam.body).iter().copied().collect();
         for a in std::iter::once(&app.head).chain(app.args.iter().map(|a| match a {
             Arg::Atom(x) | Arg::Splice(x) => x,
         })) {
-            refs.extend(referenced_in_atom(a));
+            self.fv.atom(a, &mut refs);
         }
         refs.insert(first.name);
         let saved = self.names.enter(&[first.name], &refs);
@@ -177,8 +182,8 @@ impl<'v> Printer<'v> {
     }
 
     fn fix(&mut self, fix: &Fix, indent: usize) {
-        let mut refs = referenced_in_body(&fix.lam.body);
-        refs.extend(referenced_in_body(&fix.body));
+        let mut refs: HashSet<VarId> = self.fv.body(&fix.lam.body).iter().copied().collect();
+        refs.extend(self.fv.body(&fix.body).iter().copied());
         let saved = self.names.enter(&[fix.sparam, fix.name], &refs);
         self.out.push_str("fix ");
         if !self.names.anonymous(fix.sparam) {
@@ -224,7 +229,7 @@ impl<'v> Printer<'v> {
     /// `let [y] x = v` (or `let f(p..) { .. }`) and the body in its scope.
     fn let_def(&mut self, lam: &Lambda, v: &Atom, indent: usize) {
         self.out.push_str("let ");
-        let refs = referenced_in_body(&lam.body);
+        let refs = self.fv.body(&lam.body);
         // The value is outside the scope of the let's binders.
         match v {
             Atom::Lambda(f) => {
@@ -285,7 +290,7 @@ impl<'v> Printer<'v> {
             self.braced_lambda(lam, indent);
             return;
         }
-        let refs = referenced_in_body(&lam.body);
+        let refs = self.fv.body(&lam.body);
         let saved = self.names.enter(&lambda_binders(lam), &refs);
         self.params(lam);
         self.newline(indent);
@@ -309,7 +314,7 @@ impl<'v> Printer<'v> {
 
     /// `(x)[y] {`, the body indented by two, `}`.
     fn braced_lambda(&mut self, lam: &Lambda, indent: usize) {
-        let refs = referenced_in_body(&lam.body);
+        let refs = self.fv.body(&lam.body);
         let saved = self.names.enter(&lambda_binders(lam), &refs);
         self.params(lam);
         self.out.push_str(" {");
