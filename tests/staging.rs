@@ -40,8 +40,11 @@ fn always_runs_under_an_uninvoked_lambda() {
         got.starts_with("outcome: exit\nsteps: 3 (beta 2, expr 0, if 0, fix 0, exit 1)\n--- result\n(k) {\n  @always: k 1\n}\n"),
         "{got}"
     );
-    // An exit value is not a residual: no stuck warnings are reported for it.
-    assert!(!got.contains("Warning"), "{got}");
+    // The stuck body is left in the final result (the exit value): reported.
+    assert!(
+        got.contains("[stuck] Warning: stuck body: the head of the application is symbolic (`k`)"),
+        "{got}"
+    );
 }
 
 #[test]
@@ -188,4 +191,21 @@ fn exit_stops_at_once() {
         "$exit 1",
         "outcome: exit\nsteps: 1 (beta 0, expr 0, if 0, fix 0, exit 1)\n--- result\n1",
     );
+}
+
+#[test]
+fn always_inside_a_recursive_definition_unfolds_it() {
+    // LANGUAGE.md §5: inside its own lambda the recursive name is the value
+    // itself, so `@always: f x` unfolds without end, even though `f` is never
+    // called; the step limit turns that into a result.
+    let got = deepcps_tests::outcome_of("fix f(x) { @always: f x } in\n@never: f 1", 1_000);
+    assert!(got.starts_with("limit step limit reached: 1000 steps"), "{got}");
+}
+
+#[test]
+fn the_recursive_name_is_concrete_in_its_own_staging_expressions() {
+    // `@f:` inside f's own lambda is true; the body runs and is stuck on `k`.
+    let got = run_source("fix f(k) { @f: k 1 } in\n$exit (k) { @never: f k }");
+    assert!(got.contains("@f: k 1") || got.contains("@always: k 1"), "{got}");
+    assert!(got.contains("stuck body: the head of the application is symbolic (`k`)"), "{got}");
 }

@@ -15,7 +15,7 @@ use crate::error::RuntimeError;
 use crate::expr::{Expr, ExprKind};
 use crate::print::Printer;
 use crate::run::{Counts, Limits, Outcome, Report, StopReason};
-use crate::term::{Arg, Atom, Body, Cmd, Program, Vars};
+use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, VarId, Vars};
 use rules::{execute, prepare, Look, Rule};
 
 /// What a walk found.
@@ -50,7 +50,7 @@ impl Reducer {
 
     /// Executes the first ready body. `None`: no body is pending.
     pub fn step(&mut self) -> Option<Result<Option<Atom>, RuntimeError>> {
-        match walk_body(&mut self.body, &mut self.vars, false)? {
+        match walk_body(&mut self.body, &mut self.vars, false, &mut Vec::new())? {
             Event::Stepped(rule, exit) => {
                 match rule {
                     Rule::Beta => self.counts.beta += 1,
@@ -68,7 +68,7 @@ impl Reducer {
 
     /// Whether some body is pending (would execute or fail).
     pub fn has_pending(&mut self) -> bool {
-        walk_body(&mut self.body, &mut self.vars, true).is_some()
+        walk_body(&mut self.body, &mut self.vars, true, &mut Vec::new()).is_some()
     }
 
     /// Runs until no body is pending, `$exit`, an error or a limit.
@@ -92,7 +92,17 @@ impl Reducer {
     /// Warnings for the stuck bodies in the current term.
     pub fn stuck_warnings(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        collect_stuck_body(&self.body, &self.vars, &mut out);
+        let mut vars = self.vars.clone();
+        collect_stuck_body(&self.body, &mut vars, &mut Vec::new(), &mut out);
+        out
+    }
+
+    /// Warnings for the stuck bodies held by an exit value.
+    pub fn stuck_warnings_in(&self, value: &Atom) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mut vars = self.vars.clone();
+        let mut recs = Vec::new();
+        collect_stuck_atom(value, &mut vars, &mut recs, &mut out);
         out
     }
 
@@ -104,7 +114,7 @@ impl Reducer {
             _ => Printer::new(&self.vars).program_text(&self.body),
         };
         let warnings = match &outcome {
-            Outcome::Exit(_) => Vec::new(),
+            Outcome::Exit(v) => self.stuck_warnings_in(v),
             _ => self.stuck_warnings(),
         };
         Report {
@@ -118,29 +128,29 @@ impl Reducer {
 
 /// Post-order walk: the first pending body whose nested bodies are not
 /// pending is executed (or, when `dry`, reported).
-fn walk_body(b: &mut Body, vars: &mut Vars, dry: bool) -> Option<Event> {
+fn walk_body(b: &mut Body, vars: &mut Vars, dry: bool, recs: &mut Recs) -> Option<Event> {
     match &mut b.cmd {
         Cmd::App(app) => {
-            if let Some(e) = walk_atom(&mut app.head, vars, dry) {
+            if let Some(e) = walk_atom(&mut app.head, vars, dry, recs) {
                 return Some(e);
             }
             for a in &mut app.args {
                 let (Arg::Atom(x) | Arg::Splice(x)) = a;
-                if let Some(e) = walk_atom(x, vars, dry) {
+                if let Some(e) = walk_atom(x, vars, dry, recs) {
                     return Some(e);
                 }
             }
         }
         Cmd::Fix(fix) => {
-            if let Some(e) = walk_body(&mut fix.lam.body, vars, dry) {
+            if let Some(e) = walk_body(&mut fix.lam.body, vars, dry, recs) {
                 return Some(e);
             }
-            if let Some(e) = walk_body(&mut fix.body, vars, dry) {
+            if let Some(e) = walk_body(&mut fix.body, vars, dry, recs) {
                 return Some(e);
             }
         }
     }
-    match prepare(b, vars) {
+    match prepare(b, vars, recs) {
         Look::Inactive | Look::Stuck(_) => None,
         _ if dry => Some(Event::Pending),
         Look::Error(e) => Some(Event::Failed(e)),
@@ -151,93 +161,105 @@ fn walk_body(b: &mut Body, vars: &mut Vars, dry: bool) -> Option<Event> {
     }
 }
 
-fn walk_atom(a: &mut Atom, vars: &mut Vars, dry: bool) -> Option<Event> {
+/// The recursive values whose lambdas enclose the current position.
+type Recs = Vec<(VarId, Box<RecLambda>)>;
+
+fn walk_atom(a: &mut Atom, vars: &mut Vars, dry: bool, recs: &mut Recs) -> Option<Event> {
     match a {
-        Atom::Lambda(l) => walk_body(&mut l.body, vars, dry),
-        Atom::Rec(r) => walk_body(&mut r.lam.body, vars, dry),
+        Atom::Lambda(l) => walk_body(&mut l.body, vars, dry, recs),
+        Atom::Rec(r) => {
+            // Inside its own lambda, the recursive name is the value itself.
+            recs.push((r.name, r.clone()));
+            let found = walk_body(&mut r.lam.body, vars, dry, recs);
+            recs.pop();
+            found
+        }
         Atom::Tuple(xs) => xs.iter_mut().find_map(|x| {
             let (Arg::Atom(x) | Arg::Splice(x)) = x;
-            walk_atom(x, vars, dry)
+            walk_atom(x, vars, dry, recs)
         }),
-        Atom::Record(fs) => fs.iter_mut().find_map(|(_, x)| walk_atom(x, vars, dry)),
+        Atom::Record(fs) => fs.iter_mut().find_map(|(_, x)| walk_atom(x, vars, dry, recs)),
         Atom::Map(kvs) => kvs
             .iter_mut()
-            .find_map(|(k, v)| walk_atom(k, vars, dry).or_else(|| walk_atom(v, vars, dry))),
-        Atom::Expr(e) => walk_expr(e, vars, dry),
+            .find_map(|(k, v)| walk_atom(k, vars, dry, recs).or_else(|| walk_atom(v, vars, dry, recs))),
+        Atom::Expr(e) => walk_expr(e, vars, dry, recs),
         _ => None,
     }
 }
 
-fn walk_expr(e: &mut Expr, vars: &mut Vars, dry: bool) -> Option<Event> {
+fn walk_expr(e: &mut Expr, vars: &mut Vars, dry: bool, recs: &mut Recs) -> Option<Event> {
     match &mut e.kind {
-        ExprKind::Val(a) => walk_atom(a, vars, dry),
+        ExprKind::Val(a) => walk_atom(a, vars, dry, recs),
         ExprKind::Name(_) => None,
-        ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter_mut().find_map(|x| walk_expr(x, vars, dry)),
-        ExprKind::Record(fs) => fs.iter_mut().find_map(|(_, x)| walk_expr(x, vars, dry)),
-        ExprKind::Unary(_, a) | ExprKind::Field(a, _) => walk_expr(a, vars, dry),
+        ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter_mut().find_map(|x| walk_expr(x, vars, dry, recs)),
+        ExprKind::Record(fs) => fs.iter_mut().find_map(|(_, x)| walk_expr(x, vars, dry, recs)),
+        ExprKind::Unary(_, a) | ExprKind::Field(a, _) => walk_expr(a, vars, dry, recs),
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-            walk_expr(a, vars, dry).or_else(|| walk_expr(b, vars, dry))
+            walk_expr(a, vars, dry, recs).or_else(|| walk_expr(b, vars, dry, recs))
         }
-        ExprKind::Method(a, _, xs) => walk_expr(a, vars, dry).or_else(|| xs.iter_mut().find_map(|x| walk_expr(x, vars, dry))),
+        ExprKind::Method(a, _, xs) => walk_expr(a, vars, dry, recs).or_else(|| xs.iter_mut().find_map(|x| walk_expr(x, vars, dry, recs))),
     }
 }
 
-/// Visits every body nested anywhere in `a` (through lambdas, tuples,
-/// records, maps and expression operands).
-pub fn for_each_nested_body<'a>(a: &'a Atom, f: &mut dyn FnMut(&'a Body)) {
+/// Collects warnings for the stuck bodies nested anywhere in `a`.
+fn collect_stuck_atom(a: &Atom, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
     match a {
-        Atom::Lambda(l) => f(&l.body),
-        Atom::Rec(r) => f(&r.lam.body),
+        Atom::Lambda(l) => collect_stuck_body(&l.body, vars, recs, out),
+        Atom::Rec(r) => {
+            recs.push((r.name, r.clone()));
+            collect_stuck_body(&r.lam.body, vars, recs, out);
+            recs.pop();
+        }
         Atom::Tuple(xs) => {
             for x in xs {
                 let (Arg::Atom(x) | Arg::Splice(x)) = x;
-                for_each_nested_body(x, f);
+                collect_stuck_atom(x, vars, recs, out);
             }
         }
-        Atom::Record(fs) => fs.iter().for_each(|(_, x)| for_each_nested_body(x, f)),
+        Atom::Record(fs) => fs.iter().for_each(|(_, x)| collect_stuck_atom(x, vars, recs, out)),
         Atom::Map(kvs) => kvs.iter().for_each(|(k, v)| {
-            for_each_nested_body(k, f);
-            for_each_nested_body(v, f);
+            collect_stuck_atom(k, vars, recs, out);
+            collect_stuck_atom(v, vars, recs, out);
         }),
-        Atom::Expr(e) => for_each_expr_body(e, f),
+        Atom::Expr(e) => collect_stuck_expr(e, vars, recs, out),
         _ => {}
     }
 }
 
-fn for_each_expr_body<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Body)) {
+fn collect_stuck_expr(e: &Expr, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
     match &e.kind {
-        ExprKind::Val(a) => for_each_nested_body(a, f),
+        ExprKind::Val(a) => collect_stuck_atom(a, vars, recs, out),
         ExprKind::Name(_) => {}
-        ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter().for_each(|x| for_each_expr_body(x, f)),
-        ExprKind::Record(fs) => fs.iter().for_each(|(_, x)| for_each_expr_body(x, f)),
-        ExprKind::Unary(_, a) | ExprKind::Field(a, _) => for_each_expr_body(a, f),
+        ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter().for_each(|x| collect_stuck_expr(x, vars, recs, out)),
+        ExprKind::Record(fs) => fs.iter().for_each(|(_, x)| collect_stuck_expr(x, vars, recs, out)),
+        ExprKind::Unary(_, a) | ExprKind::Field(a, _) => collect_stuck_expr(a, vars, recs, out),
         ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-            for_each_expr_body(a, f);
-            for_each_expr_body(b, f);
+            collect_stuck_expr(a, vars, recs, out);
+            collect_stuck_expr(b, vars, recs, out);
         }
         ExprKind::Method(a, _, xs) => {
-            for_each_expr_body(a, f);
-            xs.iter().for_each(|x| for_each_expr_body(x, f));
+            collect_stuck_expr(a, vars, recs, out);
+            xs.iter().for_each(|x| collect_stuck_expr(x, vars, recs, out));
         }
     }
 }
 
-fn collect_stuck_body(b: &Body, vars: &Vars, out: &mut Vec<Diagnostic>) {
+fn collect_stuck_body(b: &Body, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
     match &b.cmd {
         Cmd::App(app) => {
-            for_each_nested_body(&app.head, &mut |n| collect_stuck_body(n, vars, out));
+            collect_stuck_atom(&app.head, vars, recs, out);
             for a in &app.args {
                 let (Arg::Atom(x) | Arg::Splice(x)) = a;
-                for_each_nested_body(x, &mut |n| collect_stuck_body(n, vars, out));
+                collect_stuck_atom(x, vars, recs, out);
             }
         }
         Cmd::Fix(fix) => {
-            collect_stuck_body(&fix.lam.body, vars, out);
-            collect_stuck_body(&fix.body, vars, out);
+            collect_stuck_body(&fix.lam.body, vars, recs, out);
+            collect_stuck_body(&fix.body, vars, recs, out);
         }
     }
-    if let Look::Stuck(s) = prepare(b, vars) {
-        let name = vars.name(s.var).unwrap_or("an anonymous staging parameter");
+    if let Look::Stuck(s) = prepare(b, vars, recs) {
+        let name = vars.name(s.var).unwrap_or("an anonymous staging parameter").to_string();
         out.push(Diagnostic::warning(
             "stuck",
             format!("stuck body: {} (`{name}`)", s.what),

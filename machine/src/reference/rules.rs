@@ -66,14 +66,20 @@ pub enum Look {
     Ready(Ready),
 }
 
-/// The value of a staging expression (symbolic variables are false).
-pub fn stage_value(s: &SExp) -> bool {
+/// The recursive values whose lambdas enclose the body being looked at:
+/// inside its own lambda, the name of a recursive value denotes the value
+/// itself (LANGUAGE.md §5, fix), so it is concrete there, not symbolic.
+pub type RecScope = [(VarId, Box<RecLambda>)];
+
+/// The value of a staging expression (symbolic variables are false; the
+/// names in `recs` are concrete, so true).
+pub fn stage_value(s: &SExp, recs: &RecScope) -> bool {
     match s {
         SExp::Const(b) => *b,
-        SExp::Var(_) => false,
-        SExp::Not(a) => !stage_value(a),
-        SExp::And(a, b) => stage_value(a) && stage_value(b),
-        SExp::Or(a, b) => stage_value(a) || stage_value(b),
+        SExp::Var(v) => recs.iter().any(|(r, _)| r == v),
+        SExp::Not(a) => !stage_value(a, recs),
+        SExp::And(a, b) => stage_value(a, recs) && stage_value(b, recs),
+        SExp::Or(a, b) => stage_value(a, recs) || stage_value(b, recs),
     }
 }
 
@@ -112,15 +118,30 @@ fn has_expr(a: &Arg) -> bool {
     }
 }
 
-/// Decides what an active-or-not body would do if executed now.
-pub fn prepare(b: &Body, vars: &Vars) -> Look {
-    if !stage_value(&b.stage) {
+/// Decides what a body would do if executed now. Inside recursive values
+/// (`recs`), their names are first replaced by the values themselves.
+pub fn prepare(b: &Body, vars: &mut Vars, recs: &RecScope) -> Look {
+    if !stage_value(&b.stage, recs) {
         return Look::Inactive;
     }
     let app = match &b.cmd {
         Cmd::Fix(_) => return Look::Ready(Ready::Fix),
         Cmd::App(app) => app,
     };
+    // A result replaces the body where it stands, inside the same recursive
+    // lambdas, so the names in `recs` may stay as they are; only an exit
+    // value leaves their scope and gets them replaced by their values.
+    let look = prepare_app(b, app, vars, recs);
+    match look {
+        Look::Ready(Ready::Exit(v)) if !recs.is_empty() => {
+            let mut c = Copier::new(vars, recs.iter().map(|(n, r)| (*n, Atom::Rec(r.clone()))));
+            Look::Ready(Ready::Exit(c.atom(&v)))
+        }
+        other => other,
+    }
+}
+
+fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
     let mut args = Vec::with_capacity(app.args.len());
     for a in &app.args {
         let (x, splice) = match a {
@@ -172,6 +193,18 @@ pub fn prepare(b: &Body, vars: &Vars) -> Look {
         h => h.clone(),
     };
     match head {
+        Atom::Var(v) if recs.iter().any(|(n, _)| *n == v) => {
+            // A recursive call from inside the recursive value itself: the
+            // copy stays in its scope, so the name is left as it is.
+            let r = recs.iter().rev().find(|(n, _)| *n == v).map(|(_, r)| r.lam.clone());
+            match r {
+                Some(lam) => beta(b, Box::new(lam), None, args, Rule::Beta, vars),
+                None => Look::Stuck(Stuck {
+                    var: v,
+                    what: "the head of the application is symbolic",
+                }),
+            }
+        }
         Atom::Var(var) => Look::Stuck(Stuck {
             var,
             what: "the head of the application is symbolic",

@@ -93,7 +93,8 @@ impl<'v> Copier<'v> {
         }
     }
 
-    fn args(&mut self, args: &[Arg]) -> Vec<Arg> {
+    /// The copy of an argument list (known tuples spliced in).
+    pub fn args(&mut self, args: &[Arg]) -> Vec<Arg> {
         let mut out = Vec::with_capacity(args.len());
         for a in args {
             match a {
