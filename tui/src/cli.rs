@@ -42,7 +42,8 @@ enum Command {
         /// Stop after this many steps (exit code 3).
         #[arg(long, default_value_t = Limits::default().max_steps)]
         max_steps: u64,
-        /// Use the reference reducer (the substitution semantics).
+        /// Use the reference reducer (the substitution semantics); it is today
+        /// the only machine, so this is also the default.
         #[arg(long)]
         reference: bool,
     },
@@ -55,7 +56,7 @@ enum Command {
     Fmt {
         /// The file.
         file: PathBuf,
-        /// Do not print; exit 1 if the file is not in canonical form.
+        /// Do not print; exit 0 if the file is in canonical form, 1 if not.
         #[arg(long)]
         check: bool,
     },

@@ -83,17 +83,14 @@ pub fn load_program(fs: &dyn FileSystem, path: &Path, sources: &mut SourceMap) -
 pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, allow_free: bool) -> Result<Program, Vec<Diagnostic>> {
     let text = sources.get(file).text.clone();
     let main = parse_file(&text, file).map_err(|d| vec![d])?;
-    let mut libs: Vec<ast::File> = Vec::new();
+    let mut libs = Libs::default();
     if !allow_free {
-        let mut seen = HashMap::new();
-        if let Some(p) = &sources.get(file).path {
-            seen.insert(fs.canonical(p), ());
-        }
         let mut stack = vec![file];
         for (inc, span) in &main.includes {
-            include(fs, file, inc, *span, sources, &mut seen, &mut stack, &mut libs)?;
+            include(fs, file, inc, *span, sources, &mut stack, &mut libs)?;
         }
     }
+    let libs = libs.files;
     let library_hole = allow_free && main.main.is_none() && !main.defs.is_empty();
     // Stands for the missing main body of a library file being formatted.
     let hole = ast::Body::App {
@@ -143,17 +140,59 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
     Ok(Program { body, vars: r.vars })
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The included files, in the order their definitions take scope.
+#[derive(Default)]
+struct Libs {
+    /// Parsed files.
+    files: Vec<ast::File>,
+    /// For each file, the indices of the files it includes, transitively.
+    closures: Vec<Vec<usize>>,
+    /// Index of each file by canonical path.
+    index: HashMap<PathBuf, usize>,
+}
+
+impl Libs {
+    /// Checks that the definitions of file `i` use only names that it defines
+    /// or includes itself (not names of a file included before it by
+    /// someone else).
+    fn check_scope(&self, i: usize) -> Result<(), Vec<Diagnostic>> {
+        let mut defs: Vec<ast::Def> = Vec::new();
+        for &j in &self.closures[i] {
+            defs.extend(self.files[j].defs.iter().cloned());
+        }
+        defs.extend(self.files[i].defs.iter().cloned());
+        let mut r = Resolver::new(false);
+        let hole = ast::Body::App {
+            stage: None,
+            head: ast::Operand::Int(0, Span::default()),
+            args: Vec::new(),
+            tail: None,
+            span: Span::default(),
+        };
+        r.defs(&defs, SExp::Const(true), &mut |r, natural| r.body(&hole, natural));
+        if r.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(r
+                .errors
+                .into_iter()
+                .map(|d| d.with_note("an included file sees only its own definitions and what it includes itself"))
+                .collect())
+        }
+    }
+}
+
+/// Includes `rel` (relative to file `from`); returns the indices of the
+/// files it brings into scope (itself and what it includes, transitively).
 fn include(
     fs: &dyn FileSystem,
     from: FileId,
     rel: &str,
     span: Span,
     sources: &mut SourceMap,
-    seen: &mut HashMap<PathBuf, ()>,
     stack: &mut Vec<FileId>,
-    libs: &mut Vec<ast::File>,
-) -> Result<(), Vec<Diagnostic>> {
+    libs: &mut Libs,
+) -> Result<Vec<usize>, Vec<Diagnostic>> {
     let base = sources
         .get(from)
         .path
@@ -175,10 +214,11 @@ fn include(
         )
         .with_note(format!("include chain: {} -> {}", chain.join(" -> "), path.display()))]);
     }
-    if seen.contains_key(&key) {
-        return Ok(());
+    if let Some(&i) = libs.index.get(&key) {
+        let mut c = libs.closures[i].clone();
+        c.push(i);
+        return Ok(c);
     }
-    seen.insert(key, ());
     let bytes = fs.read(&path).map_err(|e| {
         vec![Diagnostic::error(
             "include",
@@ -201,12 +241,20 @@ fn include(
         .with_secondary(span, "included here")]);
     }
     stack.push(file);
+    let mut closure: Vec<usize> = Vec::new();
     for (inc, s) in &parsed.includes {
-        include(fs, file, inc, *s, sources, seen, stack, libs)?;
+        closure.extend(include(fs, file, inc, *s, sources, stack, libs)?);
     }
     stack.pop();
-    libs.push(parsed);
-    Ok(())
+    closure.sort_unstable();
+    closure.dedup();
+    let i = libs.files.len();
+    libs.files.push(parsed);
+    libs.closures.push(closure.clone());
+    libs.index.insert(key, i);
+    libs.check_scope(i)?;
+    closure.push(i);
+    Ok(closure)
 }
 
 fn body_start(b: &ast::Body) -> Span {
