@@ -96,3 +96,26 @@ fn long_sequential_code_is_not_nesting() {
     let (code, err) = run_bytes("chain.dcps", src.as_bytes());
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn a_long_expression_chain() {
+    // 100,000 additions in one expression string: parsed, evaluated and
+    // dropped without deep recursion on the binary's stack.
+    let src = format!("\"{}1\" (x) $exit x", "1+".repeat(100_000));
+    let dir = std::env::temp_dir().join(format!("deepcps-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join("chain_expr.dcps");
+    std::fs::write(&p, src).expect("write");
+    let argv: Vec<OsString> = vec!["deepcps".into(), "run".into(), p.into_os_string()];
+    let handle = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let mut out = Vec::new();
+            let mut err = Vec::new();
+            let code = deepcps::main_with(argv, &mut out, &mut err);
+            (code, String::from_utf8_lossy(&out).into_owned())
+        })
+        .expect("spawn");
+    let (code, out) = handle.join().expect("no panic");
+    assert_eq!((code, out.as_str()), (0, "100001\n"));
+}

@@ -408,7 +408,10 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
-                self.expect(Tok::RBracket, "`,` or `]`")?;
+                if *self.peek() != Tok::RBracket {
+                    return Err(self.expected("`,` or `]`").with_secondary(t, "this `[` is not closed"));
+                }
+                self.bump();
                 self.leave();
                 Operand::Tuple(elems, t.to(self.prev_span()))
             }
@@ -464,9 +467,12 @@ impl<'a> Parser<'a> {
     /// The `{ body }` of a lambda whose parameters were just read.
     fn braced_lambda_rest(&mut self, params: Vec<Param>, sname: Option<Ident>, start: Span) -> PResult<Lambda> {
         self.enter()?;
-        self.expect(Tok::LBrace, "`{`")?;
+        let open = self.expect(Tok::LBrace, "`{`")?.span;
         let body = self.body()?;
-        self.expect(Tok::RBrace, "`}`")?;
+        if *self.peek() != Tok::RBrace {
+            return Err(self.expected("`}`").with_secondary(open, "this `{` is not closed"));
+        }
+        self.bump();
         self.leave();
         Ok(Lambda {
             params,
