@@ -87,3 +87,64 @@ pub enum BinOp {
     /// `||`
     Or,
 }
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+impl Expr {
+    /// A copy of the expression in which every leaf (`Val` or `Name`) is
+    /// replaced by what `leaf` makes of it; the structure is kept.
+    pub fn map_leaves(&self, leaf: &mut dyn FnMut(&Expr) -> ExprKind) -> Expr {
+        let mut m = |x: &Expr| x.map_leaves(leaf);
+        let kind = match &self.kind {
+            ExprKind::Val(_) | ExprKind::Name(_) => leaf(self),
+            ExprKind::Tuple(xs) => ExprKind::Tuple(xs.iter().map(&mut m).collect()),
+            ExprKind::Record(fs) => ExprKind::Record(fs.iter().map(|(f, x)| (f.clone(), m(x))).collect()),
+            ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(m(a))),
+            ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, Box::new(m(a)), Box::new(m(b))),
+            ExprKind::Index(a, b) => ExprKind::Index(Box::new(m(a)), Box::new(m(b))),
+            ExprKind::Range(a, b) => ExprKind::Range(Box::new(m(a)), Box::new(m(b))),
+            ExprKind::Field(a, f) => ExprKind::Field(Box::new(m(a)), f.clone()),
+            ExprKind::Call(f, xs) => ExprKind::Call(f.clone(), xs.iter().map(&mut m).collect()),
+            ExprKind::Method(a, f, xs) => ExprKind::Method(Box::new(m(a)), f.clone(), xs.iter().map(&mut m).collect()),
+        };
+        Expr { kind, span: self.span }
+    }
+
+    /// Calls `f` on every value leaf (`Val`), left to right.
+    pub fn for_each_val(&self, f: &mut dyn FnMut(&Atom)) {
+        match &self.kind {
+            ExprKind::Val(a) => f(a),
+            ExprKind::Name(_) => {}
+            ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter().for_each(|x| x.for_each_val(f)),
+            ExprKind::Record(fs) => fs.iter().for_each(|(_, x)| x.for_each_val(f)),
+            ExprKind::Unary(_, a) | ExprKind::Field(a, _) => a.for_each_val(f),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+                a.for_each_val(f);
+                b.for_each_val(f);
+            }
+            ExprKind::Method(a, _, xs) => {
+                a.for_each_val(f);
+                xs.iter().for_each(|x| x.for_each_val(f));
+            }
+        }
+    }
+}

@@ -135,24 +135,6 @@ fn unary(op: UnOp, v: Atom, span: Span) -> EResult<Atom> {
     }
 }
 
-fn op_str(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::And => "&&",
-        BinOp::Or => "||",
-    }
-}
-
 /// Evaluates a left-nested chain of binary operators iteratively.
 fn eval_binary_chain(e: &Expr) -> EResult<Atom> {
     let mut spine: Vec<(BinOp, &Expr, Span)> = Vec::new();
@@ -188,7 +170,7 @@ fn want_bool(a: &Atom, op: BinOp, span: Span) -> EResult<bool> {
         Atom::Var(v) => Err(EvalError::Stuck(*v)),
         _ => fail(
             ErrorKind::Type,
-            format!("`{}` needs booleans, not {}", op_str(op), show_kind(a)),
+            format!("`{}` needs booleans, not {}", op.symbol(), show_kind(a)),
             span,
         ),
     }
@@ -202,7 +184,7 @@ fn binary(op: BinOp, a: &Atom, b: &Atom, span: Span) -> EResult<Atom> {
             return Ok(Atom::Bool(eq == (op == BinOp::Eq)));
         }
         BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-            let ord = compare(a, b, op_str(op), span)?;
+            let ord = compare(a, b, op.symbol(), span)?;
             let r = match op {
                 BinOp::Lt => ord == Ordering::Less,
                 BinOp::Le => ord != Ordering::Greater,
@@ -225,13 +207,13 @@ fn binary(op: BinOp, a: &Atom, b: &Atom, span: Span) -> EResult<Atom> {
                 BinOp::Div => x / y,
                 _ => x % y,
             };
-            finite(r, &format!("{} {} {}", show(a), op_str(op), show(b)), span)
+            finite(r, &format!("{} {} {}", show(a), op.symbol(), show(b)), span)
         }
         (Atom::Str(x), Atom::Str(y)) if op == BinOp::Add => Ok(Atom::Str(Rc::from(format!("{x}{y}")))),
         (Atom::Matrix(x), Atom::Matrix(y)) if op == BinOp::Mul => matmul(x, y, span),
         _ => fail(
             ErrorKind::Type,
-            format!("cannot apply `{}` to {} and {}", op_str(op), show_kind(a), show_kind(b)),
+            format!("cannot apply `{}` to {} and {}", op.symbol(), show_kind(a), show_kind(b)),
             span,
         ),
     }
@@ -257,7 +239,7 @@ fn int_arith(op: BinOp, x: i64, y: i64, span: Span) -> EResult<Atom> {
     if matches!(op, BinOp::Div | BinOp::Rem) && y == 0 {
         return fail(
             ErrorKind::DivisionByZero,
-            format!("division by zero in {x} {} {y}", op_str(op)),
+            format!("division by zero in {x} {} {y}", op.symbol()),
             span,
         );
     }
@@ -270,7 +252,7 @@ fn int_arith(op: BinOp, x: i64, y: i64, span: Span) -> EResult<Atom> {
     };
     match r {
         Some(n) => Ok(Atom::Int(n)),
-        None => fail(ErrorKind::Overflow, format!("integer overflow in {x} {} {y}", op_str(op)), span),
+        None => fail(ErrorKind::Overflow, format!("integer overflow in {x} {} {y}", op.symbol()), span),
     }
 }
 

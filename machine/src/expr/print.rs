@@ -34,24 +34,6 @@ fn binop_prec(op: BinOp) -> u8 {
     }
 }
 
-fn binop_str(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Mul => "*",
-        BinOp::Div => "/",
-        BinOp::Rem => "%",
-        BinOp::Add => "+",
-        BinOp::Sub => "-",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        BinOp::Eq => "==",
-        BinOp::Ne => "!=",
-        BinOp::And => "&&",
-        BinOp::Or => "||",
-    }
-}
-
 /// The precedence of the printed form of `e`.
 fn prec(e: &Expr) -> u8 {
     match &e.kind {
@@ -186,7 +168,7 @@ fn write_binary_chain(out: &mut String, e: &Expr, name: &dyn Fn(VarId) -> String
         if *need {
             out.push(')');
         }
-        out.push_str(binop_str(*op));
+        out.push_str(op.symbol());
         write_child(out, r, binop_prec(*op) + 1, true, name);
     }
 }

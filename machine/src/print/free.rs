@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use crate::expr::{Expr, ExprKind};
+use crate::expr::Expr;
 use crate::term::{Arg, Atom, Body, Cmd, Lambda, SExp, VarId};
 
 /// Memoized free-variable sets, keyed by the address of a body of the term
@@ -86,21 +86,7 @@ impl FreeVars {
     }
 
     fn expr(&mut self, e: &Expr, out: &mut HashSet<VarId>) {
-        match &e.kind {
-            ExprKind::Val(a) => self.atom(a, out),
-            ExprKind::Name(_) => {}
-            ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter().for_each(|x| self.expr(x, out)),
-            ExprKind::Record(fs) => fs.iter().for_each(|(_, x)| self.expr(x, out)),
-            ExprKind::Unary(_, a) | ExprKind::Field(a, _) => self.expr(a, out),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-                self.expr(a, out);
-                self.expr(b, out);
-            }
-            ExprKind::Method(a, _, xs) => {
-                self.expr(a, out);
-                xs.iter().for_each(|x| self.expr(x, out));
-            }
-        }
+        e.for_each_val(&mut |a| self.atom(a, out));
     }
 }
 

@@ -227,21 +227,7 @@ fn collect_stuck_atom(a: &Atom, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<
 }
 
 fn collect_stuck_expr(e: &Expr, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
-    match &e.kind {
-        ExprKind::Val(a) => collect_stuck_atom(a, vars, recs, out),
-        ExprKind::Name(_) => {}
-        ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter().for_each(|x| collect_stuck_expr(x, vars, recs, out)),
-        ExprKind::Record(fs) => fs.iter().for_each(|(_, x)| collect_stuck_expr(x, vars, recs, out)),
-        ExprKind::Unary(_, a) | ExprKind::Field(a, _) => collect_stuck_expr(a, vars, recs, out),
-        ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-            collect_stuck_expr(a, vars, recs, out);
-            collect_stuck_expr(b, vars, recs, out);
-        }
-        ExprKind::Method(a, _, xs) => {
-            collect_stuck_expr(a, vars, recs, out);
-            xs.iter().for_each(|x| collect_stuck_expr(x, vars, recs, out));
-        }
-    }
+    e.for_each_val(&mut |a| collect_stuck_atom(a, vars, recs, out));
 }
 
 fn collect_stuck_body(b: &Body, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {

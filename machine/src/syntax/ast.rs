@@ -77,6 +77,20 @@ pub enum Body {
     },
 }
 
+impl Body {
+    /// A placeholder body (`0`), standing for the missing main body of a
+    /// library file where one is needed to resolve its definitions.
+    pub fn hole() -> Body {
+        Body::App {
+            stage: None,
+            head: Operand::Int(0, Span::default()),
+            args: Vec::new(),
+            tail: None,
+            span: Span::default(),
+        }
+    }
+}
+
 /// A staging expression as written.
 #[derive(Clone, Debug)]
 pub enum SExp {

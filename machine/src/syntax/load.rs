@@ -92,14 +92,7 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
     }
     let libs = libs.files;
     let library_hole = allow_free && main.main.is_none() && !main.defs.is_empty();
-    // Stands for the missing main body of a library file being formatted.
-    let hole = ast::Body::App {
-        stage: None,
-        head: ast::Operand::Int(0, Span::default()),
-        args: Vec::new(),
-        tail: None,
-        span: Span::default(),
-    };
+    let hole = ast::Body::hole();
     let Some(body) = main.main.as_ref().or(library_hole.then_some(&hole)) else {
         let span = Span::new(file, text.len(), text.len());
         return Err(vec![Diagnostic::error(
@@ -162,13 +155,7 @@ impl Libs {
         }
         defs.extend(self.files[i].defs.iter().cloned());
         let mut r = Resolver::new(false);
-        let hole = ast::Body::App {
-            stage: None,
-            head: ast::Operand::Int(0, Span::default()),
-            args: Vec::new(),
-            tail: None,
-            span: Span::default(),
-        };
+        let hole = ast::Body::hole();
         r.defs(&defs, SExp::Const(true), &mut |r, natural| r.body(&hole, natural));
         if r.errors.is_empty() {
             Ok(())

@@ -183,26 +183,16 @@ impl Resolver {
     }
 
     fn expr(&mut self, e: &Expr) -> Expr {
-        let kind = match &e.kind {
+        e.map_leaves(&mut |leaf| match &leaf.kind {
             ExprKind::Name(n) => {
                 let id = ast::Ident {
                     name: n.clone(),
-                    span: e.span,
+                    span: leaf.span,
                 };
                 ExprKind::Val(Atom::Var(self.lookup(&id)))
             }
-            ExprKind::Val(a) => ExprKind::Val(a.clone()),
-            ExprKind::Tuple(xs) => ExprKind::Tuple(xs.iter().map(|x| self.expr(x)).collect()),
-            ExprKind::Record(fs) => ExprKind::Record(fs.iter().map(|(f, x)| (f.clone(), self.expr(x))).collect()),
-            ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(self.expr(a))),
-            ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, Box::new(self.expr(a)), Box::new(self.expr(b))),
-            ExprKind::Index(a, b) => ExprKind::Index(Box::new(self.expr(a)), Box::new(self.expr(b))),
-            ExprKind::Range(a, b) => ExprKind::Range(Box::new(self.expr(a)), Box::new(self.expr(b))),
-            ExprKind::Field(a, f) => ExprKind::Field(Box::new(self.expr(a)), f.clone()),
-            ExprKind::Call(f, xs) => ExprKind::Call(f.clone(), xs.iter().map(|x| self.expr(x)).collect()),
-            ExprKind::Method(a, f, xs) => ExprKind::Method(Box::new(self.expr(a)), f.clone(), xs.iter().map(|x| self.expr(x)).collect()),
-        };
-        Expr { kind, span: e.span }
+            other => other.clone(),
+        })
     }
 
     fn operand(&mut self, o: &ast::Operand) -> Atom {
