@@ -15,7 +15,7 @@ use crate::error::RuntimeError;
 use crate::expr::{Expr, ExprKind};
 use crate::print::Printer;
 use crate::run::{Counts, Limits, Outcome, Report, StopReason};
-use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, VarId, Vars};
+use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, SExp, VarId, Vars};
 use rules::{execute, prepare, Look, Rule};
 
 /// What a walk found.
@@ -168,6 +168,13 @@ fn walk_atom(a: &mut Atom, vars: &mut Vars, dry: bool, recs: &mut Recs) -> Optio
     match a {
         Atom::Lambda(l) => walk_body(&mut l.body, vars, dry, recs),
         Atom::Rec(r) => {
+            // Nothing can be pending where nothing is active: skip the
+            // lambda, and spare the copy of the value that entering it takes.
+            let mut names: Vec<VarId> = recs.iter().map(|(n, _)| *n).collect();
+            names.push(r.name);
+            if !any_active(&r.lam.body, &names) {
+                return None;
+            }
             // Inside its own lambda, the recursive name is the value itself.
             recs.push((r.name, r.clone()));
             let found = walk_body(&mut r.lam.body, vars, dry, recs);
@@ -198,6 +205,55 @@ fn walk_expr(e: &mut Expr, vars: &mut Vars, dry: bool, recs: &mut Recs) -> Optio
             walk_expr(a, vars, dry, recs).or_else(|| walk_expr(b, vars, dry, recs))
         }
         ExprKind::Method(a, _, xs) => walk_expr(a, vars, dry, recs).or_else(|| xs.iter_mut().find_map(|x| walk_expr(x, vars, dry, recs))),
+    }
+}
+
+/// Whether some body in `b` (nested ones included) is active, where the
+/// variables `concrete` (names of enclosing recursive values) count as true.
+fn any_active(b: &Body, concrete: &[VarId]) -> bool {
+    fn sexp_true(s: &SExp, concrete: &[VarId]) -> bool {
+        match s {
+            SExp::Const(b) => *b,
+            SExp::Var(v) => concrete.contains(v),
+            SExp::Not(a) => !sexp_true(a, concrete),
+            SExp::And(a, b) => sexp_true(a, concrete) && sexp_true(b, concrete),
+            SExp::Or(a, b) => sexp_true(a, concrete) || sexp_true(b, concrete),
+        }
+    }
+    fn in_atom(a: &Atom, concrete: &[VarId]) -> bool {
+        match a {
+            Atom::Lambda(l) => any_active(&l.body, concrete),
+            Atom::Rec(r) => {
+                let mut inner = concrete.to_vec();
+                inner.push(r.name);
+                any_active(&r.lam.body, &inner)
+            }
+            Atom::Tuple(xs) => xs.iter().any(|x| {
+                let (Arg::Atom(x) | Arg::Splice(x)) = x;
+                in_atom(x, concrete)
+            }),
+            Atom::Record(fs) => fs.iter().any(|(_, x)| in_atom(x, concrete)),
+            Atom::Map(kvs) => kvs.iter().any(|(k, v)| in_atom(k, concrete) || in_atom(v, concrete)),
+            Atom::Expr(e) => {
+                let mut found = false;
+                e.for_each_val(&mut |x| found = found || in_atom(x, concrete));
+                found
+            }
+            _ => false,
+        }
+    }
+    if sexp_true(&b.stage, concrete) {
+        return true;
+    }
+    match &b.cmd {
+        Cmd::App(app) => {
+            in_atom(&app.head, concrete)
+                || app.args.iter().any(|a| {
+                    let (Arg::Atom(x) | Arg::Splice(x)) = a;
+                    in_atom(x, concrete)
+                })
+        }
+        Cmd::Fix(f) => any_active(&f.lam.body, concrete) || any_active(&f.body, concrete),
     }
 }
 
