@@ -6,14 +6,36 @@
 //! staging variable replaced by a concrete value becomes `always`/`never`.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::expr::{Expr, ExprKind};
 use crate::term::{App, Arg, Atom, Body, Cmd, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
 
+/// A hasher for dense `u32` ids (a multiplicative hash): the copier looks a
+/// variable up at every occurrence, and SipHash's strength buys nothing here.
+#[derive(Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(n)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type IdMap<V> = HashMap<VarId, V, BuildHasherDefault<IdHasher>>;
+
 /// A copy in progress: what each variable becomes.
 pub struct Copier<'v> {
     vars: &'v mut Vars,
-    map: HashMap<VarId, Atom>,
+    map: IdMap<Atom>,
 }
 
 impl<'v> Copier<'v> {
