@@ -134,3 +134,19 @@ fn fmt_formats_a_library_of_definitions() {
     let p = temp_file("lib_fmt.dcps", r.out.as_bytes());
     assert_eq!(deepcps(&["fmt", "--check", &p]).code, 0, "formatting is idempotent");
 }
+
+#[test]
+fn trace_prints_one_line_per_step() {
+    let r = deepcps(&["run", "--trace", "--stats", "corpus/paper/arith_immediate.dcps"]);
+    assert_eq!((r.code, r.out.as_str()), (0, "12\n"));
+    let trace: Vec<&str> = r.err.lines().filter(|l| l.starts_with("[trace] ")).collect();
+    assert_eq!(trace.len(), 68, "one line per step:\n{}", r.err);
+    assert_eq!(trace[0], "[trace] 1 beta corpus/paper/builders.dcps:10:1");
+    assert_eq!(trace[2], "[trace] 3 fix corpus/paper/builders.dcps:17:1");
+    assert!(
+        trace[67].starts_with("[trace] 68 exit corpus/paper/arith_immediate.dcps:"),
+        "{}",
+        trace[67]
+    );
+    assert!(r.err.ends_with("steps: 68 (beta 49, expr 17, if 0, fix 1, exit 1)\n"), "{}", r.err);
+}

@@ -32,8 +32,13 @@ impl Span {
         }
     }
 
-    /// The smallest span covering `self` and `other` (same file assumed).
+    /// The smallest span covering `self` and `other`; `self` alone when
+    /// they lie in different files (a definition of an included file whose
+    /// scope continues in the including file).
     pub fn to(self, other: Span) -> Span {
+        if self.file != other.file {
+            return self;
+        }
         Span {
             file: self.file,
             start: self.start.min(other.start),

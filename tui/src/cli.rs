@@ -42,6 +42,10 @@ enum Command {
         /// Stop after this many steps (exit code 3).
         #[arg(long, default_value_t = Limits::default().max_steps)]
         max_steps: u64,
+        /// Print every step to stderr: its number, rule and the source place
+        /// of the body executed.
+        #[arg(long)]
+        trace: bool,
         /// Use the reference reducer (the substitution semantics); it is today
         /// the only machine, so this is also the default.
         #[arg(long)]
@@ -84,9 +88,10 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         Command::Run {
             file,
             stats,
+            trace,
             max_steps,
             reference: _,
-        } => ctx.run(&file, stats, Limits { max_steps }),
+        } => ctx.run(&file, stats, trace, Limits { max_steps }),
         Command::Check { file } => ctx.check(&file),
         Command::Fmt { file, check } => ctx.fmt(&file, check),
     }
@@ -105,7 +110,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn run(mut self, file: &Path, stats: bool, limits: Limits) -> u8 {
+    fn run(mut self, file: &Path, stats: bool, trace: bool, limits: Limits) -> u8 {
         let mut sources = SourceMap::new();
         let program = match load_program(&RealFs, file, &mut sources) {
             Ok(p) => p,
@@ -115,7 +120,15 @@ impl Ctx<'_> {
             }
         };
         let mut reducer = Reducer::new(program);
-        let report = reducer.report(&limits);
+        let report = if trace {
+            let err = &mut *self.err;
+            let sources = &sources;
+            reducer.report_traced(&limits, &mut |n, rule, span| {
+                let _ = writeln!(err, "[trace] {n} {} {}", rule.name(), sources.describe(span));
+            })
+        } else {
+            reducer.report(&limits)
+        };
         self.diags(&sources, &report.warnings);
         let code = match &report.outcome {
             Outcome::Residual | Outcome::Exit(_) => {

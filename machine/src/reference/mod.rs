@@ -15,13 +15,16 @@ use crate::error::RuntimeError;
 use crate::expr::{Expr, ExprKind};
 use crate::print::Printer;
 use crate::run::{Counts, Limits, Outcome, Report, StopReason};
+use crate::span::Span;
 use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, SExp, VarId, Vars};
-use rules::{execute, prepare, Look, Rule};
+pub use rules::Rule;
+use rules::{execute, prepare, Look};
 
 /// What a walk found.
 enum Event {
-    /// A body was executed with this rule (and `$exit` gave this value).
-    Stepped(Rule, Option<Atom>),
+    /// The body at this place was executed with this rule (and `$exit`
+    /// gave this value).
+    Stepped(Rule, Option<Atom>, Span),
     /// A ready body fails.
     Failed(RuntimeError),
     /// (Dry walks only.) A body is pending.
@@ -50,8 +53,15 @@ impl Reducer {
 
     /// Executes the first ready body. `None`: no body is pending.
     pub fn step(&mut self) -> Option<Result<Option<Atom>, RuntimeError>> {
+        self.step_traced(&mut |_, _, _| {})
+    }
+
+    /// Like [`Reducer::step`], telling `on_step` the step's number, rule and
+    /// the source of the body executed.
+    pub fn step_traced(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>> {
         match walk_body(&mut self.body, &mut self.vars, false, &mut Vec::new())? {
-            Event::Stepped(rule, exit) => {
+            Event::Stepped(rule, exit, span) => {
+                on_step(self.counts.total() + 1, rule, span);
                 match rule {
                     Rule::Beta => self.counts.beta += 1,
                     Rule::Expr => self.counts.expr += 1,
@@ -73,6 +83,11 @@ impl Reducer {
 
     /// Runs until no body is pending, `$exit`, an error or a limit.
     pub fn run(&mut self, limits: &Limits) -> Outcome {
+        self.run_traced(limits, &mut |_, _, _| {})
+    }
+
+    /// Like [`Reducer::run`], calling `on_step` after every step.
+    pub fn run_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
         loop {
             if self.counts.total() >= limits.max_steps {
                 if self.has_pending() {
@@ -80,7 +95,7 @@ impl Reducer {
                 }
                 return Outcome::Residual;
             }
-            match self.step() {
+            match self.step_traced(on_step) {
                 None => return Outcome::Residual,
                 Some(Ok(Some(v))) => return Outcome::Exit(v),
                 Some(Ok(None)) => {}
@@ -108,7 +123,12 @@ impl Reducer {
 
     /// Runs to the end and reports, printing the result canonically.
     pub fn report(&mut self, limits: &Limits) -> Report {
-        let outcome = self.run(limits);
+        self.report_traced(limits, &mut |_, _, _| {})
+    }
+
+    /// Like [`Reducer::report`], calling `on_step` after every step.
+    pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
+        let outcome = self.run_traced(limits, on_step);
         let text = match &outcome {
             Outcome::Exit(v) => Printer::new(&self.vars).atom_text(v),
             _ => Printer::new(&self.vars).program_text(&self.body),
@@ -155,8 +175,9 @@ fn walk_body(b: &mut Body, vars: &mut Vars, dry: bool, recs: &mut Recs) -> Optio
         _ if dry => Some(Event::Pending),
         Look::Error(e) => Some(Event::Failed(e)),
         Look::Ready(r) => {
+            let span = b.span;
             let (rule, exit) = execute(b, r, vars);
-            Some(Event::Stepped(rule, exit))
+            Some(Event::Stepped(rule, exit, span))
         }
     }
 }

@@ -33,6 +33,19 @@ pub enum Rule {
     Exit,
 }
 
+impl Rule {
+    /// The rule's name, as in `--stats` and `--trace`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Beta => "beta",
+            Rule::Expr => "expr",
+            Rule::If => "if",
+            Rule::Fix => "fix",
+            Rule::Exit => "exit",
+        }
+    }
+}
+
 /// An active body whose parts have been evaluated: it will execute.
 pub enum Ready {
     /// Apply a lambda (or a recursive lambda) to arguments.
