@@ -150,3 +150,14 @@ fn trace_prints_one_line_per_step() {
     );
     assert!(r.err.ends_with("steps: 68 (beta 49, expr 17, if 0, fix 1, exit 1)\n"), "{}", r.err);
 }
+
+#[test]
+fn time_limit_exits_3_and_says_so() {
+    // An endless core-time loop, stopped by the clock rather than the step limit.
+    let p = temp_file("forever.dcps", b"fix loop(k) { loop k } in\nloop $exit\n");
+    let r = deepcps(&["run", "--timeout", "0.2", "--max-steps", "1000000000000", &p]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.err.contains("time limit reached: 0.200 s spent"), "{}", r.err);
+    assert_eq!(r.out, "");
+    assert_eq!(deepcps(&["run", "--timeout", "soon", &p]).code, 2);
+}

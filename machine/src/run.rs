@@ -2,6 +2,7 @@
 //! counts by rule kind, and the limits that stop a run as a result.
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
@@ -50,11 +51,16 @@ impl fmt::Display for Counts {
 pub struct Limits {
     /// Most steps to execute.
     pub max_steps: u64,
+    /// Most wall time to spend reducing (checked between steps).
+    pub timeout: Option<Duration>,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_steps: 10_000_000 }
+        Limits {
+            max_steps: 10_000_000,
+            timeout: None,
+        }
     }
 }
 
@@ -63,12 +69,22 @@ impl Default for Limits {
 pub enum StopReason {
     /// `max_steps` steps were executed and a body was still pending.
     Steps(u64),
+    /// The time budget ran out after this many steps.
+    Time {
+        /// The budget.
+        limit: Duration,
+        /// Steps executed by then.
+        steps: u64,
+    },
 }
 
 impl fmt::Display for StopReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StopReason::Steps(n) => write!(f, "step limit reached: {n} steps executed and bodies are still pending"),
+            StopReason::Time { limit, steps } => {
+                write!(f, "time limit reached: {:.3} s spent, {steps} steps executed", limit.as_secs_f64())
+            }
         }
     }
 }

@@ -42,6 +42,9 @@ enum Command {
         /// Stop after this many steps (exit code 3).
         #[arg(long, default_value_t = Limits::default().max_steps)]
         max_steps: u64,
+        /// Stop after this many seconds of reduction (exit code 3).
+        #[arg(long, value_parser = parse_seconds)]
+        timeout: Option<std::time::Duration>,
         /// Print every step to stderr: its number, rule and the source place
         /// of the body executed.
         #[arg(long)]
@@ -90,8 +93,9 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             stats,
             trace,
             max_steps,
+            timeout,
             reference: _,
-        } => ctx.run(&file, stats, trace, Limits { max_steps }),
+        } => ctx.run(&file, stats, trace, Limits { max_steps, timeout }),
         Command::Check { file } => ctx.check(&file),
         Command::Fmt { file, check } => ctx.fmt(&file, check),
     }
@@ -206,6 +210,14 @@ impl Ctx<'_> {
             let _ = write!(self.out, "{formatted}");
             EXIT_OK
         }
+    }
+}
+
+/// A number of seconds (fractions allowed) as a duration.
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(std::time::Duration::from_secs_f64(x)),
+        _ => Err(format!("`{s}` is not a number of seconds")),
     }
 }
 

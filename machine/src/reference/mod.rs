@@ -88,7 +88,16 @@ impl Reducer {
 
     /// Like [`Reducer::run`], calling `on_step` after every step.
     pub fn run_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
+        let start = std::time::Instant::now();
         loop {
+            if let Some(limit) = limits.timeout {
+                if start.elapsed() >= limit {
+                    return Outcome::Limit(StopReason::Time {
+                        limit,
+                        steps: self.counts.total(),
+                    });
+                }
+            }
             if self.counts.total() >= limits.max_steps {
                 if self.has_pending() {
                     return Outcome::Limit(StopReason::Steps(self.counts.total()));
