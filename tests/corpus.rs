@@ -41,7 +41,13 @@ fn corpus() {
         let max_steps = directive(&text, "max-steps:")
             .and_then(|n| n.parse().ok())
             .unwrap_or(TEST_MAX_STEPS);
-        let out = run_path(rel, &Limits { max_steps, ..Limits::default() });
+        let out = run_path(
+            rel,
+            &Limits {
+                max_steps,
+                ..Limits::default()
+            },
+        );
         if let Some(kind) = directive(&text, "expect-error:") {
             assert!(
                 out.starts_with(&format!("outcome: error {kind}\n")),

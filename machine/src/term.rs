@@ -45,29 +45,37 @@ pub struct VarInfo {
 
 /// The table of all variables of a run.
 ///
-/// Invariant: ids are dense, `0..len`.
+/// Variables made by the front end are described in full; the many copies
+/// that reduction makes (fresh binders for every copied lambda) only record
+/// the source variable they copy, 4 bytes each, and share its description.
+///
+/// Invariant: ids are dense, `0..len`; `origin[v]` indexes `sources`.
 #[derive(Clone, Debug, Default)]
 pub struct Vars {
-    infos: Vec<VarInfo>,
+    sources: Vec<VarInfo>,
+    origin: Vec<u32>,
 }
 
 impl Vars {
     /// A new variable with the given description.
     pub fn fresh(&mut self, info: VarInfo) -> VarId {
-        let id = VarId(u32::try_from(self.infos.len()).unwrap_or(u32::MAX));
-        self.infos.push(info);
+        let id = VarId(u32::try_from(self.origin.len()).unwrap_or(u32::MAX));
+        self.origin.push(u32::try_from(self.sources.len()).unwrap_or(u32::MAX));
+        self.sources.push(info);
         id
     }
 
     /// A new variable described like `v` (same name, kind and span).
     pub fn copy_of(&mut self, v: VarId) -> VarId {
-        let info = self.info(v).clone();
-        self.fresh(info)
+        let id = VarId(u32::try_from(self.origin.len()).unwrap_or(u32::MAX));
+        let o = self.origin[v.0 as usize];
+        self.origin.push(o);
+        id
     }
 
     /// The description of `v`.
     pub fn info(&self, v: VarId) -> &VarInfo {
-        &self.infos[v.0 as usize]
+        &self.sources[self.origin[v.0 as usize] as usize]
     }
 
     /// The source name of `v`, if it has one.
@@ -77,12 +85,12 @@ impl Vars {
 
     /// Number of variables.
     pub fn len(&self) -> usize {
-        self.infos.len()
+        self.origin.len()
     }
 
     /// Whether the table is empty.
     pub fn is_empty(&self) -> bool {
-        self.infos.is_empty()
+        self.origin.is_empty()
     }
 }
 

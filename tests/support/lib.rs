@@ -63,7 +63,13 @@ pub fn run_source(text: &str) -> String {
         Err(d) => return format!("outcome: static error\n--- diagnostics\n{}", render(&sources, &[d])),
     };
     match load_from(&MemFs::default(), id, &mut sources, false) {
-        Ok(p) => describe(&Reducer::new(p).report(&Limits { max_steps: TEST_MAX_STEPS, ..Limits::default() }), &sources),
+        Ok(p) => describe(
+            &Reducer::new(p).report(&Limits {
+                max_steps: TEST_MAX_STEPS,
+                ..Limits::default()
+            }),
+            &sources,
+        ),
         Err(ds) => format!("outcome: static error\n--- diagnostics\n{}", render(&sources, &ds)),
     }
 }
@@ -100,7 +106,10 @@ pub fn outcome_of(text: &str, max_steps: u64) -> String {
     };
     match load_from(&MemFs::default(), id, &mut sources, false) {
         Ok(p) => {
-            let r = Reducer::new(p).report(&Limits { max_steps, ..Limits::default() });
+            let r = Reducer::new(p).report(&Limits {
+                max_steps,
+                ..Limits::default()
+            });
             let kind = match &r.outcome {
                 Outcome::Residual => "residual".to_string(),
                 Outcome::Exit(_) => "exit".to_string(),
