@@ -45,7 +45,7 @@ fn check_roundtrip(src: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2_000, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: std::env::var("DEEPCPS_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000), .. ProptestConfig::default() })]
 
     #[test]
     fn generated_programs_round_trip(seed in any::<u64>()) {

@@ -313,3 +313,52 @@ impl Gen {
         }
     }
 }
+
+/// The real file system with one file's text replaced (to run a formatted
+/// program in place of its source, includes and all).
+pub struct Overlay {
+    /// The replaced file.
+    pub path: PathBuf,
+    /// Its new text.
+    pub text: String,
+}
+
+impl deepcps_machine::syntax::FileSystem for Overlay {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        if path == self.path {
+            Ok(self.text.as_bytes().to_vec())
+        } else {
+            std::fs::read(path)
+        }
+    }
+    fn canonical(&self, path: &Path) -> PathBuf {
+        RealFs.canonical(path)
+    }
+}
+
+/// Outcome kind, counts and result text of running the program at `path`
+/// read through `fs` (no diagnostics: their places depend on the layout).
+pub fn outcome_via(fs: &dyn deepcps_machine::syntax::FileSystem, path: &Path, max_steps: u64) -> String {
+    let mut sources = SourceMap::new();
+    match load_program(fs, path, &mut sources) {
+        Ok(p) => {
+            let r = Reducer::new(p).report(&Limits {
+                max_steps,
+                ..Limits::default()
+            });
+            let kind = match &r.outcome {
+                Outcome::Residual => "residual".to_string(),
+                Outcome::Exit(_) => "exit".to_string(),
+                Outcome::Error(e) => format!("error {}", e.kind.name()),
+                Outcome::Limit(l) => format!("limit {l}"),
+            };
+            let text = if matches!(r.outcome, Outcome::Error(_)) {
+                String::new()
+            } else {
+                r.text
+            };
+            format!("{kind}\n{}\n{text}", r.counts)
+        }
+        Err(ds) => format!("static error: {}", ds.len()),
+    }
+}
