@@ -25,6 +25,7 @@ pub struct Span {
 impl Span {
     /// A span of `file` from `start` to `end`.
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        debug_assert!(start <= end, "span {start}..{end} is reversed");
         Span {
             file,
             start: u32::try_from(start).unwrap_or(u32::MAX),

@@ -69,6 +69,7 @@ impl Vars {
     pub fn copy_of(&mut self, v: VarId) -> VarId {
         let id = VarId(u32::try_from(self.origin.len()).unwrap_or(u32::MAX));
         let o = self.origin[v.0 as usize];
+        debug_assert!((o as usize) < self.sources.len(), "origin of {v:?} out of range");
         self.origin.push(o);
         id
     }

@@ -464,6 +464,13 @@ pub fn execute(b: &mut Body, ready: Ready, vars: &mut Vars) -> (Rule, Option<Ato
 /// A fresh copy of the body of `lam` with its staging parameter bound to
 /// `always` and its parameters to `args` (already checked by [`prepare`]).
 fn instantiate(lam: &Lambda, rec: Option<Box<RecLambda>>, args: Vec<Arg>, vars: &mut Vars) -> Body {
+    // `prepare` checked the arity: without a rest parameter the counts agree,
+    // with one there are enough arguments for the fixed parameters.
+    debug_assert!(if lam.params.iter().any(|p| p.rest) {
+        args.len() + 1 >= lam.params.len()
+    } else {
+        args.len() == lam.params.len()
+    });
     let mut subst: Vec<(VarId, Atom)> = vec![(lam.sparam, Atom::Stage(true))];
     if let Some(r) = rec {
         subst.push((r.name, Atom::Rec(r)));

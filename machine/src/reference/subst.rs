@@ -51,6 +51,8 @@ impl<'v> Copier<'v> {
     /// variable and what `v` meant before (to restore with [`Copier::unbind`]).
     fn bind(&mut self, v: VarId) -> (VarId, Option<Atom>) {
         let fresh = self.vars.copy_of(v);
+        // Invariant (ARCHITECTURE.md): every binder of a copy is a new variable.
+        debug_assert!(fresh != v && self.vars.name(fresh) == self.vars.name(v));
         (fresh, self.map.insert(v, Atom::Var(fresh)))
     }
 
@@ -127,6 +129,8 @@ impl<'v> Copier<'v> {
                 },
             }
         }
+        // Invariant (term.rs, `Arg::Splice`): a known tuple never stays spliced.
+        debug_assert!(!out.iter().any(|a| matches!(a, Arg::Splice(Atom::Tuple(_)))));
         out
     }
 
