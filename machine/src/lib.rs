@@ -13,6 +13,7 @@
 //! This crate does no terminal IO.
 
 pub mod diag;
+mod drop;
 pub mod error;
 pub mod expr;
 pub mod print;

@@ -437,16 +437,12 @@ pub fn execute(b: &mut Body, ready: Ready, vars: &mut Vars) -> (Rule, Option<Ato
             (Rule::If, None)
         }
         Ready::Fix => {
-            let placeholder = Body {
-                stage: SExp::Const(false),
-                cmd: Cmd::App(App {
-                    head: Atom::Int(0),
-                    args: Vec::new(),
-                    sugar: Default::default(),
-                }),
-                span: b.span,
-            };
-            if let Cmd::Fix(fix) = std::mem::replace(&mut b.cmd, placeholder.cmd) {
+            let placeholder = Cmd::App(App {
+                head: Atom::Int(0),
+                args: Vec::new(),
+                sugar: Default::default(),
+            });
+            if let Cmd::Fix(fix) = std::mem::replace(&mut b.cmd, placeholder) {
                 let fix = *fix;
                 let rec = Atom::Rec(Box::new(RecLambda {
                     name: fix.name,
