@@ -52,3 +52,22 @@ fn a_long_chain_resolves_and_drops_on_a_small_stack() {
         drop(program);
     });
 }
+
+#[test]
+fn a_long_chain_prints_on_a_small_stack() {
+    on_small_stack(|| {
+        let n = 200_000;
+        let text = chain(n);
+        let mut sources = SourceMap::new();
+        let id = add_source(&mut sources, "chain.dcps", None, text.into_bytes()).expect("utf8");
+        let program = load_from(&MemFs::default(), id, &mut sources, true).expect("resolves");
+        let printed = deepcps_machine::print::Printer::new(&program.vars).program_text(&program.body);
+        assert_eq!(printed.lines().count(), n + 1);
+        assert!(
+            printed.starts_with("\"x0+1\" (x0)\n\"x0+1\" (x1)\n\"x1+1\" (x2)\n"),
+            "{}",
+            &printed[..80]
+        );
+        assert!(printed.ends_with("\"x199998+1\" (x199999)\n$exit x199999\n"));
+    });
+}

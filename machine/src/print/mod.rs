@@ -15,9 +15,17 @@ pub mod names;
 use std::collections::HashSet;
 
 use crate::expr::print::{print_expr, print_value};
-use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Fix, Lambda, RecLambda, SExp, Sugar, VarId, Vars};
+use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Lambda, RecLambda, SExp, Sugar, VarId, Vars};
 use free::FreeVars;
 use names::{lambda_binders, Names};
+
+/// What to undo when a printed chain of bodies ends.
+enum Undo {
+    /// Leave a scope of printed names.
+    Scope(Vec<(VarId, Option<String>)>),
+    /// A recursive value no longer prints as its name.
+    Hoist(VarId),
+}
 
 /// What natural staging means where a body is printed.
 #[derive(Clone, Copy)]
@@ -137,78 +145,80 @@ impl<'v> Printer<'v> {
         }
     }
 
+    /// Prints a body and, by a loop rather than recursion, the chain of
+    /// bodies that continue it at the same indentation (braceless tail
+    /// lambdas, `"e" (x)`, `let`, `fix .. in`), so that a residual of a
+    /// million statements prints on an ordinary stack.
     fn body(&mut self, b: &Body, indent: usize, natural: Natural) {
-        if let Cmd::App(app) = &b.cmd {
-            let recs = direct_recs(app);
-            if !recs.is_empty() {
-                self.stage_prefix(&b.stage, natural);
-                self.hoisted(&recs, app, indent);
-                return;
+        let mut undo: Vec<Undo> = Vec::new();
+        let mut next = Some((b, natural));
+        while let Some((b, natural)) = next {
+            next = self.link(b, indent, natural, &mut undo);
+        }
+        for u in undo.into_iter().rev() {
+            match u {
+                Undo::Scope(saved) => self.names.leave(saved),
+                Undo::Hoist(v) => {
+                    self.hoisted.remove(&v);
+                }
             }
         }
+    }
+
+    /// Prints one statement of a chain; returns the body that continues it.
+    fn link<'t>(&mut self, b: &'t Body, indent: usize, natural: Natural, undo: &mut Vec<Undo>) -> Option<(&'t Body, Natural)> {
         self.stage_prefix(&b.stage, natural);
         match &b.cmd {
-            Cmd::App(app) => self.app(app, indent),
-            Cmd::Fix(fix) => self.fix(fix, indent),
+            Cmd::App(app) => {
+                // A recursive value held directly prints as `fix f(..) {..} in`
+                // before the application, which then refers to it by name.
+                for r in direct_recs(app) {
+                    let mut refs: HashSet<VarId> = self.fv.body(&r.lam.body).iter().copied().collect();
+                    for a in std::iter::once(&app.head).chain(app.args.iter().map(|a| match a {
+                        Arg::Atom(x) | Arg::Splice(x) => x,
+                    })) {
+                        self.fv.atom(a, &mut refs);
+                    }
+                    refs.insert(r.name);
+                    undo.push(Undo::Scope(self.names.enter(&[r.name], &refs)));
+                    self.out.push_str("fix ");
+                    self.out.push_str(&self.names.name(r.name));
+                    self.braced_lambda(&r.lam, indent);
+                    self.out.push_str(" in");
+                    self.newline(indent);
+                    if self.hoisted.insert(r.name) {
+                        undo.push(Undo::Hoist(r.name));
+                    }
+                }
+                self.app(app, indent, undo)
+            }
+            Cmd::Fix(fix) => {
+                let mut refs: HashSet<VarId> = self.fv.body(&fix.lam.body).iter().copied().collect();
+                refs.extend(self.fv.body(&fix.body).iter().copied());
+                undo.push(Undo::Scope(self.names.enter(&[fix.sparam, fix.name], &refs)));
+                self.out.push_str("fix ");
+                if !self.names.anonymous(fix.sparam) {
+                    let n = self.names.name(fix.sparam);
+                    self.out.push_str(&format!("[{n}] "));
+                }
+                self.out.push_str(&self.names.name(fix.name));
+                self.braced_lambda(&fix.lam, indent);
+                self.out.push_str(" in");
+                self.newline(indent);
+                Some((&fix.body, Natural::Sparam(fix.sparam)))
+            }
         }
     }
 
-    /// Prints `fix f(..) {..} in` for each recursive value held directly by
-    /// `app`, then `app` in their scope.
-    fn hoisted(&mut self, recs: &[&RecLambda], app: &App, indent: usize) {
-        let Some((first, rest)) = recs.split_first() else {
-            self.app(app, indent);
-            return;
-        };
-        let mut refs: HashSet<VarId> = self.fv.body(&first.lam.body).iter().copied().collect();
-        for a in std::iter::once(&app.head).chain(app.args.iter().map(|a| match a {
-            Arg::Atom(x) | Arg::Splice(x) => x,
-        })) {
-            self.fv.atom(a, &mut refs);
-        }
-        refs.insert(first.name);
-        let saved = self.names.enter(&[first.name], &refs);
-        self.out.push_str("fix ");
-        self.out.push_str(&self.names.name(first.name));
-        self.braced_lambda(&first.lam, indent);
-        self.out.push_str(" in");
-        self.newline(indent);
-        let fresh = self.hoisted.insert(first.name);
-        self.hoisted(rest, app, indent);
-        if fresh {
-            self.hoisted.remove(&first.name);
-        }
-        self.names.leave(saved);
-    }
-
-    fn fix(&mut self, fix: &Fix, indent: usize) {
-        let mut refs: HashSet<VarId> = self.fv.body(&fix.lam.body).iter().copied().collect();
-        refs.extend(self.fv.body(&fix.body).iter().copied());
-        let saved = self.names.enter(&[fix.sparam, fix.name], &refs);
-        self.out.push_str("fix ");
-        if !self.names.anonymous(fix.sparam) {
-            let n = self.names.name(fix.sparam);
-            self.out.push_str(&format!("[{n}] "));
-        }
-        self.out.push_str(&self.names.name(fix.name));
-        self.braced_lambda(&fix.lam, indent);
-        self.out.push_str(" in");
-        self.newline(indent);
-        self.body(&fix.body, indent, Natural::Sparam(fix.sparam));
-        self.names.leave(saved);
-    }
-
-    fn app(&mut self, app: &App, indent: usize) {
+    fn app<'t>(&mut self, app: &'t App, indent: usize, undo: &mut Vec<Undo>) -> Option<(&'t Body, Natural)> {
         if let (Atom::Lambda(lam), [Arg::Atom(v)]) = (&app.head, app.args.as_slice()) {
             if prints_as_expr(v) {
                 self.atom(v, indent);
                 self.out.push(' ');
-                self.tail_lambda(lam, indent);
-                return;
+                return self.tail_lambda(lam, indent, undo);
             }
             if self.source_mode && app.sugar == Sugar::Let && lam.params.len() == 1 && !lam.params[0].rest {
-                self.let_def(lam, v, indent);
-                return;
+                return self.let_def(lam, v, indent, undo);
             }
         }
         self.atom(&app.head, indent);
@@ -216,7 +226,7 @@ impl<'v> Printer<'v> {
         for (i, a) in app.args.iter().enumerate() {
             self.out.push(' ');
             match a {
-                Arg::Atom(Atom::Lambda(lam)) if i + 1 == n => self.tail_lambda(lam, indent),
+                Arg::Atom(Atom::Lambda(lam)) if i + 1 == n => return self.tail_lambda(lam, indent, undo),
                 Arg::Atom(x) => self.atom(x, indent),
                 Arg::Splice(x) => {
                     self.out.push('!');
@@ -224,34 +234,31 @@ impl<'v> Printer<'v> {
                 }
             }
         }
+        None
     }
 
-    /// `let [y] x = v` (or `let f(p..) { .. }`) and the body in its scope.
-    fn let_def(&mut self, lam: &Lambda, v: &Atom, indent: usize) {
+    /// `let [y] x = v` (or `let f(p..) { .. }`); the body in its scope
+    /// continues the chain.
+    fn let_def<'t>(&mut self, lam: &'t Lambda, v: &Atom, indent: usize, undo: &mut Vec<Undo>) -> Option<(&'t Body, Natural)> {
         self.out.push_str("let ");
         let refs = self.fv.body(&lam.body);
         // The value is outside the scope of the let's binders.
+        let saved = self.names.enter(&lambda_binders(lam), &refs);
+        self.let_head(lam);
+        self.names.leave(saved);
         match v {
-            Atom::Lambda(f) => {
-                let saved = self.names.enter(&lambda_binders(lam), &refs);
-                self.let_head(lam);
-                self.names.leave(saved);
-                self.braced_lambda(f, indent);
-            }
+            Atom::Lambda(f) => self.braced_lambda(f, indent),
             other => {
-                let saved = self.names.enter(&lambda_binders(lam), &refs);
-                self.let_head(lam);
-                self.names.leave(saved);
                 self.out.push_str(" = ");
                 self.atom(other, indent);
             }
         }
-        let saved = self.names.enter(&lambda_binders(lam), &refs);
-        if !matches!(&lam.body.cmd, Cmd::App(App { sugar: Sugar::Hole, .. })) {
-            self.newline(indent);
-            self.body(&lam.body, indent, Natural::Sparam(lam.sparam));
+        undo.push(Undo::Scope(self.names.enter(&lambda_binders(lam), &refs)));
+        if matches!(&lam.body.cmd, Cmd::App(App { sugar: Sugar::Hole, .. })) {
+            return None;
         }
-        self.names.leave(saved);
+        self.newline(indent);
+        Some((&lam.body, Natural::Sparam(lam.sparam)))
     }
 
     fn let_head(&mut self, lam: &Lambda) {
@@ -282,20 +289,19 @@ impl<'v> Printer<'v> {
         }
     }
 
-    /// `(x)[y]` and, on the next line at the same indentation, the body;
-    /// braced instead when the body would begin with `[name]`, which would
-    /// read back as the lambda's staging parameter.
-    fn tail_lambda(&mut self, lam: &Lambda, indent: usize) {
+    /// `(x)[y]`; its body continues the chain on the next line at the same
+    /// indentation. Braced instead when the body would begin with `[name]`,
+    /// which would read back as the lambda's staging parameter.
+    fn tail_lambda<'t>(&mut self, lam: &'t Lambda, indent: usize, undo: &mut Vec<Undo>) -> Option<(&'t Body, Natural)> {
         if self.begins_like_sname(&lam.body, Natural::Sparam(lam.sparam)) {
             self.braced_lambda(lam, indent);
-            return;
+            return None;
         }
         let refs = self.fv.body(&lam.body);
-        let saved = self.names.enter(&lambda_binders(lam), &refs);
+        undo.push(Undo::Scope(self.names.enter(&lambda_binders(lam), &refs)));
         self.params(lam);
         self.newline(indent);
-        self.body(&lam.body, indent, Natural::Sparam(lam.sparam));
-        self.names.leave(saved);
+        Some((&lam.body, Natural::Sparam(lam.sparam)))
     }
 
     /// Whether `b`, printed where `natural` holds, starts with `[IDENT]`.
