@@ -209,3 +209,13 @@ fn the_recursive_name_is_concrete_in_its_own_staging_expressions() {
     assert!(got.contains("@f: k 1") || got.contains("@always: k 1"), "{got}");
     assert!(got.contains("stuck body: the head of the application is symbolic (`k`)"), "{got}");
 }
+
+#[test]
+fn expression_sugar_braced_or_not() {
+    // `"e" (x) b` and `"e" (x) { b }` both apply the lambda to the value of e.
+    let expect = "outcome: exit\nsteps: 2 (beta 0, expr 1, if 0, fix 0, exit 1)\n--- result\n5";
+    check("\"2+3\" (x) $exit x", expect);
+    check("\"2+3\" (x) { $exit x }", expect);
+    // With more than one lambda after it, the expression is just the head.
+    assert!(run_source("\"2+3\" (x) { $exit x } (y) { $exit y }").starts_with("outcome: error not-a-function"));
+}

@@ -445,14 +445,13 @@ impl Resolver {
                             cur = &lam.body;
                         }
                         None => {
-                            let sugar_braced = head_is_expr && rargs.len() == 1 && matches!(rargs[0], Arg::Atom(Atom::Lambda(_)));
-                            let (head, args) = if sugar_braced {
-                                let lam = rargs.pop().map_or(Atom::Int(0), |a| match a {
-                                    Arg::Atom(a) | Arg::Splice(a) => a,
-                                });
-                                (lam, vec![Arg::Atom(h)])
-                            } else {
-                                (h, rargs)
+                            // `"e" (x) { b }`, braced: the lambda is applied to `e`.
+                            let (head, args) = match rargs.as_mut_slice() {
+                                [Arg::Atom(lam @ Atom::Lambda(_))] if head_is_expr => {
+                                    let lam = std::mem::replace(lam, Atom::Int(0));
+                                    (lam, vec![Arg::Atom(h)])
+                                }
+                                _ => (h, rargs),
                             };
                             break Body {
                                 stage,
