@@ -3,7 +3,9 @@
 
 use std::ffi::OsString;
 
-fn run_bytes(name: &str, bytes: &[u8]) -> (u8, String) {
+/// Runs `deepcps run` on `bytes` (written to a temporary file) on a large
+/// stack, as the binary does; returns the exit code, stdout and stderr.
+fn run_file(name: &str, bytes: &[u8]) -> (u8, String, String) {
     let dir = std::env::temp_dir().join(format!("deepcps-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join(name);
@@ -16,10 +18,19 @@ fn run_bytes(name: &str, bytes: &[u8]) -> (u8, String) {
             let mut out = Vec::new();
             let mut err = Vec::new();
             let code = deepcps::main_with(argv, &mut out, &mut err);
-            (code, String::from_utf8_lossy(&err).into_owned())
+            (
+                code,
+                String::from_utf8_lossy(&out).into_owned(),
+                String::from_utf8_lossy(&err).into_owned(),
+            )
         })
         .expect("spawn");
     handle.join().expect("no panic")
+}
+
+fn run_bytes(name: &str, bytes: &[u8]) -> (u8, String) {
+    let (code, _, err) = run_file(name, bytes);
+    (code, err)
 }
 
 #[track_caller]
@@ -102,20 +113,6 @@ fn a_long_expression_chain() {
     // 100,000 additions in one expression string: parsed, evaluated and
     // dropped without deep recursion on the binary's stack.
     let src = format!("\"{}1\" (x) $exit x", "1+".repeat(100_000));
-    let dir = std::env::temp_dir().join(format!("deepcps-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join("chain_expr.dcps");
-    std::fs::write(&p, src).expect("write");
-    let argv: Vec<OsString> = vec!["deepcps".into(), "run".into(), p.into_os_string()];
-    let handle = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || {
-            let mut out = Vec::new();
-            let mut err = Vec::new();
-            let code = deepcps::main_with(argv, &mut out, &mut err);
-            (code, String::from_utf8_lossy(&out).into_owned())
-        })
-        .expect("spawn");
-    let (code, out) = handle.join().expect("no panic");
+    let (code, out, _) = run_file("chain_expr.dcps", src.as_bytes());
     assert_eq!((code, out.as_str()), (0, "100001\n"));
 }

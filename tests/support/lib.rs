@@ -104,7 +104,13 @@ pub fn outcome_of(text: &str, max_steps: u64) -> String {
     let Ok(id) = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()) else {
         return "utf8".into();
     };
-    match load_from(&MemFs::default(), id, &mut sources, false) {
+    outcome_text(load_from(&MemFs::default(), id, &mut sources, false), max_steps)
+}
+
+/// Runs a loaded program (or reports how loading failed) as [`outcome_of`]
+/// shows it: outcome kind, counts and result text.
+fn outcome_text(loaded: Result<deepcps_machine::term::Program, Vec<Diagnostic>>, max_steps: u64) -> String {
+    match loaded {
         Ok(p) => {
             let r = Reducer::new(p).report(&Limits {
                 max_steps,
@@ -340,25 +346,5 @@ impl deepcps_machine::syntax::FileSystem for Overlay {
 /// read through `fs` (no diagnostics: their places depend on the layout).
 pub fn outcome_via(fs: &dyn deepcps_machine::syntax::FileSystem, path: &Path, max_steps: u64) -> String {
     let mut sources = SourceMap::new();
-    match load_program(fs, path, &mut sources) {
-        Ok(p) => {
-            let r = Reducer::new(p).report(&Limits {
-                max_steps,
-                ..Limits::default()
-            });
-            let kind = match &r.outcome {
-                Outcome::Residual => "residual".to_string(),
-                Outcome::Exit(_) => "exit".to_string(),
-                Outcome::Error(e) => format!("error {}", e.kind.name()),
-                Outcome::Limit(l) => format!("limit {l}"),
-            };
-            let text = if matches!(r.outcome, Outcome::Error(_)) {
-                String::new()
-            } else {
-                r.text
-            };
-            format!("{kind}\n{}\n{text}", r.counts)
-        }
-        Err(ds) => format!("static error: {}", ds.len()),
-    }
+    outcome_text(load_program(fs, path, &mut sources), max_steps)
 }
