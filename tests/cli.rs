@@ -161,3 +161,32 @@ fn time_limit_exits_3_and_says_so() {
     assert_eq!(r.out, "");
     assert_eq!(deepcps(&["run", "--timeout", "soon", &p]).code, 2);
 }
+
+#[test]
+fn stop_after_prints_the_term_as_it_stands() {
+    // The paper's merge walkthrough: after 12 steps the two fragments are
+    // merged (Step 3 of Figure staged_merge_run); the final `$exit` is pending.
+    let r = deepcps(&["run", "--stop-after", "12", "corpus/paper/merge_staged.dcps"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(
+        r.out
+            .starts_with("$exit (code1, code2)\n@always: (F) {\n  $exit F\n} (next, return)\n@return: return (ct, pt, !args)\n"),
+        "{}",
+        r.out
+    );
+    assert!(
+        r.out
+            .contains("@ct: code1 pt !args (pt, !args2)[ct]\n@ct: code2 pt !args2 (pt, !args2)[ct]\n@next: next ct pt !args2\n"),
+        "{}",
+        r.out
+    );
+    assert!(r.err.contains("stopped after 12 steps as asked"), "{}", r.err);
+    // A program that finishes earlier gives its ordinary result.
+    let r = deepcps(&["run", "--stop-after", "1000", "corpus/paper/arith_immediate.dcps"]);
+    assert_eq!((r.code, r.out.as_str(), r.err.as_str()), (0, "12\n", ""));
+    // It replaces --max-steps; giving both is a usage error.
+    assert_eq!(
+        deepcps(&["run", "--stop-after", "3", "--max-steps", "5", "corpus/paper/arith_immediate.dcps"]).code,
+        2
+    );
+}

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::print::Printer;
 use deepcps_machine::reference::Reducer;
-use deepcps_machine::run::{Limits, Outcome};
+use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
@@ -42,6 +42,10 @@ enum Command {
         /// Stop after this many steps (exit code 3).
         #[arg(long, default_value_t = Limits::default().max_steps)]
         max_steps: u64,
+        /// Execute at most N steps, then print the term as it stands (a
+        /// deliberate stop: exit code 0; the step count goes to stderr).
+        #[arg(long, value_name = "N", conflicts_with = "max_steps")]
+        stop_after: Option<u64>,
         /// Stop after this many seconds of reduction (exit code 3).
         #[arg(long, value_parser = parse_seconds)]
         timeout: Option<std::time::Duration>,
@@ -93,9 +97,19 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             stats,
             trace,
             max_steps,
+            stop_after,
             timeout,
             reference: _,
-        } => ctx.run(&file, stats, trace, Limits { max_steps, timeout }),
+        } => ctx.run(
+            &file,
+            stats,
+            trace,
+            stop_after.is_some(),
+            Limits {
+                max_steps: stop_after.unwrap_or(max_steps),
+                timeout,
+            },
+        ),
         Command::Check { file } => ctx.check(&file),
         Command::Fmt { file, check } => ctx.fmt(&file, check),
     }
@@ -114,7 +128,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn run(mut self, file: &Path, stats: bool, trace: bool, limits: Limits) -> u8 {
+    fn run(mut self, file: &Path, stats: bool, trace: bool, stop_after: bool, limits: Limits) -> u8 {
         let mut sources = SourceMap::new();
         let program = match load_program(&RealFs, file, &mut sources) {
             Ok(p) => p,
@@ -142,6 +156,11 @@ impl Ctx<'_> {
             Outcome::Error(e) => {
                 self.diags(&sources, &[Diagnostic::from(e)]);
                 EXIT_RUNTIME
+            }
+            Outcome::Limit(StopReason::Steps(n)) if stop_after => {
+                let _ = write!(self.out, "{}", report.text);
+                let _ = writeln!(self.err, "deepcps: stopped after {n} steps as asked; bodies are still pending");
+                EXIT_OK
             }
             Outcome::Limit(reason) => {
                 let _ = writeln!(self.err, "deepcps: {reason}");
