@@ -122,7 +122,16 @@ fn fmt_is_canonical_and_idempotent() {
 
 #[test]
 fn fmt_formats_a_library_of_definitions() {
-    let r = deepcps(&["fmt", "corpus/paper/builders.dcps"]);
+    // builders.dcps is commented: fmt refuses unless told to drop them.
+    let refused = deepcps(&["fmt", "corpus/paper/builders.dcps"]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.err.contains("this file has comments, which `deepcps fmt` does not keep"),
+        "{}",
+        refused.err
+    );
+    assert_eq!(refused.out, "");
+    let r = deepcps(&["fmt", "--drop-comments", "corpus/paper/builders.dcps"]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(
         r.out

@@ -9,7 +9,12 @@ use deepcps_machine::syntax::RealFs;
 use deepcps_tests::{outcome_via, root, Overlay};
 
 fn fmt(path: &Path) -> Option<String> {
-    let argv: Vec<OsString> = vec!["deepcps".into(), "fmt".into(), path.as_os_str().to_owned()];
+    let argv: Vec<OsString> = vec![
+        "deepcps".into(),
+        "fmt".into(),
+        "--drop-comments".into(),
+        path.as_os_str().to_owned(),
+    ];
     let (mut out, mut err) = (Vec::new(), Vec::new());
     (deepcps::main_with(argv, &mut out, &mut err) == 0).then(|| String::from_utf8_lossy(&out).into_owned())
 }

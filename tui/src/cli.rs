@@ -70,6 +70,9 @@ enum Command {
         /// Do not print; exit 0 if the file is in canonical form, 1 if not.
         #[arg(long)]
         check: bool,
+        /// Format even though the file has comments, which fmt does not keep.
+        #[arg(long)]
+        drop_comments: bool,
     },
 }
 
@@ -111,7 +114,11 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             },
         ),
         Command::Check { file } => ctx.check(&file),
-        Command::Fmt { file, check } => ctx.fmt(&file, check),
+        Command::Fmt {
+            file,
+            check,
+            drop_comments,
+        } => ctx.fmt(&file, check, drop_comments),
     }
 }
 
@@ -187,7 +194,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn fmt(mut self, file: &Path, check: bool) -> u8 {
+    fn fmt(mut self, file: &Path, check: bool, drop_comments: bool) -> u8 {
         let mut sources = SourceMap::new();
         let bytes = match std::fs::read(file) {
             Ok(b) => b,
@@ -204,6 +211,18 @@ impl Ctx<'_> {
             }
         };
         let text = sources.get(id).text.clone();
+        if let (Some(at), false) = (deepcps_machine::syntax::lexer::first_comment(&text), drop_comments) {
+            let span = deepcps_machine::span::Span::new(id, at, at + 2);
+            let d = Diagnostic::error(
+                "fmt",
+                "this file has comments, which `deepcps fmt` does not keep",
+                span,
+                "a comment",
+            )
+            .with_note("pass --drop-comments to format it anyway (the output goes to stdout; the file is never rewritten)");
+            self.diags(&sources, &[d]);
+            return EXIT_STATIC;
+        }
         let program = match load_from(&MemFs::default(), id, &mut sources, true) {
             Ok(p) => p,
             Err(ds) => {

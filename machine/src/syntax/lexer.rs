@@ -152,6 +152,23 @@ fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::FilterResult<(), ()> {
     }
 }
 
+/// The place of the first comment in `text`, if it has one (`//` or `/*`
+/// outside an expression string).
+pub fn first_comment(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match (in_string, bytes[i]) {
+            (false, b'"') | (true, b'"') => in_string = !in_string,
+            (false, b'/') if matches!(bytes.get(i + 1), Some(b'/') | Some(b'*')) => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// A token with its span.
 #[derive(Clone, Debug)]
 pub struct Token {
@@ -233,6 +250,14 @@ mod tests {
             kinds("$exit -7 1.5 2e3 -0.25 \"a+b\""),
             vec![Tok::Dollar, Tok::Int, Tok::Float, Tok::Float, Tok::Float, Tok::Str, Tok::Eof]
         );
+    }
+
+    #[test]
+    fn comments_are_found_outside_expression_strings() {
+        assert_eq!(first_comment("f x // c"), Some(4));
+        assert_eq!(first_comment("f /* c */ x"), Some(2));
+        assert_eq!(first_comment("\"a // b\" (x) $exit x"), None);
+        assert_eq!(first_comment("\"6 / 2\" (x) $exit x"), None);
     }
 
     #[test]
