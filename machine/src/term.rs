@@ -201,6 +201,20 @@ pub enum SExp {
     Or(Box<SExp>, Box<SExp>),
 }
 
+impl SExp {
+    /// The value of the staging expression (LANGUAGE.md §4): variables are
+    /// false (symbolic) unless `concrete` says otherwise.
+    pub fn value(&self, concrete: &dyn Fn(VarId) -> bool) -> bool {
+        match self {
+            SExp::Const(b) => *b,
+            SExp::Var(v) => concrete(*v),
+            SExp::Not(a) => !a.value(concrete),
+            SExp::And(a, b) => a.value(concrete) && b.value(concrete),
+            SExp::Or(a, b) => a.value(concrete) || b.value(concrete),
+        }
+    }
+}
+
 /// Built-in functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {

@@ -129,22 +129,54 @@ impl Expr {
         Expr { kind, span: self.span }
     }
 
-    /// Calls `f` on every value leaf (`Val`), left to right.
-    pub fn for_each_val(&self, f: &mut dyn FnMut(&Atom)) {
-        match &self.kind {
-            ExprKind::Val(a) => f(a),
-            ExprKind::Name(_) => {}
-            ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => xs.iter().for_each(|x| x.for_each_val(f)),
-            ExprKind::Record(fs) => fs.iter().for_each(|(_, x)| x.for_each_val(f)),
-            ExprKind::Unary(_, a) | ExprKind::Field(a, _) => a.for_each_val(f),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-                a.for_each_val(f);
-                b.for_each_val(f);
-            }
-            ExprKind::Method(a, _, xs) => {
-                a.for_each_val(f);
-                xs.iter().for_each(|x| x.for_each_val(f));
+    /// The value leaves (`Val`) of the expression, left to right, found
+    /// with an explicit stack (long operator chains are deep).
+    pub fn vals(&self) -> Vec<&Atom> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match &e.kind {
+                ExprKind::Val(a) => out.push(a),
+                ExprKind::Name(_) => {}
+                // Children are pushed last-first, so they pop in reading order.
+                ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => stack.extend(xs.iter().rev()),
+                ExprKind::Record(fs) => stack.extend(fs.iter().rev().map(|(_, x)| x)),
+                ExprKind::Unary(_, a) | ExprKind::Field(a, _) => stack.push(a),
+                ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                ExprKind::Method(a, _, xs) => {
+                    stack.extend(xs.iter().rev());
+                    stack.push(a);
+                }
             }
         }
+        out
+    }
+
+    /// Calls `f` on every value leaf (`Val`), left to right.
+    pub fn for_each_val(&self, f: &mut dyn FnMut(&Atom)) {
+        self.vals().into_iter().for_each(f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::FileId;
+
+    #[test]
+    fn vals_are_in_reading_order() {
+        let e = crate::expr::parse::parse_expr("f(1, 2+3)*g([4, {a: 5}]).h(6)", FileId(0), 0).expect("parses");
+        let ints: Vec<i64> = e
+            .vals()
+            .into_iter()
+            .filter_map(|a| match a {
+                Atom::Int(i) => Some(*i),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ints, vec![1, 2, 3, 4, 5, 6]);
     }
 }

@@ -6,7 +6,6 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use crate::expr::{Expr, ExprKind};
 use crate::term::{Arg, Atom, Body, Cmd, Lambda, SExp, VarId};
 
 /// Memoized free-variable sets, keyed by the address of a body of the term
@@ -52,30 +51,8 @@ fn child_bodies<'t>(b: &'t Body, out: &mut Vec<&'t Body>) {
             })),
             Atom::Record(fs) => atoms.extend(fs.iter().map(|(_, x)| x)),
             Atom::Map(kvs) => atoms.extend(kvs.iter().flat_map(|(k, v)| [k, v])),
-            Atom::Expr(e) => collect_vals(e, &mut atoms),
+            Atom::Expr(e) => atoms.extend(e.vals()),
             _ => {}
-        }
-    }
-}
-
-/// The value leaves of an expression, in order.
-fn collect_vals<'t>(e: &'t Expr, out: &mut Vec<&'t Atom>) {
-    let mut stack = vec![e];
-    while let Some(e) = stack.pop() {
-        match &e.kind {
-            ExprKind::Val(a) => out.push(a),
-            ExprKind::Name(_) => {}
-            ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => stack.extend(xs.iter()),
-            ExprKind::Record(fs) => stack.extend(fs.iter().map(|(_, x)| x)),
-            ExprKind::Unary(_, a) | ExprKind::Field(a, _) => stack.push(a),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-                stack.push(a);
-                stack.push(b);
-            }
-            ExprKind::Method(a, _, xs) => {
-                stack.push(a);
-                stack.extend(xs.iter());
-            }
         }
     }
 }
@@ -140,7 +117,7 @@ impl FreeVars {
                 })),
                 Atom::Record(fs) => atoms.extend(fs.iter().map(|(_, x)| x)),
                 Atom::Map(kvs) => atoms.extend(kvs.iter().flat_map(|(k, v)| [k, v])),
-                Atom::Expr(e) => collect_vals(e, &mut atoms),
+                Atom::Expr(e) => atoms.extend(e.vals()),
                 Atom::Lambda(l) => self.lambda(l, out),
                 Atom::Rec(r) => {
                     let mut inner = HashSet::new();

@@ -16,7 +16,7 @@ use crate::expr::{Expr, ExprKind};
 use crate::print::Printer;
 use crate::run::{Counts, Limits, Outcome, Report, StopReason};
 use crate::span::Span;
-use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, SExp, VarId, Vars};
+use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, VarId, Vars};
 pub use rules::Rule;
 use rules::{execute, prepare, Look};
 
@@ -241,15 +241,6 @@ fn walk_expr(e: &mut Expr, vars: &mut Vars, dry: bool, recs: &mut Recs) -> Optio
 /// Whether some body in `b` (nested ones included) is active, where the
 /// variables `concrete` (names of enclosing recursive values) count as true.
 fn any_active(b: &Body, concrete: &[VarId]) -> bool {
-    fn sexp_true(s: &SExp, concrete: &[VarId]) -> bool {
-        match s {
-            SExp::Const(b) => *b,
-            SExp::Var(v) => concrete.contains(v),
-            SExp::Not(a) => !sexp_true(a, concrete),
-            SExp::And(a, b) => sexp_true(a, concrete) && sexp_true(b, concrete),
-            SExp::Or(a, b) => sexp_true(a, concrete) || sexp_true(b, concrete),
-        }
-    }
     fn in_atom(a: &Atom, concrete: &[VarId]) -> bool {
         match a {
             Atom::Lambda(l) => any_active(&l.body, concrete),
@@ -272,7 +263,7 @@ fn any_active(b: &Body, concrete: &[VarId]) -> bool {
             _ => false,
         }
     }
-    if sexp_true(&b.stage, concrete) {
+    if b.stage.value(&|v| concrete.contains(&v)) {
         return true;
     }
     match &b.cmd {

@@ -87,13 +87,7 @@ pub type RecScope = [(VarId, Box<RecLambda>)];
 /// The value of a staging expression (symbolic variables are false; the
 /// names in `recs` are concrete, so true).
 pub fn stage_value(s: &SExp, recs: &RecScope) -> bool {
-    match s {
-        SExp::Const(b) => *b,
-        SExp::Var(v) => recs.iter().any(|(r, _)| r == v),
-        SExp::Not(a) => !stage_value(a, recs),
-        SExp::And(a, b) => stage_value(a, recs) && stage_value(b, recs),
-        SExp::Or(a, b) => stage_value(a, recs) || stage_value(b, recs),
-    }
+    s.value(&|v| recs.iter().any(|(r, _)| *r == v))
 }
 
 fn fail(kind: ErrorKind, message: String, body: &Body, at: Option<Span>) -> Look {
