@@ -22,6 +22,11 @@ pub fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
     diags.iter().map(|d| d.render(sources, false)).collect()
 }
 
+/// The snapshot text of a program that did not load.
+fn static_error(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    format!("outcome: static error\n--- diagnostics\n{}", render(sources, diags))
+}
+
 /// The snapshot text of a finished run.
 pub fn describe(report: &Report, sources: &SourceMap) -> String {
     let outcome = match &report.outcome {
@@ -51,7 +56,7 @@ pub fn run_path(path: &Path, limits: &Limits) -> String {
     let mut sources = SourceMap::new();
     match load_program(&RealFs, path, &mut sources) {
         Ok(p) => describe(&Reducer::new(p).report(limits), &sources),
-        Err(ds) => format!("outcome: static error\n--- diagnostics\n{}", render(&sources, &ds)),
+        Err(ds) => static_error(&sources, &ds),
     }
 }
 
@@ -60,7 +65,7 @@ pub fn run_source(text: &str) -> String {
     let mut sources = SourceMap::new();
     let id = match add_source(&mut sources, "test.dcps", None, text.as_bytes().to_vec()) {
         Ok(id) => id,
-        Err(d) => return format!("outcome: static error\n--- diagnostics\n{}", render(&sources, &[d])),
+        Err(d) => return static_error(&sources, &[d]),
     };
     match load_from(&MemFs::default(), id, &mut sources, false) {
         Ok(p) => describe(
@@ -70,7 +75,7 @@ pub fn run_source(text: &str) -> String {
             }),
             &sources,
         ),
-        Err(ds) => format!("outcome: static error\n--- diagnostics\n{}", render(&sources, &ds)),
+        Err(ds) => static_error(&sources, &ds),
     }
 }
 
