@@ -53,6 +53,9 @@ pub struct Limits {
     pub max_steps: u64,
     /// Most wall time to spend reducing (checked between steps).
     pub timeout: Option<Duration>,
+    /// Most live graph nodes (the graph machine only; the reference reducer
+    /// has no nodes to count).
+    pub max_nodes: Option<usize>,
 }
 
 impl Default for Limits {
@@ -60,6 +63,7 @@ impl Default for Limits {
         Limits {
             max_steps: 10_000_000,
             timeout: None,
+            max_nodes: None,
         }
     }
 }
@@ -76,6 +80,13 @@ pub enum StopReason {
         /// Steps executed by then.
         steps: u64,
     },
+    /// The live graph grew past the node budget after this many steps.
+    Nodes {
+        /// The budget.
+        limit: usize,
+        /// Steps executed by then.
+        steps: u64,
+    },
 }
 
 impl fmt::Display for StopReason {
@@ -84,6 +95,9 @@ impl fmt::Display for StopReason {
             StopReason::Steps(n) => write!(f, "step limit reached: {n} steps executed and bodies are still pending"),
             StopReason::Time { limit, steps } => {
                 write!(f, "time limit reached: {:.3} s spent, {steps} steps executed", limit.as_secs_f64())
+            }
+            StopReason::Nodes { limit, steps } => {
+                write!(f, "node limit reached: more than {limit} live nodes after {steps} steps")
             }
         }
     }

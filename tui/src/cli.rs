@@ -111,6 +111,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             Limits {
                 max_steps: stop_after.unwrap_or(max_steps),
                 timeout,
+                max_nodes: None,
             },
         ),
         Command::Check { file } => ctx.check(&file),
