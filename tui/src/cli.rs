@@ -7,11 +7,15 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::print::Printer;
-use deepcps_machine::reference::Reducer;
+use deepcps_machine::graph::Machine;
+use deepcps_machine::reference::{Reducer, Rule};
+use deepcps_machine::span::Span;
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+
+use crate::views::{self, View};
 
 /// Exit code: a result was printed.
 pub const EXIT_OK: u8 = 0;
@@ -53,8 +57,12 @@ enum Command {
         /// of the body executed.
         #[arg(long)]
         trace: bool,
-        /// Use the reference reducer (the substitution semantics); it is today
-        /// the only machine, so this is also the default.
+        /// Stop when the live graph holds more than this many nodes (exit
+        /// code 3; the graph machine only).
+        #[arg(long)]
+        max_nodes: Option<usize>,
+        /// Use the reference reducer (the substitution semantics, the oracle)
+        /// instead of the graph machine.
         #[arg(long)]
         reference: bool,
     },
@@ -73,6 +81,28 @@ enum Command {
         /// Format even though the file has comments, which fmt does not keep.
         #[arg(long)]
         drop_comments: bool,
+    },
+    /// Print the lambda graph of the program's state as Graphviz DOT
+    /// (bodies coloured: ready, pending, stuck, error, inactive).
+    Dot {
+        /// The program.
+        file: PathBuf,
+        /// Show the state after N steps of reduction.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        step: u64,
+        /// Print the staging graph instead: staging variables, the bodies
+        /// they stage, the staging parameters those bodies hand on.
+        #[arg(long)]
+        staging: bool,
+    },
+    /// Print the staging chains of the program's state (the paper's `ct`
+    /// and `pt` chains), one node per line.
+    Chains {
+        /// The program.
+        file: PathBuf,
+        /// Show the state after N steps of reduction.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        step: u64,
     },
 }
 
@@ -102,16 +132,20 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             max_steps,
             stop_after,
             timeout,
-            reference: _,
+            max_nodes,
+            reference,
         } => ctx.run(
             &file,
-            stats,
-            trace,
-            stop_after.is_some(),
+            RunOptions {
+                stats,
+                trace,
+                stop_after: stop_after.is_some(),
+                reference,
+            },
             Limits {
                 max_steps: stop_after.unwrap_or(max_steps),
                 timeout,
-                max_nodes: None,
+                max_nodes,
             },
         ),
         Command::Check { file } => ctx.check(&file),
@@ -120,7 +154,20 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             check,
             drop_comments,
         } => ctx.fmt(&file, check, drop_comments),
+        Command::Dot { file, step, staging } => {
+            let view = if staging { View::StagingDot } else { View::LambdaDot };
+            views::show(&file, step, view, ctx.out, ctx.err, ctx.color)
+        }
+        Command::Chains { file, step } => views::show(&file, step, View::Chains, ctx.out, ctx.err, ctx.color),
     }
+}
+
+/// How `deepcps run` runs.
+struct RunOptions {
+    stats: bool,
+    trace: bool,
+    stop_after: bool,
+    reference: bool,
 }
 
 struct Ctx<'a> {
@@ -136,7 +183,13 @@ impl Ctx<'_> {
         }
     }
 
-    fn run(mut self, file: &Path, stats: bool, trace: bool, stop_after: bool, limits: Limits) -> u8 {
+    fn run(mut self, file: &Path, opts: RunOptions, limits: Limits) -> u8 {
+        let RunOptions {
+            stats,
+            trace,
+            stop_after,
+            reference,
+        } = opts;
         let mut sources = SourceMap::new();
         let program = match load_program(&RealFs, file, &mut sources) {
             Ok(p) => p,
@@ -145,15 +198,29 @@ impl Ctx<'_> {
                 return EXIT_STATIC;
             }
         };
-        let mut reducer = Reducer::new(program);
-        let report = if trace {
+        let mut graph_stats = None;
+        let report = {
             let err = &mut *self.err;
             let sources = &sources;
-            reducer.report_traced(&limits, &mut |n, rule, span| {
-                let _ = writeln!(err, "[trace] {n} {} {}", rule.name(), sources.describe(span));
-            })
-        } else {
-            reducer.report(&limits)
+            let mut on_step = |n: u64, rule: Rule, span: Span| {
+                if trace {
+                    let _ = writeln!(err, "[trace] {n} {} {}", rule.name(), sources.describe(span));
+                }
+            };
+            if reference {
+                Reducer::new(program).report_traced(&limits, &mut on_step)
+            } else {
+                let mut m = Machine::new(program);
+                let r = m.report_traced(&limits, &mut on_step);
+                graph_stats = Some(format!(
+                    "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied",
+                    m.live_nodes(),
+                    m.g.nodes.len(),
+                    m.bound_count,
+                    m.copied
+                ));
+                r
+            }
         };
         self.diags(&sources, &report.warnings);
         let code = match &report.outcome {
@@ -177,6 +244,11 @@ impl Ctx<'_> {
         };
         if stats || matches!(report.outcome, Outcome::Limit(_)) {
             let _ = writeln!(self.err, "{}", report.counts);
+        }
+        if stats {
+            if let Some(g) = graph_stats {
+                let _ = writeln!(self.err, "{g}");
+            }
         }
         code
     }

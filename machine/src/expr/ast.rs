@@ -155,6 +155,31 @@ impl Expr {
         out
     }
 
+    /// The value leaves (`Val`) of the expression, mutably, in the same
+    /// left-to-right order as [`Expr::vals`], found with an explicit stack.
+    pub fn vals_mut(&mut self) -> Vec<&mut Atom> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match &mut e.kind {
+                ExprKind::Val(a) => out.push(a),
+                ExprKind::Name(_) => {}
+                ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => stack.extend(xs.iter_mut().rev()),
+                ExprKind::Record(fs) => stack.extend(fs.iter_mut().rev().map(|(_, x)| x)),
+                ExprKind::Unary(_, a) | ExprKind::Field(a, _) => stack.push(a),
+                ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                ExprKind::Method(a, _, xs) => {
+                    stack.extend(xs.iter_mut().rev());
+                    stack.push(a);
+                }
+            }
+        }
+        out
+    }
+
     /// Calls `f` on every value leaf (`Val`), left to right.
     pub fn for_each_val(&self, f: &mut dyn FnMut(&Atom)) {
         self.vals().into_iter().for_each(f);

@@ -1,0 +1,215 @@
+//! Binding a variable in place (MACHINE-NOTES §1, §4): its occurrences are
+//! rewritten (the value moved into the last one, copied into the others),
+//! the staging expressions that mention it get the constant it now stands
+//! for, and every body waiting on it is re-evaluated. Plus the upkeep that
+//! goes with it: statuses, hotness, and freeing dropped subtrees.
+
+use super::node::{mentions, rewrite_stage, stage_vars, Cmd, GVar, Kind, NodeId, Status};
+use super::Machine;
+use crate::term::{Atom, SExp};
+
+impl Machine {
+    /// Binds `x` to the detached node `v` (LANGUAGE.md §5, β).
+    pub(crate) fn bind(&mut self, x: GVar, v: NodeId) {
+        let slot = self.g.var_mut(x);
+        let mut occs = std::mem::take(&mut slot.occs);
+        let waiters = std::mem::take(&mut slot.waiters);
+        occs.sort_unstable();
+        occs.dedup();
+        occs.retain(|o| matches!(self.g.kind(*o), Kind::Ref(w) if *w == x));
+        self.bound_count += 1;
+        match self.g.kind(v).clone() {
+            Kind::Ref(y) => {
+                // x := y, a symbolic variable: x's places become y's.
+                for &o in &occs {
+                    self.g.nodes[o.ix()].kind = Kind::Ref(y);
+                    self.g.add_occ(y, o);
+                }
+                for &w in &waiters {
+                    let Some(b) = self.g.body_mut(w) else { continue };
+                    if mentions(&b.stage, x) {
+                        rewrite_stage(&mut b.stage, &|u| (u == x).then_some(SExp::Var(y)));
+                        self.g.add_waiter(y, w);
+                    }
+                }
+                self.g.release(v);
+            }
+            kind => {
+                let truth = match kind {
+                    Kind::Lit(Atom::Stage(b)) => b,
+                    _ => true,
+                };
+                for &w in &waiters {
+                    if let Some(b) = self.g.body_mut(w) {
+                        rewrite_stage(&mut b.stage, &|u| (u == x).then_some(SExp::Const(truth)));
+                    }
+                }
+                match occs.split_last() {
+                    None => self.free(v),
+                    Some((&last, rest)) => {
+                        for &o in rest {
+                            let c = self.copy(v);
+                            self.place(o, c);
+                        }
+                        self.place(last, v);
+                    }
+                }
+            }
+        }
+        for &w in &waiters {
+            self.refresh(w);
+        }
+        self.g.kill_var(x);
+    }
+
+    /// Puts the detached value `v` where the occurrence `o` stands, and frees
+    /// `o`. A tuple landing on a splice `!o` is expanded into the list that
+    /// holds the splice.
+    fn place(&mut self, o: NodeId, v: NodeId) {
+        let parent = self.g.nodes[o.ix()].parent;
+        if parent == NodeId::NONE {
+            // A detached occurrence (the value of a finished step): nothing
+            // refers to it any more.
+            self.g.release(o);
+            self.free(v);
+            return;
+        }
+        if let (Kind::Splice(_), Kind::Tuple(_)) = (self.g.kind(parent), self.g.kind(v)) {
+            let holder = self.g.nodes[parent.ix()].parent;
+            let elems = match &mut self.g.nodes[v.ix()].kind {
+                Kind::Tuple(xs) => std::mem::take(xs),
+                _ => Vec::new(),
+            };
+            let mut hot = 0;
+            for &e in &elems {
+                self.g.nodes[e.ix()].parent = holder;
+                hot += u32::from(self.g.nodes[e.ix()].hot > 0);
+            }
+            let list = match &mut self.g.nodes[holder.ix()].kind {
+                Kind::Body(b) => match &mut b.cmd {
+                    Cmd::App { args, .. } => Some(args),
+                    Cmd::Fix { .. } => None,
+                },
+                Kind::Tuple(xs) => Some(xs),
+                _ => None,
+            };
+            if let Some(list) = list {
+                if let Some(i) = list.iter().position(|x| *x == parent) {
+                    list.splice(i..=i, elems);
+                }
+            }
+            for _ in 0..hot {
+                self.bump(holder);
+            }
+            self.g.release(o);
+            self.g.release(parent);
+            self.g.release(v);
+            return;
+        }
+        self.g.replace_child(parent, o, v);
+        self.g.release(o);
+        if self.g.nodes[v.ix()].hot > 0 {
+            self.bump(parent);
+        }
+    }
+
+    /// Adds one to the hotness of `n` and, on 0 → 1, of its ancestors.
+    pub(crate) fn bump(&mut self, mut n: NodeId) {
+        while n != NodeId::NONE {
+            let node = &mut self.g.nodes[n.ix()];
+            node.hot += 1;
+            if node.hot != 1 {
+                break;
+            }
+            n = node.parent;
+        }
+    }
+
+    /// Takes one from the hotness of `n` and, on 1 → 0, of its ancestors.
+    pub(crate) fn unbump(&mut self, mut n: NodeId) {
+        while n != NodeId::NONE {
+            let node = &mut self.g.nodes[n.ix()];
+            debug_assert!(node.hot > 0, "hotness of {n:?} below zero");
+            node.hot = node.hot.saturating_sub(1);
+            if node.hot != 0 {
+                break;
+            }
+            n = node.parent;
+        }
+    }
+
+    /// Re-evaluates the status of body `b` (idempotent; any other node is
+    /// left alone) and fixes the hotness of its ancestors.
+    pub(crate) fn refresh(&mut self, b: NodeId) {
+        let Some(body) = self.g.body(b) else { return };
+        let old = body.status;
+        let new = self.look(b).status();
+        if let Some(body) = self.g.body_mut(b) {
+            body.status = new;
+        }
+        if let Status::Stuck(v) = new {
+            if old != new {
+                self.g.add_waiter(v, b);
+            }
+        }
+        match (old == Status::Pending, new == Status::Pending) {
+            (false, true) => self.bump(b),
+            (true, false) => self.unbump(b),
+            _ => {}
+        }
+    }
+
+    /// Sets statuses, waiter lists and hotness of freshly made nodes, given
+    /// in pre-order (children after their parent).
+    pub(crate) fn init_nodes(&mut self, made: &[NodeId]) {
+        let mut vs = Vec::new();
+        for &n in made.iter().rev() {
+            let mut hot = 0;
+            self.g.for_children(n, |c| hot += u32::from(self.g.nodes[c.ix()].hot > 0));
+            if self.g.body(n).is_some() {
+                let status = self.look(n).status();
+                if let Some(b) = self.g.body_mut(n) {
+                    b.status = status;
+                    vs.clear();
+                    stage_vars(&b.stage, &mut vs);
+                }
+                for &v in &vs {
+                    self.g.add_waiter(v, n);
+                }
+                if let Status::Stuck(v) = status {
+                    self.g.add_waiter(v, n);
+                }
+                hot += u32::from(status == Status::Pending);
+            }
+            self.g.nodes[n.ix()].hot = hot;
+        }
+    }
+
+    /// Frees the detached subtree at `n`; its binders are recycled.
+    pub(crate) fn free(&mut self, n: NodeId) {
+        let mut stack = vec![n];
+        while let Some(n) = stack.pop() {
+            self.g.for_children(n, |c| stack.push(c));
+            match self.g.kind(n) {
+                Kind::Lambda(l) => {
+                    let vars: Vec<GVar> = std::iter::once(l.sparam).chain(l.params.iter().map(|p| p.var)).collect();
+                    vars.into_iter().for_each(|v| self.g.kill_var(v));
+                }
+                Kind::Body(b) => {
+                    if let Cmd::Fix {
+                        sparam, name_in, name_out, ..
+                    } = b.cmd
+                    {
+                        [sparam, name_in, name_out].into_iter().for_each(|v| self.g.kill_var(v));
+                    }
+                }
+                Kind::Rec { name, .. } => {
+                    let name = *name;
+                    self.g.kill_var(name);
+                }
+                _ => {}
+            }
+            self.g.release(n);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Copying a subtree of the graph (LANGUAGE.md §5, "a fresh copy"): what a
+//! shared value needs when a variable with several occurrences is bound, or
+//! when a recursive value is unfolded. Binders inside the copy get fresh
+//! variables; free variables stay shared. Iterative.
+
+use std::collections::HashMap;
+
+use super::import::set_child;
+use super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param};
+use super::Machine;
+use crate::term::SExp;
+
+impl Machine {
+    /// A detached copy of the subtree at `n`, with statuses and hotness set.
+    pub fn copy(&mut self, n: NodeId) -> NodeId {
+        let mut map: HashMap<GVar, GVar> = HashMap::new();
+        let mut made = Vec::new();
+        let mut stack = vec![(n, NodeId::NONE, 0usize)];
+        let mut root = NodeId::NONE;
+        while let Some((src, parent, slot)) = stack.pop() {
+            let kind = self.g.kind(src).clone();
+            let mut fresh = |m: &mut Machine, v: GVar| {
+                let origin = m.g.var(v).origin;
+                let w = m.g.fresh_var(origin);
+                map.insert(v, w);
+                w
+            };
+            let kind = match kind {
+                Kind::Body(b) => {
+                    let cmd = match b.cmd {
+                        Cmd::App { head, args, sugar } => Cmd::App { head, args, sugar },
+                        Cmd::Fix {
+                            sparam,
+                            name_in,
+                            name_out,
+                            lam,
+                            body,
+                        } => Cmd::Fix {
+                            sparam: fresh(self, sparam),
+                            name_in: fresh(self, name_in),
+                            name_out: fresh(self, name_out),
+                            lam,
+                            body,
+                        },
+                    };
+                    Kind::Body(Box::new(Body { cmd, ..*b }))
+                }
+                Kind::Lambda(l) => Kind::Lambda(Box::new(Lambda {
+                    sparam: fresh(self, l.sparam),
+                    params: l
+                        .params
+                        .iter()
+                        .map(|p| Param {
+                            var: fresh(self, p.var),
+                            rest: p.rest,
+                        })
+                        .collect(),
+                    ..*l
+                })),
+                Kind::Rec { name, lam } => Kind::Rec {
+                    name: fresh(self, name),
+                    lam,
+                },
+                Kind::Ref(v) => Kind::Ref(map.get(&v).copied().unwrap_or(v)),
+                other => other,
+            };
+            let id = self.g.alloc(kind);
+            made.push(id);
+            if parent == NodeId::NONE {
+                root = id;
+            } else {
+                set_child(&mut self.g, parent, slot, id);
+            }
+            match self.g.kind(id) {
+                Kind::Ref(v) => {
+                    let v = *v;
+                    self.g.add_occ(v, id);
+                }
+                Kind::Rec { name, .. } => {
+                    let name = *name;
+                    self.g.var_mut(name).bound = Bound::SelfRec(id);
+                }
+                _ => {}
+            }
+            // Children are pushed last-first so that they are made in walk
+            // order (`made` is then a pre-order).
+            let kids = self.g.children(src);
+            for (i, c) in kids.into_iter().enumerate().rev() {
+                stack.push((c, id, i));
+            }
+        }
+        // Staging expressions: binders copied inside map to their copies.
+        for &id in &made {
+            if let Some(b) = self.g.body_mut(id) {
+                super::node::rewrite_stage(&mut b.stage, &|v| map.get(&v).map(|w| SExp::Var(*w)));
+            }
+        }
+        self.init_nodes(&made);
+        self.copied += made.len() as u64;
+        root
+    }
+}

@@ -1,0 +1,403 @@
+//! Building graph nodes from core terms: the whole program at the start, and
+//! the values that expressions compute. Iterative (terms may be 10^6 deep);
+//! every binder gets a fresh graph variable.
+
+use std::collections::HashMap;
+
+use super::node::{Body, Bound, Cmd, GVar, Graph, Kind, Lambda, NodeId, Param, Status, HOLE};
+use crate::expr::Expr;
+use crate::term::{self, Arg, Atom, SExp, VarId};
+
+/// One piece of work: build the node for a term part and put it in slot
+/// `slot` (in walk order) of `parent`.
+enum Task<'t> {
+    Body(&'t term::Body, NodeId, usize),
+    Atom(&'t Atom, NodeId, usize),
+    Owned(Atom, NodeId, usize),
+    Splice(&'t Atom, NodeId, usize),
+    Lambda(&'t term::Lambda, NodeId, usize),
+    /// Restore the meaning of a term variable after its scope.
+    Unbind(VarId, Option<GVar>),
+    /// (For a `Rec` whose lambda is built:) set its name's binding.
+    SelfRec(GVar, NodeId),
+}
+
+/// Builds nodes from terms.
+pub struct Importer {
+    /// What each term variable in scope means in the graph.
+    map: HashMap<VarId, GVar>,
+    /// Nodes made, in creation (pre-)order.
+    pub made: Vec<NodeId>,
+    /// Whether term variables are graph variables already (values computed
+    /// by expressions) rather than source variables (the program).
+    graph_vars: bool,
+}
+
+impl Importer {
+    /// An importer of source terms (variables are the front end's).
+    pub fn source() -> Importer {
+        Importer {
+            map: HashMap::new(),
+            made: Vec::new(),
+            graph_vars: false,
+        }
+    }
+
+    /// An importer of computed values (free variables are graph variables).
+    pub fn values() -> Importer {
+        Importer {
+            map: HashMap::new(),
+            made: Vec::new(),
+            graph_vars: true,
+        }
+    }
+
+    fn lookup(&self, g: &Graph, v: VarId) -> GVar {
+        match self.map.get(&v) {
+            Some(w) => *w,
+            None => {
+                debug_assert!(self.graph_vars || (v.0 as usize) < g.vars.len(), "unbound source variable {v:?}");
+                v
+            }
+        }
+    }
+
+    fn bind(&mut self, g: &mut Graph, v: VarId, tasks: &mut Vec<Task<'_>>) -> GVar {
+        let origin = if self.graph_vars { g.var(v).origin } else { v };
+        let fresh = g.fresh_var(origin);
+        let old = self.map.insert(v, fresh);
+        tasks.push(Task::Unbind(v, old));
+        fresh
+    }
+
+    fn stage(&self, g: &Graph, s: &SExp) -> SExp {
+        let mut s = s.clone();
+        super::node::rewrite_stage(&mut s, &|v| Some(SExp::Var(self.lookup(g, v))));
+        s
+    }
+
+    fn node(&mut self, g: &mut Graph, kind: Kind, parent: NodeId, slot: usize) -> NodeId {
+        let id = g.alloc(kind);
+        self.made.push(id);
+        if parent != NodeId::NONE {
+            set_child(g, parent, slot, id);
+        }
+        id
+    }
+
+    /// Builds a body (detached); returns its node.
+    pub fn body(&mut self, g: &mut Graph, b: &term::Body) -> NodeId {
+        let mut tasks = vec![Task::Body(b, NodeId::NONE, 0)];
+        self.run(g, &mut tasks)
+    }
+
+    /// Builds an atom (detached); returns its node.
+    pub fn atom(&mut self, g: &mut Graph, a: Atom) -> NodeId {
+        let mut tasks = vec![Task::Owned(a, NodeId::NONE, 0)];
+        self.run(g, &mut tasks)
+    }
+
+    fn run<'t>(&mut self, g: &mut Graph, tasks: &mut Vec<Task<'t>>) -> NodeId {
+        let mut first = NodeId::NONE;
+        while let Some(task) = tasks.pop() {
+            let made = match task {
+                Task::Unbind(v, old) => {
+                    match old {
+                        Some(w) => self.map.insert(v, w),
+                        None => self.map.remove(&v),
+                    };
+                    continue;
+                }
+                Task::SelfRec(v, rec) => {
+                    g.var_mut(v).bound = Bound::SelfRec(rec);
+                    continue;
+                }
+                Task::Body(b, parent, slot) => self.make_body(g, b, parent, slot, tasks),
+                Task::Lambda(l, parent, slot) => self.make_lambda(g, l, parent, slot, tasks),
+                Task::Atom(a, parent, slot) => self.make_atom(g, AtomRef::Borrowed(a), parent, slot, tasks),
+                Task::Owned(a, parent, slot) => self.make_atom(g, AtomRef::Owned(a), parent, slot, tasks),
+                Task::Splice(a, parent, slot) => {
+                    let id = self.node(g, Kind::Splice(NodeId::NONE), parent, slot);
+                    tasks.push(Task::Atom(a, id, 0));
+                    id
+                }
+            };
+            if first == NodeId::NONE {
+                first = made;
+            }
+        }
+        first
+    }
+
+    fn make_body<'t>(&mut self, g: &mut Graph, b: &'t term::Body, parent: NodeId, slot: usize, tasks: &mut Vec<Task<'t>>) -> NodeId {
+        let stage = self.stage(g, &b.stage);
+        match &b.cmd {
+            term::Cmd::App(app) => {
+                let id = self.node(
+                    g,
+                    Kind::Body(Box::new(Body {
+                        stage,
+                        cmd: Cmd::App {
+                            head: NodeId::NONE,
+                            args: vec![NodeId::NONE; app.args.len()],
+                            sugar: app.sugar,
+                        },
+                        span: b.span,
+                        status: Status::Inactive,
+                    })),
+                    parent,
+                    slot,
+                );
+                for (i, a) in app.args.iter().enumerate().rev() {
+                    tasks.push(match a {
+                        Arg::Atom(x) => Task::Atom(x, id, i + 1),
+                        Arg::Splice(x) => Task::Splice(x, id, i + 1),
+                    });
+                }
+                tasks.push(Task::Atom(&app.head, id, 0));
+                id
+            }
+            term::Cmd::Fix(fix) => {
+                // The binders are made before the body is pushed; their
+                // scopes end with the tasks pushed first (popped last).
+                let sparam = self.bind(g, fix.sparam, tasks);
+                let origin = if self.graph_vars { g.var(fix.name).origin } else { fix.name };
+                let name_in = g.fresh_var(origin);
+                let name_out = g.fresh_var(origin);
+                let id = self.node(
+                    g,
+                    Kind::Body(Box::new(Body {
+                        stage,
+                        cmd: Cmd::Fix {
+                            sparam,
+                            name_in,
+                            name_out,
+                            lam: NodeId::NONE,
+                            body: NodeId::NONE,
+                        },
+                        span: b.span,
+                        status: Status::Inactive,
+                    })),
+                    parent,
+                    slot,
+                );
+                let old = self.map.get(&fix.name).copied();
+                // Popped in this order: [name := in] lam [name := out] body [restore].
+                tasks.push(Task::Unbind(fix.name, old));
+                tasks.push(Task::Body(&fix.body, id, 1));
+                tasks.push(Task::Unbind(fix.name, Some(name_out)));
+                tasks.push(Task::Lambda(&fix.lam, id, 0));
+                self.map.insert(fix.name, name_in);
+                id
+            }
+        }
+    }
+
+    fn make_lambda<'t>(&mut self, g: &mut Graph, l: &'t term::Lambda, parent: NodeId, slot: usize, tasks: &mut Vec<Task<'t>>) -> NodeId {
+        let sparam = self.bind(g, l.sparam, tasks);
+        let params = l
+            .params
+            .iter()
+            .map(|p| Param {
+                var: self.bind(g, p.var, tasks),
+                rest: p.rest,
+            })
+            .collect();
+        let id = self.node(
+            g,
+            Kind::Lambda(Box::new(Lambda {
+                sparam,
+                params,
+                body: NodeId::NONE,
+                span: l.span,
+            })),
+            parent,
+            slot,
+        );
+        tasks.push(Task::Body(&l.body, id, 0));
+        id
+    }
+
+    fn make_atom<'t>(&mut self, g: &mut Graph, a: AtomRef<'t>, parent: NodeId, slot: usize, tasks: &mut Vec<Task<'t>>) -> NodeId {
+        match a.get() {
+            Atom::Var(v) => {
+                let w = self.lookup(g, *v);
+                let id = self.node(g, Kind::Ref(w), parent, slot);
+                g.add_occ(w, id);
+                id
+            }
+            Atom::Int(_) | Atom::Float(_) | Atom::Bool(_) | Atom::Str(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Matrix(_) => {
+                let lit = a.get().clone();
+                self.node(g, Kind::Lit(lit), parent, slot)
+            }
+            Atom::Lambda(_) => match a {
+                AtomRef::Borrowed(Atom::Lambda(l)) => self.make_lambda(g, l, parent, slot, tasks),
+                AtomRef::Owned(Atom::Lambda(l)) => {
+                    // Owned lambdas come from computed values: small; build
+                    // them from a borrowed copy kept alive by a nested run.
+                    let id = {
+                        let mut inner = vec![Task::Lambda(&l, NodeId::NONE, 0)];
+                        self.run(g, &mut inner)
+                    };
+                    if parent != NodeId::NONE {
+                        set_child(g, parent, slot, id);
+                    }
+                    id
+                }
+                _ => NodeId::NONE,
+            },
+            Atom::Rec(r) => {
+                let origin = if self.graph_vars { g.var(r.name).origin } else { r.name };
+                let name = g.fresh_var(origin);
+                let id = self.node(g, Kind::Rec { name, lam: NodeId::NONE }, parent, slot);
+                let old = self.map.insert(r.name, name);
+                match a {
+                    AtomRef::Borrowed(Atom::Rec(r)) => {
+                        tasks.push(Task::Unbind(r.name, old));
+                        tasks.push(Task::SelfRec(name, id));
+                        tasks.push(Task::Lambda(&r.lam, id, 0));
+                    }
+                    AtomRef::Owned(Atom::Rec(r)) => {
+                        let mut inner = vec![Task::Lambda(&r.lam, id, 0)];
+                        self.run(g, &mut inner);
+                        match old {
+                            Some(w) => self.map.insert(r.name, w),
+                            None => self.map.remove(&r.name),
+                        };
+                        g.var_mut(name).bound = Bound::SelfRec(id);
+                    }
+                    _ => {}
+                }
+                id
+            }
+            Atom::Tuple(xs) => {
+                let id = self.node(g, Kind::Tuple(vec![NodeId::NONE; xs.len()]), parent, slot);
+                match a {
+                    AtomRef::Borrowed(Atom::Tuple(xs)) => {
+                        for (i, x) in xs.iter().enumerate().rev() {
+                            tasks.push(match x {
+                                Arg::Atom(x) => Task::Atom(x, id, i),
+                                Arg::Splice(x) => Task::Splice(x, id, i),
+                            });
+                        }
+                    }
+                    AtomRef::Owned(Atom::Tuple(xs)) => {
+                        for (i, x) in xs.into_iter().enumerate().rev() {
+                            match x {
+                                Arg::Atom(x) => tasks.push(Task::Owned(x, id, i)),
+                                Arg::Splice(x) => {
+                                    let s = self.node(g, Kind::Splice(NodeId::NONE), id, i);
+                                    tasks.push(Task::Owned(x, s, 0));
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                id
+            }
+            Atom::Record(fs) => {
+                let kind = Kind::Record(fs.iter().map(|(f, _)| (f.clone(), NodeId::NONE)).collect());
+                let id = self.node(g, kind, parent, slot);
+                let values: Vec<AtomRef<'t>> = match a {
+                    AtomRef::Borrowed(Atom::Record(fs)) => fs.iter().map(|(_, x)| AtomRef::Borrowed(x)).collect(),
+                    AtomRef::Owned(Atom::Record(fs)) => fs.into_iter().map(|(_, x)| AtomRef::Owned(x)).collect(),
+                    _ => Vec::new(),
+                };
+                push_refs(tasks, values, id, 0);
+                id
+            }
+            Atom::Map(kvs) => {
+                let id = self.node(g, Kind::Map(vec![(NodeId::NONE, NodeId::NONE); kvs.len()]), parent, slot);
+                let items: Vec<AtomRef<'t>> = match a {
+                    AtomRef::Borrowed(Atom::Map(kvs)) => kvs.iter().flat_map(|(k, v)| [AtomRef::Borrowed(k), AtomRef::Borrowed(v)]).collect(),
+                    AtomRef::Owned(Atom::Map(kvs)) => kvs.into_iter().flat_map(|(k, v)| [AtomRef::Owned(k), AtomRef::Owned(v)]).collect(),
+                    _ => Vec::new(),
+                };
+                push_refs(tasks, items, id, 0);
+                id
+            }
+            Atom::Expr(e) => {
+                let mut e: Expr = (**e).clone();
+                let mut leaves = Vec::new();
+                for leaf in e.vals_mut() {
+                    if !is_lit(leaf) {
+                        leaves.push(std::mem::replace(leaf, Atom::Var(HOLE)));
+                    }
+                }
+                let id = self.node(g, Kind::Expr(Box::new(e), vec![NodeId::NONE; leaves.len()]), parent, slot);
+                push_refs(tasks, leaves.into_iter().map(AtomRef::Owned).collect(), id, 0);
+                id
+            }
+        }
+    }
+}
+
+/// A term atom to build, borrowed from the program or owned (computed).
+enum AtomRef<'t> {
+    Borrowed(&'t Atom),
+    Owned(Atom),
+}
+
+impl AtomRef<'_> {
+    fn get(&self) -> &Atom {
+        match self {
+            AtomRef::Borrowed(a) => a,
+            AtomRef::Owned(a) => a,
+        }
+    }
+}
+
+fn push_refs<'t>(tasks: &mut Vec<Task<'t>>, items: Vec<AtomRef<'t>>, id: NodeId, base: usize) {
+    for (i, x) in items.into_iter().enumerate().rev() {
+        tasks.push(match x {
+            AtomRef::Borrowed(x) => Task::Atom(x, id, base + i),
+            AtomRef::Owned(x) => Task::Owned(x, id, base + i),
+        });
+    }
+}
+
+/// Whether an atom is a plain value with no variables or bodies inside (it
+/// stays inline in an expression, or becomes a [`Kind::Lit`] node).
+pub fn is_lit(a: &Atom) -> bool {
+    matches!(
+        a,
+        Atom::Int(_) | Atom::Float(_) | Atom::Bool(_) | Atom::Str(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Matrix(_)
+    )
+}
+
+/// Puts `child` into slot `slot` (walk order) of `parent`, and links it.
+pub fn set_child(g: &mut Graph, parent: NodeId, slot: usize, child: NodeId) {
+    g.nodes[child.ix()].parent = parent;
+    match &mut g.nodes[parent.ix()].kind {
+        Kind::Body(b) => match &mut b.cmd {
+            Cmd::App { head, args, .. } => {
+                if slot == 0 {
+                    *head = child;
+                } else {
+                    args[slot - 1] = child;
+                }
+            }
+            Cmd::Fix { lam, body, .. } => {
+                if slot == 0 {
+                    *lam = child;
+                } else {
+                    *body = child;
+                }
+            }
+        },
+        Kind::Lambda(l) => l.body = child,
+        Kind::Rec { lam, .. } => *lam = child,
+        Kind::Splice(c) => *c = child,
+        Kind::Tuple(xs) | Kind::Expr(_, xs) => xs[slot] = child,
+        Kind::Record(fs) => fs[slot].1 = child,
+        Kind::Map(kvs) => {
+            if slot % 2 == 0 {
+                kvs[slot / 2].0 = child;
+            } else {
+                kvs[slot / 2].1 = child;
+            }
+        }
+        Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) => debug_assert!(false, "{parent:?} has no slots"),
+    }
+}

@@ -1,0 +1,348 @@
+//! The graph machine: the default machine of `deepcps run`.
+//!
+//! The program is a tree of nodes in an arena ([`node`]), variables are
+//! nodes of their own that know their occurrences and the bodies waiting on
+//! them. A step:
+//!
+//! 1. finds the first ready body in the reference order by walking from the
+//!    previous step's place, guided by per-node *hotness* (how many children
+//!    have a pending body below them); it never scans the whole term;
+//! 2. decides what the body does ([`status`]), exactly as the reference
+//!    reducer's `prepare` would;
+//! 3. executes one rule ([`rules`]): β binds the callee's parameters in
+//!    place ([`bind`]), moving each argument into the occurrence of its
+//!    parameter (copying only for the second and later occurrences);
+//! 4. re-evaluates exactly the bodies that wait on the variables just bound,
+//!    propagating hotness on 0 ↔ non-zero transitions.
+//!
+//! Nodes freed by a step go on a free list and are reused, so memory tracks
+//! the live term. See ARCHITECTURE.md, "The graph machine".
+
+pub mod bind;
+pub mod copy;
+pub mod export;
+pub mod import;
+pub mod node;
+pub mod rules;
+pub mod status;
+
+use std::time::Instant;
+
+use crate::diag::Diagnostic;
+use crate::error::RuntimeError;
+use crate::print::Printer;
+use crate::reference::rules::{prepare, Look as RefLook};
+use crate::reference::{Reducer, Rule};
+use crate::run::{Counts, Limits, Outcome, Report, StopReason};
+use crate::span::Span;
+use crate::term::{self, Atom, Program, SExp, Vars};
+use export::Names;
+use import::Importer;
+use node::{Graph, Kind, NodeId, Status};
+use status::Look;
+
+/// The graph machine's state.
+pub struct Machine {
+    /// The arena and the variables.
+    pub g: Graph,
+    /// The top-level body.
+    pub root: NodeId,
+    /// The front end's variable table (names and spans of the source).
+    source: Vars,
+    /// Steps executed so far, by kind.
+    pub counts: Counts,
+    /// Where the last step happened: nothing before it in the reference
+    /// order is pending.
+    cursor: NodeId,
+    /// Nodes made by copying (for `--stats`).
+    pub copied: u64,
+    /// Variables bound so far.
+    pub bound_count: u64,
+    /// The variable table of the exit value, once `$exit` fired.
+    exit_vars: Option<Vars>,
+}
+
+impl Machine {
+    /// A machine at the start of `program`.
+    pub fn new(program: Program) -> Machine {
+        let mut m = Machine {
+            g: Graph::default(),
+            root: NodeId::NONE,
+            source: program.vars,
+            counts: Counts::default(),
+            cursor: NodeId::NONE,
+            copied: 0,
+            bound_count: 0,
+            exit_vars: None,
+        };
+        let mut imp = Importer::source();
+        m.root = imp.body(&mut m.g, &program.body);
+        m.init_nodes(&imp.made);
+        m.cursor = m.root;
+        m
+    }
+
+    /// Builds the nodes of a computed value (variables in it are graph
+    /// variables); returns the detached node.
+    pub(crate) fn import_value(&mut self, a: Atom) -> NodeId {
+        let mut imp = Importer::values();
+        let id = imp.atom(&mut self.g, a);
+        self.init_nodes(&imp.made);
+        id
+    }
+
+    /// Number of live nodes.
+    pub fn live_nodes(&self) -> usize {
+        self.g.live
+    }
+
+    /// Whether some body is pending.
+    pub fn has_pending(&self) -> bool {
+        self.g.nodes[self.root.ix()].hot > 0
+    }
+
+    /// The first ready body in the reference order (LANGUAGE.md §5), found
+    /// from the cursor: bodies before it are not pending, so the search
+    /// goes down into the first hot child, or on to the next hot sibling of
+    /// the cursor or of one of its ancestors.
+    fn next_ready(&self) -> Option<NodeId> {
+        if !self.has_pending() {
+            return None;
+        }
+        let hot = |n: NodeId| self.g.nodes[n.ix()].hot > 0;
+        let mut n = self.cursor;
+        loop {
+            if hot(n) {
+                loop {
+                    let mut next = None;
+                    self.g.for_children(n, |c| {
+                        if next.is_none() && hot(c) {
+                            next = Some(c);
+                        }
+                    });
+                    match next {
+                        Some(c) => n = c,
+                        None => {
+                            debug_assert!(
+                                matches!(self.g.body(n), Some(b) if b.status == Status::Pending),
+                                "a hot node without hot children must be a pending body"
+                            );
+                            return Some(n);
+                        }
+                    }
+                }
+            }
+            let p = self.g.nodes[n.ix()].parent;
+            if p == NodeId::NONE {
+                return None;
+            }
+            let kids = self.g.children(p);
+            let after = kids.iter().position(|c| *c == n).map_or(kids.len(), |i| i + 1);
+            if let Some(c) = kids[after..].iter().find(|c| hot(**c)) {
+                n = *c;
+                continue;
+            }
+            if matches!(self.g.body(p), Some(b) if b.status == Status::Pending) {
+                return Some(p);
+            }
+            n = p;
+        }
+    }
+
+    /// Executes the first ready body. `None`: no body is pending.
+    pub fn step(&mut self) -> Option<Result<Option<Atom>, RuntimeError>> {
+        self.step_traced(&mut |_, _, _| {})
+    }
+
+    /// Like [`Machine::step`], telling `on_step` the step's number, rule and
+    /// the source of the body executed.
+    pub fn step_traced(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>> {
+        loop {
+            let b = self.next_ready()?;
+            let span = self.g.body(b).map(|x| x.span).unwrap_or_default();
+            match self.look(b) {
+                Look::Ready(plan) => {
+                    let done = self.execute(b, plan);
+                    self.cursor = done.at;
+                    on_step(self.counts.total() + 1, done.rule, span);
+                    match done.rule {
+                        Rule::Beta => self.counts.beta += 1,
+                        Rule::Expr => self.counts.expr += 1,
+                        Rule::If => self.counts.if_ += 1,
+                        Rule::Fix => self.counts.fix += 1,
+                        Rule::Exit => self.counts.exit += 1,
+                    }
+                    let exit = done.exit.map(|v| {
+                        let mut names = Names::printing(&self.source);
+                        let a = self.export_atom(v, &mut names, true);
+                        self.exit_vars = names.vars;
+                        a
+                    });
+                    return Some(Ok(exit));
+                }
+                Look::Error(kind) => return Some(Err(self.error_at(b, kind))),
+                // A stale status (never expected): bring it up to date.
+                Look::Inactive | Look::Stuck(_) => {
+                    debug_assert!(false, "a pending body whose look is not pending");
+                    self.refresh(b);
+                }
+            }
+        }
+    }
+
+    /// The runtime error of the failing body `b`, worded as the reference
+    /// reducer words it.
+    fn error_at(&self, b: NodeId, kind: crate::error::ErrorKind) -> RuntimeError {
+        let mut names = Names::printing(&self.source);
+        let span = self.g.body(b).map(|x| x.span).unwrap_or_default();
+        if let Some(body) = self.export_body(b, &mut names) {
+            let mut vars = names.vars.unwrap_or_default();
+            if let RefLook::Error(e) = prepare(&body, &mut vars, &[]) {
+                return e;
+            }
+        }
+        RuntimeError {
+            kind,
+            message: format!("this body fails with a {} error", kind.name()),
+            body: span,
+            at: None,
+        }
+    }
+
+    /// Runs until no body is pending, `$exit`, an error or a limit.
+    pub fn run(&mut self, limits: &Limits) -> Outcome {
+        self.run_traced(limits, &mut |_, _, _| {})
+    }
+
+    /// Like [`Machine::run`], calling `on_step` after every step.
+    pub fn run_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
+        let start = Instant::now();
+        loop {
+            let steps = self.counts.total();
+            if let Some(limit) = limits.timeout {
+                if steps % 1024 == 0 && start.elapsed() >= limit {
+                    return Outcome::Limit(StopReason::Time { limit, steps });
+                }
+            }
+            if let Some(limit) = limits.max_nodes {
+                if self.g.live > limit {
+                    return Outcome::Limit(StopReason::Nodes { limit, steps });
+                }
+            }
+            if steps >= limits.max_steps {
+                if self.has_pending() {
+                    return Outcome::Limit(StopReason::Steps(steps));
+                }
+                return Outcome::Residual;
+            }
+            match self.step_traced(on_step) {
+                None => return Outcome::Residual,
+                Some(Ok(Some(v))) => return Outcome::Exit(v),
+                Some(Ok(None)) => {}
+                Some(Err(e)) => return Outcome::Error(e),
+            }
+        }
+    }
+
+    /// The current term as a program (for printing and the views).
+    pub fn to_program(&self) -> Program {
+        let mut names = Names::printing(&self.source);
+        let body = self.export_body(self.root, &mut names).unwrap_or_else(|| term::Body {
+            stage: SExp::Const(true),
+            cmd: term::Cmd::App(term::App {
+                head: Atom::Int(0),
+                args: Vec::new(),
+                sugar: Default::default(),
+            }),
+            span: Span::default(),
+        });
+        Program {
+            body,
+            vars: names.vars.unwrap_or_default(),
+        }
+    }
+
+    /// Runs to the end and reports, printing the result canonically.
+    pub fn report(&mut self, limits: &Limits) -> Report {
+        self.report_traced(limits, &mut |_, _, _| {})
+    }
+
+    /// Like [`Machine::report`], calling `on_step` after every step.
+    pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
+        let outcome = self.run_traced(limits, on_step);
+        let (text, warnings) = match &outcome {
+            Outcome::Exit(v) => {
+                let vars = self.exit_vars.clone().unwrap_or_default();
+                let text = Printer::new(&vars).atom_text(v);
+                let r = Reducer {
+                    body: self.to_program().body,
+                    vars,
+                    counts: self.counts,
+                };
+                (text, r.stuck_warnings_in(v))
+            }
+            _ => {
+                let p = self.to_program();
+                let text = Printer::new(&p.vars).program_text(&p.body);
+                let r = Reducer {
+                    body: p.body,
+                    vars: p.vars,
+                    counts: self.counts,
+                };
+                (text, r.stuck_warnings())
+            }
+        };
+        Report {
+            outcome,
+            counts: self.counts,
+            text,
+            warnings,
+        }
+    }
+
+    /// Checks the graph's invariants (for tests): parent links, hotness,
+    /// statuses up to date, and no leaked nodes. Returns the first broken one.
+    pub fn check(&self) -> Result<(), String> {
+        let mut reachable = 0usize;
+        let mut stack = vec![self.root];
+        while let Some(n) = stack.pop() {
+            reachable += 1;
+            let mut hot = 0;
+            for c in self.g.children(n) {
+                if self.g.nodes[c.ix()].parent != n {
+                    return Err(format!("{c:?} does not name its parent {n:?}"));
+                }
+                hot += u32::from(self.g.nodes[c.ix()].hot > 0);
+                stack.push(c);
+            }
+            if let Some(b) = self.g.body(n) {
+                let now = self.look(n).status();
+                if now != b.status {
+                    return Err(format!("{n:?} has status {:?} but looks {now:?}", b.status));
+                }
+                hot += u32::from(b.status == Status::Pending);
+            }
+            if let Kind::Free(_) = self.g.kind(n) {
+                return Err(format!("{n:?} is reachable but free"));
+            }
+            if self.g.nodes[n.ix()].hot != hot {
+                return Err(format!("{n:?} has hotness {} but {hot} is right", self.g.nodes[n.ix()].hot));
+            }
+        }
+        if self.exit_vars.is_none() && reachable != self.g.live {
+            return Err(format!("{} live nodes but {reachable} reachable", self.g.live));
+        }
+        Ok(())
+    }
+
+    /// Warnings for the stuck bodies of the current term.
+    pub fn stuck_warnings(&self) -> Vec<Diagnostic> {
+        let p = self.to_program();
+        Reducer {
+            body: p.body,
+            vars: p.vars,
+            counts: self.counts,
+        }
+        .stuck_warnings()
+    }
+}

@@ -1,0 +1,467 @@
+//! The nodes of the lambda graph and the arena that holds them.
+//!
+//! The graph is a tree of nodes addressed by [`NodeId`]s into one arena
+//! (`Vec<Node>` with a free list), plus a table of variables addressed by
+//! [`GVar`]s (also recycled). A variable is a node of its own kind: it knows
+//! its occurrences and the bodies that wait on it, so binding it rewrites
+//! exactly those places (see `bind.rs`).
+
+use std::rc::Rc;
+
+use crate::expr::Expr;
+use crate::span::Span;
+use crate::term::{Atom, SExp, Sugar, VarId};
+
+/// A node: an index into [`Graph::nodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// No node (the root's parent, an unfilled slot).
+    pub const NONE: NodeId = NodeId(u32::MAX);
+
+    pub(crate) fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A graph variable. Staging expressions and [`Kind::Ref`] nodes hold these;
+/// the source variable it copies is [`VarSlot::origin`].
+pub type GVar = VarId;
+
+/// The status of a body (LANGUAGE.md §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Its staging expression is false.
+    Inactive,
+    /// Active, but waits for this symbolic variable.
+    Stuck(GVar),
+    /// Active and not stuck: it will execute (or fail) once nothing pending
+    /// is nested in it.
+    Pending,
+}
+
+/// A body ⟨e, C⟩.
+#[derive(Clone, Debug)]
+pub struct Body {
+    /// The staging expression, over graph variables. A variable bound to a
+    /// concrete value is rewritten to a constant when it is bound.
+    pub stage: SExp,
+    /// What it does.
+    pub cmd: Cmd,
+    /// Its source.
+    pub span: Span,
+    /// Its status, kept up to date by `refresh`.
+    pub status: Status,
+}
+
+/// The command of a body.
+#[derive(Clone, Debug)]
+pub enum Cmd {
+    /// `head args..`; an argument may be a [`Kind::Splice`] node.
+    App {
+        /// The function.
+        head: NodeId,
+        /// The arguments.
+        args: Vec<NodeId>,
+        /// How the source wrote it.
+        sugar: Sugar,
+    },
+    /// `fix [sparam] name = lam in body`.
+    Fix {
+        /// The staging parameter of the implicit lambda around `body`.
+        sparam: GVar,
+        /// The recursive name as it occurs inside `lam`: symbolic until the
+        /// fix executes, then it denotes the recursive value itself.
+        name_in: GVar,
+        /// The recursive name as it occurs in `body`: bound to a copy of the
+        /// recursive value at each occurrence when the fix executes.
+        name_out: GVar,
+        /// The recursive lambda (a [`Kind::Lambda`] node).
+        lam: NodeId,
+        /// The scope of the name (a [`Kind::Body`] node).
+        body: NodeId,
+    },
+}
+
+/// A parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct Param {
+    /// Its variable.
+    pub var: GVar,
+    /// Whether it is the rest parameter.
+    pub rest: bool,
+}
+
+/// `λ[sparam] params . body`.
+#[derive(Clone, Debug)]
+pub struct Lambda {
+    /// The staging parameter.
+    pub sparam: GVar,
+    /// The parameters.
+    pub params: Vec<Param>,
+    /// The body (a [`Kind::Body`] node).
+    pub body: NodeId,
+    /// Its source.
+    pub span: Span,
+}
+
+/// What a node is.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// On the free list; the next free node.
+    Free(NodeId),
+    /// A body.
+    Body(Box<Body>),
+    /// A lambda.
+    Lambda(Box<Lambda>),
+    /// A recursive value: `name` occurring in `lam` denotes the value.
+    Rec {
+        /// The name (bound to this node, see [`Bound::SelfRec`]).
+        name: GVar,
+        /// The lambda.
+        lam: NodeId,
+    },
+    /// An occurrence of a symbolic variable.
+    Ref(GVar),
+    /// `!t`: the splice of the child's elements.
+    Splice(NodeId),
+    /// A value without variables or bodies inside: a number, boolean,
+    /// string, staging constant, built-in or matrix.
+    Lit(Atom),
+    /// A tuple.
+    Tuple(Vec<NodeId>),
+    /// A record.
+    Record(Vec<(Rc<str>, NodeId)>),
+    /// A map.
+    Map(Vec<(NodeId, NodeId)>),
+    /// An expression. Each of its `Val` leaves that is not a [`Kind::Lit`]
+    /// value is a placeholder `Val(Var(HOLE))`, filled in reading order by
+    /// the children.
+    Expr(Box<Expr>, Vec<NodeId>),
+}
+
+/// The placeholder variable of an expression leaf held by a child node.
+pub const HOLE: VarId = VarId(u32::MAX);
+
+/// A node of the arena.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// What it is.
+    pub kind: Kind,
+    /// The node holding it ([`NodeId::NONE`] for the root and detached nodes).
+    pub parent: NodeId,
+    /// Hotness: 1 if this is a pending body, plus the number of children
+    /// that are hot. Invariant: a node is hot (`hot > 0`) exactly when a
+    /// pending body lies in its subtree; checked by `Graph::check`.
+    pub hot: u32,
+}
+
+/// What a variable is bound to, as far as the graph is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Symbolic (unbound).
+    Symbolic,
+    /// The name of this recursive value ([`Kind::Rec`]), inside its lambda.
+    SelfRec(NodeId),
+    /// Recycled: on the free list.
+    Dead,
+}
+
+/// A variable of the graph.
+#[derive(Clone, Debug)]
+pub struct VarSlot {
+    /// The source variable it copies (for names and printing).
+    pub origin: VarId,
+    /// Its state.
+    pub bound: Bound,
+    /// Its occurrences: [`Kind::Ref`] nodes. May hold stale entries (nodes
+    /// since freed or rewritten); users check the node still is `Ref(v)`.
+    pub occs: Vec<NodeId>,
+    /// The bodies whose staging expression mentions it, and the bodies stuck
+    /// on it. May hold stale entries; re-evaluating a body is idempotent.
+    pub waiters: Vec<NodeId>,
+}
+
+/// The arena of nodes and the variable table.
+#[derive(Debug, Default)]
+pub struct Graph {
+    /// All nodes, free ones included.
+    pub nodes: Vec<Node>,
+    /// Head of the node free list.
+    free: Option<NodeId>,
+    /// Number of nodes in use.
+    pub live: usize,
+    /// All variables, dead ones included.
+    pub vars: Vec<VarSlot>,
+    /// Recycled variables.
+    free_vars: Vec<GVar>,
+}
+
+impl Graph {
+    /// A new detached node.
+    pub fn alloc(&mut self, kind: Kind) -> NodeId {
+        self.live += 1;
+        match self.free {
+            Some(id) => {
+                let next = match self.nodes[id.ix()].kind {
+                    Kind::Free(n) => n,
+                    _ => NodeId::NONE,
+                };
+                self.free = (next != NodeId::NONE).then_some(next);
+                self.nodes[id.ix()] = Node {
+                    kind,
+                    parent: NodeId::NONE,
+                    hot: 0,
+                };
+                id
+            }
+            None => {
+                let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+                self.nodes.push(Node {
+                    kind,
+                    parent: NodeId::NONE,
+                    hot: 0,
+                });
+                id
+            }
+        }
+    }
+
+    /// Puts one node on the free list (its children are not touched).
+    pub fn release(&mut self, id: NodeId) {
+        debug_assert!(!matches!(self.nodes[id.ix()].kind, Kind::Free(_)), "double free of {id:?}");
+        self.live -= 1;
+        let next = self.free.unwrap_or(NodeId::NONE);
+        self.nodes[id.ix()] = Node {
+            kind: Kind::Free(next),
+            parent: NodeId::NONE,
+            hot: 0,
+        };
+        self.free = Some(id);
+    }
+
+    /// A new symbolic variable copying the source variable `origin`.
+    pub fn fresh_var(&mut self, origin: VarId) -> GVar {
+        let slot = VarSlot {
+            origin,
+            bound: Bound::Symbolic,
+            occs: Vec::new(),
+            waiters: Vec::new(),
+        };
+        match self.free_vars.pop() {
+            Some(v) => {
+                self.vars[v.0 as usize] = slot;
+                v
+            }
+            None => {
+                let v = VarId(u32::try_from(self.vars.len()).unwrap_or(u32::MAX));
+                self.vars.push(slot);
+                v
+            }
+        }
+    }
+
+    /// Recycles a variable nothing refers to any more.
+    pub fn kill_var(&mut self, v: GVar) {
+        let slot = &mut self.vars[v.0 as usize];
+        if slot.bound == Bound::Dead {
+            return;
+        }
+        slot.bound = Bound::Dead;
+        slot.occs = Vec::new();
+        slot.waiters = Vec::new();
+        self.free_vars.push(v);
+    }
+
+    /// The slot of a variable.
+    pub fn var(&self, v: GVar) -> &VarSlot {
+        &self.vars[v.0 as usize]
+    }
+
+    /// The slot of a variable, mutably.
+    pub fn var_mut(&mut self, v: GVar) -> &mut VarSlot {
+        &mut self.vars[v.0 as usize]
+    }
+
+    /// Records that node `n` is an occurrence of `v`.
+    pub fn add_occ(&mut self, v: GVar, n: NodeId) {
+        let len = self.vars[v.0 as usize].occs.len();
+        if len >= 64 && len.is_power_of_two() {
+            // Drop stale entries now and then, so the list tracks the live
+            // occurrences rather than every occurrence ever made.
+            let nodes = &self.nodes;
+            self.vars[v.0 as usize]
+                .occs
+                .retain(|o| matches!(nodes[o.ix()].kind, Kind::Ref(w) if w == v));
+        }
+        self.vars[v.0 as usize].occs.push(n);
+    }
+
+    /// Records that body `b` waits on `v` (stages on it or is stuck on it).
+    pub fn add_waiter(&mut self, v: GVar, b: NodeId) {
+        if self.vars[v.0 as usize].bound == Bound::Dead {
+            return;
+        }
+        let len = self.vars[v.0 as usize].waiters.len();
+        if len >= 64 && len.is_power_of_two() {
+            let nodes = &self.nodes;
+            self.vars[v.0 as usize].waiters.retain(|w| match &nodes[w.ix()].kind {
+                Kind::Body(body) => body.status == Status::Stuck(v) || mentions(&body.stage, v),
+                _ => false,
+            });
+        }
+        self.vars[v.0 as usize].waiters.push(b);
+    }
+
+    /// The kind of a node.
+    pub fn kind(&self, n: NodeId) -> &Kind {
+        &self.nodes[n.ix()].kind
+    }
+
+    /// The body at `n`, if it is one.
+    pub fn body(&self, n: NodeId) -> Option<&Body> {
+        match &self.nodes[n.ix()].kind {
+            Kind::Body(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The body at `n`, mutably, if it is one.
+    pub fn body_mut(&mut self, n: NodeId) -> Option<&mut Body> {
+        match &mut self.nodes[n.ix()].kind {
+            Kind::Body(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The children of `n` in the reference walk order (head, arguments,
+    /// nested bodies; LANGUAGE.md §5).
+    pub fn children(&self, n: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        self.for_children(n, |c| out.push(c));
+        out
+    }
+
+    /// Calls `f` on each child of `n`, in the reference walk order.
+    pub fn for_children(&self, n: NodeId, mut f: impl FnMut(NodeId)) {
+        match &self.nodes[n.ix()].kind {
+            Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) => {}
+            Kind::Body(b) => match &b.cmd {
+                Cmd::App { head, args, .. } => {
+                    f(*head);
+                    args.iter().for_each(|a| f(*a));
+                }
+                Cmd::Fix { lam, body, .. } => {
+                    f(*lam);
+                    f(*body);
+                }
+            },
+            Kind::Lambda(l) => f(l.body),
+            Kind::Rec { lam, .. } => f(*lam),
+            Kind::Splice(c) => f(*c),
+            Kind::Tuple(xs) | Kind::Expr(_, xs) => xs.iter().for_each(|x| f(*x)),
+            Kind::Record(fs) => fs.iter().for_each(|(_, x)| f(*x)),
+            Kind::Map(kvs) => kvs.iter().for_each(|(k, v)| {
+                f(*k);
+                f(*v);
+            }),
+        }
+    }
+
+    /// Replaces the child `old` of `parent` by `new` (and sets `new`'s
+    /// parent). `parent` may be [`NodeId::NONE`] (the root), in which case
+    /// nothing but the parent link changes.
+    pub fn replace_child(&mut self, parent: NodeId, old: NodeId, new: NodeId) {
+        self.nodes[new.ix()].parent = parent;
+        if parent == NodeId::NONE {
+            return;
+        }
+        let swap = |x: &mut NodeId| {
+            if *x == old {
+                *x = new;
+                true
+            } else {
+                false
+            }
+        };
+        let done = match &mut self.nodes[parent.ix()].kind {
+            Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) => false,
+            Kind::Body(b) => match &mut b.cmd {
+                Cmd::App { head, args, .. } => swap(head) || args.iter_mut().any(swap),
+                Cmd::Fix { lam, body, .. } => swap(lam) || swap(body),
+            },
+            Kind::Lambda(l) => swap(&mut l.body),
+            Kind::Rec { lam, .. } => swap(lam),
+            Kind::Splice(c) => swap(c),
+            Kind::Tuple(xs) | Kind::Expr(_, xs) => xs.iter_mut().any(swap),
+            Kind::Record(fs) => fs.iter_mut().any(|(_, x)| swap(x)),
+            Kind::Map(kvs) => kvs.iter_mut().any(|(k, v)| swap(k) || swap(v)),
+        };
+        debug_assert!(done, "{old:?} is not a child of {parent:?}");
+    }
+
+    /// Sets the parent link of every child of `n` to `n`.
+    pub fn adopt_children(&mut self, n: NodeId) {
+        for c in self.children(n) {
+            self.nodes[c.ix()].parent = n;
+        }
+    }
+}
+
+/// Whether the staging expression mentions `v`.
+pub fn mentions(s: &SExp, v: GVar) -> bool {
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        match s {
+            SExp::Const(_) => {}
+            SExp::Var(w) => {
+                if *w == v {
+                    return true;
+                }
+            }
+            SExp::Not(a) => stack.push(a),
+            SExp::And(a, b) | SExp::Or(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+        }
+    }
+    false
+}
+
+/// The variables a staging expression mentions.
+pub fn stage_vars(s: &SExp, out: &mut Vec<GVar>) {
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        match s {
+            SExp::Const(_) => {}
+            SExp::Var(w) => out.push(*w),
+            SExp::Not(a) => stack.push(a),
+            SExp::And(a, b) | SExp::Or(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+        }
+    }
+}
+
+/// Rewrites every `Var(v)` of a staging expression with `f(v)`.
+pub fn rewrite_stage(s: &mut SExp, f: &dyn Fn(GVar) -> Option<SExp>) {
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        match s {
+            SExp::Const(_) => {}
+            SExp::Var(w) => {
+                if let Some(new) = f(*w) {
+                    *s = new;
+                }
+            }
+            SExp::Not(a) => stack.push(a),
+            SExp::And(a, b) | SExp::Or(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+        }
+    }
+}

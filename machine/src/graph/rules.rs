@@ -1,0 +1,326 @@
+//! The rewrite rules of the graph machine, one method per rule behind one
+//! small dispatch ([`Machine::execute`]). A rule replaces the ready body
+//! where it stands; β binds the callee's parameters in place, because in
+//! the graph every lambda has exactly one owner: the body applying it.
+
+use super::node::{Cmd, Kind, NodeId};
+use super::status::{Plan, Shape};
+use super::Machine;
+use crate::reference::Rule;
+use crate::term::{Atom, SExp};
+
+/// What one executed step did.
+pub struct Done {
+    /// The rule.
+    pub rule: Rule,
+    /// The node now standing where the body was (the cursor).
+    pub at: NodeId,
+    /// For `$exit`: the value (a detached node).
+    pub exit: Option<NodeId>,
+}
+
+impl Machine {
+    /// Executes the ready body `b` with `plan`.
+    pub(crate) fn execute(&mut self, b: NodeId, plan: Plan) -> Done {
+        match plan {
+            Plan::Beta { args, expr } => {
+                let at = self.rule_beta(b, args);
+                Done {
+                    rule: if expr { Rule::Expr } else { Rule::Beta },
+                    at,
+                    exit: None,
+                }
+            }
+            Plan::If(branch) => Done {
+                rule: Rule::If,
+                at: self.rule_if(b, branch),
+                exit: None,
+            },
+            Plan::Fix => Done {
+                rule: Rule::Fix,
+                at: self.rule_fix(b),
+                exit: None,
+            },
+            Plan::Exit(v) => {
+                let v = self.materialize(v);
+                Done {
+                    rule: Rule::Exit,
+                    at: b,
+                    exit: Some(v),
+                }
+            }
+        }
+    }
+
+    /// A detached node for an evaluated argument.
+    fn materialize(&mut self, s: Shape) -> NodeId {
+        match s {
+            Shape::Node(n) => {
+                self.g.nodes[n.ix()].parent = NodeId::NONE;
+                n
+            }
+            Shape::Value(a) => self.import_value(a),
+            Shape::SymSplice(Some(n), _) => {
+                self.g.nodes[n.ix()].parent = NodeId::NONE;
+                n
+            }
+            Shape::SymSplice(None, v) => {
+                let r = self.import_value(Atom::Var(v));
+                let s = self.g.alloc(Kind::Splice(r));
+                self.g.nodes[r.ix()].parent = s;
+                s
+            }
+        }
+    }
+
+    /// Puts `new` (detached) where the ready body `b` stands, the root
+    /// included, and fixes hotness.
+    fn replace_body(&mut self, b: NodeId, new: NodeId) {
+        let parent = self.g.nodes[b.ix()].parent;
+        // Invariant: b is ready, so it is hot only by itself.
+        debug_assert_eq!(self.g.nodes[b.ix()].hot, 1, "executing a body that is not ready");
+        self.unbump(b);
+        self.g.replace_child(parent, b, new);
+        if self.root == b {
+            self.root = new;
+        }
+        if self.g.nodes[new.ix()].hot > 0 {
+            self.bump(parent);
+        }
+    }
+
+    /// Takes the head and arguments out of the executed body `b` (whose
+    /// node stays in place until [`Machine::replace_body`]).
+    fn take_parts(&mut self, b: NodeId) -> (NodeId, Vec<NodeId>) {
+        let parts = match self.g.body_mut(b).map(|x| &mut x.cmd) {
+            Some(Cmd::App { head, args, .. }) => (*head, std::mem::take(args)),
+            _ => (NodeId::NONE, Vec::new()),
+        };
+        if parts.0 != NodeId::NONE {
+            self.g.nodes[parts.0.ix()].parent = NodeId::NONE;
+        }
+        parts
+    }
+
+    /// Frees the argument nodes of an executed body that no rule moved
+    /// elsewhere (`used`): whole arguments, and splices with their tuples.
+    fn free_unused(&mut self, args: Vec<NodeId>, used: &[NodeId]) {
+        for a in args {
+            if used.contains(&a) {
+                continue;
+            }
+            if let Kind::Splice(c) = self.g.kind(a) {
+                let c = *c;
+                if let Kind::Tuple(xs) = self.g.kind(c) {
+                    let xs = xs.clone();
+                    for x in xs {
+                        if !used.contains(&x) {
+                            self.free(x);
+                        }
+                    }
+                    self.g.release(c);
+                    self.g.release(a);
+                    continue;
+                }
+            }
+            self.free(a);
+        }
+    }
+
+    /// β: the callee's body takes the place of `b`, its parameters bound in
+    /// place to the arguments.
+    fn rule_beta(&mut self, b: NodeId, args: Vec<Shape>) -> NodeId {
+        let used: Vec<NodeId> = args
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Node(n) | Shape::SymSplice(Some(n), _) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        let nodes: Vec<NodeId> = args.into_iter().map(|s| self.materialize(s)).collect();
+        let (head, arg_nodes) = self.take_parts(b);
+        // The callee: the head lambda itself (its only owner was `b`), a
+        // recursive value, a copy of the value a recursive name denotes, or
+        // the value an expression head computes.
+        let callee = match self.g.kind(head) {
+            Kind::Lambda(_) | Kind::Rec { .. } => head,
+            Kind::Ref(v) => {
+                let v = *v;
+                let copied = match self.g.var(v).bound {
+                    super::node::Bound::SelfRec(r) => match self.g.kind(r) {
+                        Kind::Rec { lam, .. } => Some(*lam),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let c = copied.map(|l| self.copy(l)).unwrap_or(NodeId::NONE);
+                self.free(head);
+                c
+            }
+            Kind::Expr(..) => {
+                let v = self.eval_node(head).unwrap_or(Atom::Int(0));
+                let n = self.import_value(v);
+                self.free(head);
+                n
+            }
+            _ => NodeId::NONE,
+        };
+        self.free_unused(arg_nodes, &used);
+        let lam = match self.g.kind(callee) {
+            Kind::Rec { name, lam } => {
+                let (name, lam) = (*name, *lam);
+                self.unfold(callee, name, lam);
+                lam
+            }
+            _ => callee,
+        };
+        let Kind::Lambda(l) = self.g.kind(lam).clone() else {
+            debug_assert!(false, "β without a lambda");
+            return b;
+        };
+        let body = l.body;
+        self.g.nodes[body.ix()].parent = NodeId::NONE;
+        self.replace_body(b, body);
+        self.g.release(b);
+        self.g.release(lam);
+        // Bindings: the staging parameter, then the parameters in order.
+        let always = self.g.alloc(Kind::Lit(Atom::Stage(true)));
+        self.bind(l.sparam, always);
+        let k = l.params.len();
+        match l.params.iter().position(|p| p.rest) {
+            None => {
+                for (p, a) in l.params.iter().zip(nodes) {
+                    self.bind(p.var, a);
+                }
+            }
+            Some(r) => {
+                let after = k - r - 1;
+                let mut nodes = nodes;
+                let tail = nodes.split_off(nodes.len() - after);
+                let middle = nodes.split_off(r);
+                for (p, a) in l.params[..r].iter().zip(nodes) {
+                    self.bind(p.var, a);
+                }
+                let rest = self.rest_value(middle);
+                self.bind(l.params[r].var, rest);
+                for (p, a) in l.params[r + 1..].iter().zip(tail) {
+                    self.bind(p.var, a);
+                }
+            }
+        }
+        self.refresh(body);
+        body
+    }
+
+    /// A recursive value `rec` invoked from outside: each occurrence of its
+    /// name inside its lambda gets a copy of the value (the lambda itself is
+    /// consumed by the β), and the `rec` shell is released.
+    fn unfold(&mut self, rec: NodeId, name: super::node::GVar, lam: NodeId) {
+        let mut occs = std::mem::take(&mut self.g.var_mut(name).occs);
+        occs.sort_unstable();
+        occs.dedup();
+        occs.retain(|o| matches!(self.g.kind(*o), Kind::Ref(w) if *w == name));
+        let copies: Vec<NodeId> = occs.iter().map(|_| self.copy(rec)).collect();
+        for (o, c) in occs.into_iter().zip(copies) {
+            let parent = self.g.nodes[o.ix()].parent;
+            self.g.replace_child(parent, o, c);
+            self.g.release(o);
+            if self.g.nodes[c.ix()].hot > 0 {
+                self.bump(parent);
+            }
+        }
+        // Bodies inside staged on the name stay active: it is concrete.
+        let waiters = std::mem::take(&mut self.g.var_mut(name).waiters);
+        for w in waiters {
+            if let Some(body) = self.g.body_mut(w) {
+                super::node::rewrite_stage(&mut body.stage, &|u| (u == name).then_some(SExp::Const(true)));
+            }
+            self.refresh(w);
+        }
+        self.g.kill_var(name);
+        self.g.nodes[lam.ix()].parent = NodeId::NONE;
+        self.g.release(rec);
+    }
+
+    /// The value of a rest parameter: `r := t` for a lone symbolic splice,
+    /// else a tuple of the surplus arguments.
+    fn rest_value(&mut self, middle: Vec<NodeId>) -> NodeId {
+        if let [one] = middle.as_slice() {
+            if let Kind::Splice(c) = self.g.kind(*one) {
+                let c = *c;
+                if matches!(self.g.kind(c), Kind::Ref(_)) {
+                    self.g.release(*one);
+                    self.g.nodes[c.ix()].parent = NodeId::NONE;
+                    return c;
+                }
+            }
+        }
+        let t = self.g.alloc(Kind::Tuple(middle.clone()));
+        let mut hot = 0;
+        for &x in &middle {
+            self.g.nodes[x.ix()].parent = t;
+            hot += u32::from(self.g.nodes[x.ix()].hot > 0);
+        }
+        self.g.nodes[t.ix()].hot = hot;
+        t
+    }
+
+    /// `if`: the body becomes the chosen branch applied to nothing, staged
+    /// on `always`.
+    fn rule_if(&mut self, b: NodeId, branch: Shape) -> NodeId {
+        let used: Vec<NodeId> = match &branch {
+            Shape::Node(n) => vec![*n],
+            _ => Vec::new(),
+        };
+        let t = self.materialize(branch);
+        let (head, args) = self.take_parts(b);
+        self.free(head);
+        self.free_unused(args, &used);
+        if let Some(body) = self.g.body_mut(b) {
+            body.stage = SExp::Const(true);
+            body.cmd = Cmd::App {
+                head: t,
+                args: Vec::new(),
+                sugar: Default::default(),
+            };
+        }
+        self.g.nodes[t.ix()].parent = b;
+        if self.g.nodes[t.ix()].hot > 0 {
+            self.bump(b);
+        }
+        self.refresh(b);
+        b
+    }
+
+    /// `fix`: the body takes the place of `b`, with the name bound to the
+    /// recursive value.
+    fn rule_fix(&mut self, b: NodeId) -> NodeId {
+        let Some(Cmd::Fix {
+            sparam,
+            name_in,
+            name_out,
+            lam,
+            body,
+        }) = self.g.body(b).map(|x| x.cmd.clone())
+        else {
+            return b;
+        };
+        let rec = self.g.alloc(Kind::Rec { name: name_in, lam });
+        self.g.nodes[lam.ix()].parent = rec;
+        self.g.var_mut(name_in).bound = super::node::Bound::SelfRec(rec);
+        self.g.nodes[body.ix()].parent = NodeId::NONE;
+        self.replace_body(b, body);
+        self.g.release(b);
+        // Inside the value, its name is now concrete.
+        let waiters = std::mem::take(&mut self.g.var_mut(name_in).waiters);
+        for &w in &waiters {
+            self.refresh(w);
+        }
+        self.g.var_mut(name_in).waiters = waiters;
+        let always = self.g.alloc(Kind::Lit(Atom::Stage(true)));
+        self.bind(sparam, always);
+        self.bind(name_out, rec);
+        self.refresh(body);
+        body
+    }
+}

@@ -1,0 +1,330 @@
+//! Readiness of one body in the graph (LANGUAGE.md §5): inactive, stuck,
+//! failing or ready with a rule. It mirrors `reference::rules::prepare`
+//! decision for decision, on graph nodes instead of terms, and without
+//! looking below the body's own head and arguments.
+
+use super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId, Status, HOLE};
+use super::Machine;
+use crate::error::ErrorKind;
+use crate::expr::eval::{eval, EvalError};
+use crate::term::{Arg, Atom, Builtin, SExp};
+
+/// One argument after evaluation.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    /// A node of the graph, as it stands (its parent may be a spliced tuple).
+    Node(NodeId),
+    /// A value computed by an expression (its variables are graph variables).
+    Value(Atom),
+    /// A symbolic splice `!t`: the [`Kind::Splice`] node (`None` when it
+    /// came out of a computed tuple) and its variable.
+    SymSplice(Option<NodeId>, GVar),
+}
+
+/// What a body would do if executed now.
+#[derive(Clone, Debug)]
+pub enum Look {
+    /// Its staging expression is false.
+    Inactive,
+    /// Waits for a symbolic variable.
+    Stuck(GVar),
+    /// Fails with an error of this kind.
+    Error(ErrorKind),
+    /// Executes.
+    Ready(Plan),
+}
+
+/// The rule a ready body executes, with what it needs.
+#[derive(Clone, Debug)]
+pub enum Plan {
+    /// β on the head (a lambda, a recursive value, or a recursive name inside
+    /// its own value); `expr` for the form `"e" (x) b`.
+    Beta {
+        /// The evaluated arguments.
+        args: Vec<Shape>,
+        /// Whether it is the expression form.
+        expr: bool,
+    },
+    /// `if` choosing this argument.
+    If(Shape),
+    /// `$exit` with this value.
+    Exit(Shape),
+    /// `fix`.
+    Fix,
+}
+
+impl Look {
+    /// The status this look gives a body.
+    pub fn status(&self) -> Status {
+        match self {
+            Look::Inactive => Status::Inactive,
+            Look::Stuck(v) => Status::Stuck(*v),
+            Look::Error(_) | Look::Ready(_) => Status::Pending,
+        }
+    }
+}
+
+/// The value of a staging expression: bound variables were rewritten to
+/// constants; a recursive name inside its own value is concrete; any other
+/// variable is symbolic.
+pub fn stage_value(g: &Graph, s: &SExp) -> bool {
+    s.value(&|v| matches!(g.var(v).bound, Bound::SelfRec(_)))
+}
+
+impl Machine {
+    /// Evaluates an expression node (its leaves exported as they stand).
+    pub(crate) fn eval_node(&self, n: NodeId) -> Result<Atom, EvalError> {
+        let Kind::Expr(e, leaves) = self.g.kind(n) else {
+            return Ok(Atom::Int(0));
+        };
+        let mut e = (**e).clone();
+        let mut next = leaves.iter();
+        for leaf in e.vals_mut() {
+            if matches!(leaf, Atom::Var(v) if *v == HOLE) {
+                if let Some(c) = next.next() {
+                    *leaf = self.export_raw(*c);
+                }
+            }
+        }
+        eval(&e)
+    }
+
+    /// Whether a tuple node holds an expression somewhere in its tuples.
+    fn tuple_has_expr(&self, n: NodeId) -> bool {
+        let mut stack = vec![n];
+        while let Some(n) = stack.pop() {
+            match self.g.kind(n) {
+                Kind::Expr(..) => return true,
+                Kind::Tuple(xs) => stack.extend(xs.iter().copied()),
+                Kind::Splice(c) => stack.push(*c),
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// The value of an argument node, evaluating expressions (also those
+    /// nested in tuples, LANGUAGE.md §5).
+    fn arg_value(&self, n: NodeId) -> Result<Shape, Look> {
+        match self.g.kind(n) {
+            Kind::Expr(..) => match self.eval_node(n) {
+                Ok(v) => Ok(Shape::Value(v)),
+                Err(EvalError::Stuck(v)) => Err(Look::Stuck(v)),
+                Err(EvalError::Fail { kind, .. }) => Err(Look::Error(kind)),
+            },
+            Kind::Tuple(_) if self.tuple_has_expr(n) => match eval_tuple(self.export_raw(n)) {
+                Ok(v) => Ok(Shape::Value(v)),
+                Err(EvalError::Stuck(v)) => Err(Look::Stuck(v)),
+                Err(EvalError::Fail { kind, .. }) => Err(Look::Error(kind)),
+            },
+            _ => Ok(Shape::Node(n)),
+        }
+    }
+
+    /// Decides what body `b` would do if executed now.
+    pub fn look(&self, b: NodeId) -> Look {
+        let Some(body) = self.g.body(b) else {
+            return Look::Inactive;
+        };
+        if !stage_value(&self.g, &body.stage) {
+            return Look::Inactive;
+        }
+        let (head, args) = match &body.cmd {
+            Cmd::Fix { .. } => return Look::Ready(Plan::Fix),
+            Cmd::App { head, args, .. } => (*head, args),
+        };
+        let mut shapes = Vec::with_capacity(args.len());
+        for &a in args {
+            if let Kind::Splice(c) = self.g.kind(a) {
+                let c = *c;
+                let v = match self.arg_value(c) {
+                    Ok(v) => v,
+                    Err(l) => return l,
+                };
+                match v {
+                    Shape::Node(t) => match self.g.kind(t) {
+                        Kind::Tuple(xs) => {
+                            for &x in xs {
+                                match self.g.kind(x) {
+                                    Kind::Splice(y) => match self.g.kind(*y) {
+                                        Kind::Ref(v) => shapes.push(Shape::SymSplice(Some(x), *v)),
+                                        _ => shapes.push(Shape::Node(x)),
+                                    },
+                                    _ => shapes.push(Shape::Node(x)),
+                                }
+                            }
+                        }
+                        Kind::Ref(v) => shapes.push(Shape::SymSplice(Some(a), *v)),
+                        _ => return Look::Error(ErrorKind::Type),
+                    },
+                    Shape::Value(Atom::Tuple(xs)) => {
+                        for x in xs {
+                            match x {
+                                Arg::Splice(Atom::Var(v)) => shapes.push(Shape::SymSplice(None, v)),
+                                Arg::Atom(x) | Arg::Splice(x) => shapes.push(Shape::Value(x)),
+                            }
+                        }
+                    }
+                    Shape::Value(Atom::Var(v)) => shapes.push(Shape::SymSplice(None, v)),
+                    _ => return Look::Error(ErrorKind::Type),
+                }
+            } else {
+                match self.arg_value(a) {
+                    Ok(v) => shapes.push(v),
+                    Err(l) => return l,
+                }
+            }
+        }
+        // The head, evaluated if it is an expression.
+        let head_value = match self.g.kind(head) {
+            Kind::Expr(..) => match self.eval_node(head) {
+                Ok(v) => Some(v),
+                Err(EvalError::Stuck(v)) => return Look::Stuck(v),
+                Err(EvalError::Fail { kind, .. }) => return Look::Error(kind),
+            },
+            _ => None,
+        };
+        if let Some(v) = head_value {
+            // A computed head: only built-ins and lambdas can be applied.
+            return match v {
+                Atom::Var(v) => Look::Stuck(v),
+                Atom::Lambda(l) => self.beta_check(l.params.iter().map(|p| p.rest).collect(), shapes, false),
+                Atom::Rec(r) => self.beta_check(r.lam.params.iter().map(|p| p.rest).collect(), shapes, false),
+                Atom::Builtin(Builtin::If) => self.if_check(shapes),
+                Atom::Builtin(Builtin::Exit) => exit_check(shapes),
+                _ => Look::Error(ErrorKind::NotAFunction),
+            };
+        }
+        match self.g.kind(head) {
+            Kind::Ref(v) => match self.g.var(*v).bound {
+                Bound::SelfRec(r) => match self.g.kind(r) {
+                    Kind::Rec { lam, .. } => self.beta_check(self.rests(*lam), shapes, false),
+                    _ => Look::Stuck(*v),
+                },
+                _ => Look::Stuck(*v),
+            },
+            Kind::Lambda(_) => {
+                let expr = args.len() == 1 && matches!(self.g.kind(args[0]), Kind::Expr(..));
+                self.beta_check(self.rests(head), shapes, expr)
+            }
+            Kind::Rec { lam, .. } => self.beta_check(self.rests(*lam), shapes, false),
+            Kind::Lit(Atom::Builtin(Builtin::If)) => self.if_check(shapes),
+            Kind::Lit(Atom::Builtin(Builtin::Exit)) => exit_check(shapes),
+            _ => Look::Error(ErrorKind::NotAFunction),
+        }
+    }
+
+    /// For each parameter of the lambda node `l`, whether it is the rest one.
+    fn rests(&self, l: NodeId) -> Vec<bool> {
+        match self.g.kind(l) {
+            Kind::Lambda(l) => l.params.iter().map(|p| p.rest).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The arity rules of β (LANGUAGE.md §5), as `reference::rules::beta`.
+    fn beta_check(&self, rests: Vec<bool>, args: Vec<Shape>, expr: bool) -> Look {
+        let k = rests.len();
+        let sym = |xs: &[Shape]| {
+            xs.iter().find_map(|a| match a {
+                Shape::SymSplice(_, v) => Some(*v),
+                _ => None,
+            })
+        };
+        match rests.iter().position(|r| *r) {
+            None => {
+                if let Some(v) = sym(&args) {
+                    return Look::Stuck(v);
+                }
+                if args.len() != k {
+                    return Look::Error(ErrorKind::Arity);
+                }
+            }
+            Some(r) => {
+                let after = k - r - 1;
+                if args.len() >= r + after {
+                    if let Some(v) = sym(&args[..r]).or_else(|| sym(&args[args.len() - after..])) {
+                        return Look::Stuck(v);
+                    }
+                    let middle = &args[r..args.len() - after];
+                    if let Some(v) = sym(middle) {
+                        if middle.len() != 1 {
+                            return Look::Stuck(v);
+                        }
+                    }
+                } else {
+                    if let Some(v) = sym(&args) {
+                        return Look::Stuck(v);
+                    }
+                    return Look::Error(ErrorKind::Arity);
+                }
+            }
+        }
+        Look::Ready(Plan::Beta { args, expr })
+    }
+
+    fn if_check(&self, args: Vec<Shape>) -> Look {
+        if let Some(v) = args.iter().find_map(|a| match a {
+            Shape::SymSplice(_, v) => Some(*v),
+            _ => None,
+        }) {
+            return Look::Stuck(v);
+        }
+        if args.len() != 3 {
+            return Look::Error(ErrorKind::Arity);
+        }
+        let mut it = args.into_iter();
+        let (Some(c), Some(t), Some(f)) = (it.next(), it.next(), it.next()) else {
+            return Look::Error(ErrorKind::Arity);
+        };
+        let cond = match &c {
+            Shape::Node(n) => match self.g.kind(*n) {
+                Kind::Lit(Atom::Bool(b)) => Ok(*b),
+                Kind::Ref(v) => Err(Look::Stuck(*v)),
+                _ => Err(Look::Error(ErrorKind::Type)),
+            },
+            Shape::Value(Atom::Bool(b)) => Ok(*b),
+            Shape::Value(Atom::Var(v)) => Err(Look::Stuck(*v)),
+            _ => Err(Look::Error(ErrorKind::Type)),
+        };
+        match cond {
+            Ok(true) => Look::Ready(Plan::If(t)),
+            Ok(false) => Look::Ready(Plan::If(f)),
+            Err(l) => l,
+        }
+    }
+}
+
+fn exit_check(args: Vec<Shape>) -> Look {
+    if let Some(v) = args.iter().find_map(|a| match a {
+        Shape::SymSplice(_, v) => Some(*v),
+        _ => None,
+    }) {
+        return Look::Stuck(v);
+    }
+    if args.len() != 1 {
+        return Look::Error(ErrorKind::Arity);
+    }
+    match args.into_iter().next() {
+        Some(v) => Look::Ready(Plan::Exit(v)),
+        None => Look::Error(ErrorKind::Arity),
+    }
+}
+
+/// Evaluates the expressions nested in a tuple (and its tuples).
+fn eval_tuple(a: Atom) -> Result<Atom, EvalError> {
+    match a {
+        Atom::Expr(e) => eval(&e),
+        Atom::Tuple(xs) => {
+            let mut out = Vec::with_capacity(xs.len());
+            for x in xs {
+                out.push(match x {
+                    Arg::Atom(a) => Arg::Atom(eval_tuple(a)?),
+                    Arg::Splice(a) => Arg::Splice(eval_tuple(a)?),
+                });
+            }
+            Ok(Atom::Tuple(out))
+        }
+        other => Ok(other),
+    }
+}
