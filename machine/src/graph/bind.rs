@@ -147,9 +147,9 @@ impl Machine {
         if let Some(body) = self.g.body_mut(b) {
             body.status = new;
         }
-        if let Status::Stuck(v) = new {
+        if let Status::Stuck(_) = new {
             if old != new {
-                self.g.add_waiter(v, b);
+                self.wait_on_parts(b);
             }
         }
         match (old == Status::Pending, new == Status::Pending) {
@@ -176,12 +176,40 @@ impl Machine {
                 for &v in &vs {
                     self.g.add_waiter(v, n);
                 }
-                if let Status::Stuck(v) = status {
-                    self.g.add_waiter(v, n);
+                if let Status::Stuck(_) = status {
+                    self.wait_on_parts(n);
                 }
                 hot += u32::from(status == Status::Pending);
             }
             self.g.nodes[n.ix()].hot = hot;
+        }
+    }
+
+    /// Registers the stuck body `b` as a waiter of every variable in its head
+    /// and arguments (not inside lambdas): binding any of them can change
+    /// which part decides its status, since the first stuck or failing part
+    /// decides (a symbolic splice that becomes `!3` fails before a stuck
+    /// head is looked at).
+    fn wait_on_parts(&mut self, b: NodeId) {
+        let mut stack = Vec::new();
+        if let Some(body) = self.g.body(b) {
+            if let Cmd::App { head, args, .. } = &body.cmd {
+                stack.push(*head);
+                stack.extend(args.iter().copied());
+            }
+        }
+        let mut vars = Vec::new();
+        while let Some(n) = stack.pop() {
+            match self.g.kind(n) {
+                Kind::Ref(v) => vars.push(*v),
+                Kind::Lambda(_) | Kind::Rec { .. } | Kind::Body(_) => {}
+                _ => self.g.for_children(n, |c| stack.push(c)),
+            }
+        }
+        vars.sort_unstable();
+        vars.dedup();
+        for v in vars {
+            self.g.add_waiter(v, b);
         }
     }
 

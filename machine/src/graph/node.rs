@@ -307,7 +307,7 @@ impl Graph {
         if len >= 64 && len.is_power_of_two() {
             let nodes = &self.nodes;
             self.vars[v.0 as usize].waiters.retain(|w| match &nodes[w.ix()].kind {
-                Kind::Body(body) => body.status == Status::Stuck(v) || mentions(&body.stage, v),
+                Kind::Body(body) => matches!(body.status, Status::Stuck(_)) || mentions(&body.stage, v),
                 _ => false,
             });
         }
