@@ -46,12 +46,22 @@ impl Machine {
                 }
                 match occs.split_last() {
                     None => self.free(v),
-                    Some((&last, rest)) => {
+                    Some((&last, rest)) if rest.is_empty() || !self.shareable(v) => {
                         for &o in rest {
                             let c = self.copy(v);
                             self.place(o, c);
                         }
                         self.place(last, v);
+                    }
+                    Some(_) => {
+                        // Several occurrences: each holds the value shared.
+                        let holders: Vec<NodeId> = occs.iter().map(|_| self.share(v)).collect();
+                        if let Kind::Share(_) = self.g.kind(v) {
+                            self.drop_holder(v);
+                        }
+                        for (&o, h) in occs.iter().zip(holders) {
+                            self.place(o, h);
+                        }
                     }
                 }
             }
@@ -67,6 +77,12 @@ impl Machine {
     /// holds the splice.
     fn place(&mut self, o: NodeId, v: NodeId) {
         let parent = self.g.nodes[o.ix()].parent;
+        let v = if matches!(self.g.kind(parent), Kind::Splice(_)) && matches!(self.g.kind(v), Kind::Share(_)) {
+            // A spliced tuple is taken apart: it needs a copy of its own.
+            self.own(v)
+        } else {
+            v
+        };
         if parent == NodeId::NONE {
             // A detached occurrence (the value of a finished step): nothing
             // refers to it any more.
@@ -121,7 +137,11 @@ impl Machine {
             if node.hot != 1 {
                 break;
             }
-            n = node.parent;
+            let parent = node.parent;
+            if parent == NodeId::NONE {
+                self.hot_root(n);
+            }
+            n = parent;
         }
     }
 
@@ -217,6 +237,22 @@ impl Machine {
     pub(crate) fn free(&mut self, n: NodeId) {
         let mut stack = vec![n];
         while let Some(n) = stack.pop() {
+            if let Kind::Share(t) = *self.g.kind(n) {
+                // One holder less; the value goes with its last holder.
+                let last = match self.shared.get_mut(&t) {
+                    Some(holders) => {
+                        holders.retain(|h| *h != n);
+                        holders.is_empty()
+                    }
+                    None => false,
+                };
+                if last {
+                    self.shared.remove(&t);
+                    stack.push(t);
+                }
+                self.g.release(n);
+                continue;
+            }
             self.g.for_children(n, |c| stack.push(c));
             match self.g.kind(n) {
                 Kind::Lambda(l) => {

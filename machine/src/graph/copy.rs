@@ -18,6 +18,12 @@ impl Machine {
         let mut stack = vec![(n, NodeId::NONE, 0usize)];
         let mut root = NodeId::NONE;
         while let Some((src, parent, slot)) = stack.pop() {
+            let src = match self.g.kind(src) {
+                // A shared value stays shared, unless it mentions a binder
+                // of the region copied: then it is copied with it.
+                Kind::Share(t) if self.mentions_any(*t, &map) => *t,
+                _ => src,
+            };
             let kind = self.g.kind(src).clone();
             let mut fresh = |m: &mut Machine, v: GVar| {
                 let origin = m.g.var(v).origin;
@@ -72,6 +78,10 @@ impl Machine {
                 set_child(&mut self.g, parent, slot, id);
             }
             match self.g.kind(id) {
+                Kind::Share(t) => {
+                    let t = *t;
+                    self.shared.entry(t).or_default().push(id);
+                }
                 Kind::Ref(v) => {
                     let v = *v;
                     self.g.add_occ(v, id);

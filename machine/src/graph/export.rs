@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+
 use super::node::{Bound, Cmd, GVar, Kind, NodeId, HOLE};
 use super::Machine;
 use crate::term::{self, App, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
@@ -82,109 +83,135 @@ impl Machine {
     }
 
     fn export(&self, root: NodeId, names: &mut Names, resolve_self: bool) -> Piece {
-        // Pre-order list; binders are named on the way down so that a fix's
+        // Post-order with a result stack: a node is built once its children
+        // are, popping their pieces. A shared value is built at every place
+        // that holds it. Binders are named on the way down, so that a fix's
         // two names become one term variable.
-        let mut order = Vec::new();
-        let mut stack = vec![root];
-        let mut inside_recs = HashSet::new();
-        while let Some(n) = stack.pop() {
-            order.push(n);
-            match self.g.kind(n) {
-                Kind::Body(b) => {
-                    if let Cmd::Fix { name_in, name_out, .. } = &b.cmd {
-                        names.alias(self, *name_in, *name_out);
-                    }
-                }
-                Kind::Rec { .. } => {
-                    inside_recs.insert(n);
-                }
-                _ => {}
-            }
-            let kids = self.g.children(n);
-            stack.extend(kids.into_iter().rev());
+        enum Visit {
+            Enter(NodeId),
+            Leave(NodeId, usize),
         }
-        let mut built: HashMap<NodeId, Piece> = HashMap::with_capacity(order.len());
-        for &n in order.iter().rev() {
-            let mut take = |c: NodeId| built.remove(&c).unwrap_or(Piece::Missing);
-            let piece = match self.g.kind(n) {
-                Kind::Free(_) => Piece::Missing,
-                Kind::Ref(v) => match self.g.var(*v).bound {
-                    Bound::SelfRec(r) if resolve_self && !inside_recs.contains(&r) => {
-                        Piece::Atom(self.export_atom(r, names, false))
-                    }
-                    _ => Piece::Atom(Atom::Var(names.get(self, *v))),
-                },
-                Kind::Lit(a) => Piece::Atom(a.clone()),
-                Kind::Splice(c) => Piece::Splice(atom_of(take(*c))),
-                Kind::Tuple(xs) => Piece::Atom(Atom::Tuple(xs.iter().map(|x| arg_of(take(*x))).collect())),
-                Kind::Record(fs) => Piece::Atom(Atom::Record(fs.iter().map(|(f, x)| (f.clone(), atom_of(take(*x)))).collect())),
-                Kind::Map(kvs) => Piece::Atom(Atom::Map(kvs.iter().map(|(k, v)| (atom_of(take(*k)), atom_of(take(*v)))).collect())),
-                Kind::Expr(e, leaves) => {
-                    let mut e = (**e).clone();
-                    let mut it = leaves.iter();
-                    for leaf in e.vals_mut() {
-                        if matches!(leaf, Atom::Var(v) if *v == HOLE) {
-                            if let Some(c) = it.next() {
-                                *leaf = atom_of(take(*c));
+        let mut stack = vec![Visit::Enter(root)];
+        let mut results: Vec<Piece> = Vec::new();
+        let mut inside_recs: HashSet<NodeId> = HashSet::new();
+        while let Some(v) = stack.pop() {
+            let n = match v {
+                Visit::Enter(n) => {
+                    let kids = match self.g.kind(n) {
+                        Kind::Share(t) => vec![*t],
+                        _ => self.g.children(n),
+                    };
+                    match self.g.kind(n) {
+                        Kind::Body(b) => {
+                            if let Cmd::Fix { name_in, name_out, .. } = &b.cmd {
+                                names.alias(self, *name_in, *name_out);
                             }
                         }
+                        Kind::Rec { .. } => {
+                            inside_recs.insert(n);
+                        }
+                        _ => {}
                     }
-                    Piece::Atom(Atom::Expr(Box::new(e)))
+                    stack.push(Visit::Leave(n, kids.len()));
+                    stack.extend(kids.into_iter().rev().map(Visit::Enter));
+                    continue;
                 }
-                Kind::Lambda(l) => {
-                    let body = match take(l.body) {
-                        Piece::Body(b) => b,
-                        _ => return Piece::Missing,
-                    };
-                    Piece::Lambda(Lambda {
-                        sparam: names.get(self, l.sparam),
-                        params: l
-                            .params
-                            .iter()
-                            .map(|p| Param {
-                                var: names.get(self, p.var),
-                                rest: p.rest,
-                            })
-                            .collect(),
-                        body,
-                        span: l.span,
-                    })
-                }
-                Kind::Rec { name, lam } => match take(*lam) {
-                    Piece::Lambda(l) => Piece::Atom(Atom::Rec(Box::new(RecLambda {
-                        name: names.get(self, *name),
-                        lam: l,
-                    }))),
-                    _ => Piece::Missing,
-                },
-                Kind::Body(b) => {
-                    let stage = map_stage(&b.stage, &mut |v| names.get(self, v));
-                    let cmd = match &b.cmd {
-                        Cmd::App { head, args, sugar } => {
-                            let head = atom_of(take(*head));
-                            let args = args.iter().map(|a| arg_of(take(*a))).collect();
-                            term::Cmd::App(App { head, args, sugar: *sugar })
-                        }
-                        Cmd::Fix {
-                            sparam, name_in, lam, body, ..
-                        } => {
-                            let (Piece::Lambda(lam), Piece::Body(body)) = (take(*lam), take(*body)) else {
-                                return Piece::Missing;
-                            };
-                            term::Cmd::Fix(Box::new(Fix {
-                                sparam: names.get(self, *sparam),
-                                name: names.get(self, *name_in),
-                                lam,
-                                body,
-                            }))
-                        }
-                    };
-                    Piece::Body(term::Body { stage, cmd, span: b.span })
+                Visit::Leave(n, k) => {
+                    let at = results.len().saturating_sub(k);
+                    let kids: Vec<Piece> = results.split_off(at);
+                    let piece = self.piece(n, kids, names, resolve_self, &inside_recs);
+                    if let Kind::Rec { .. } = self.g.kind(n) {
+                        inside_recs.remove(&n);
+                    }
+                    results.push(piece);
+                    n
                 }
             };
-            built.insert(n, piece);
+            let _ = n;
         }
-        built.remove(&root).unwrap_or(Piece::Missing)
+        results.pop().unwrap_or(Piece::Missing)
+    }
+
+    /// Builds the piece of node `n` from its children's pieces.
+    fn piece(&self, n: NodeId, kids: Vec<Piece>, names: &mut Names, resolve_self: bool, inside_recs: &HashSet<NodeId>) -> Piece {
+        let mut kids = kids.into_iter();
+        let mut take = || kids.next().unwrap_or(Piece::Missing);
+        match self.g.kind(n) {
+            Kind::Free(_) => Piece::Missing,
+            Kind::Share(_) => take(),
+            Kind::Ref(v) => match self.g.var(*v).bound {
+                Bound::SelfRec(r) if resolve_self && !inside_recs.contains(&r) => Piece::Atom(self.export_atom(r, names, false)),
+                _ => Piece::Atom(Atom::Var(names.get(self, *v))),
+            },
+            Kind::Lit(a) => Piece::Atom(a.clone()),
+            Kind::Splice(_) => Piece::Splice(atom_of(take())),
+            Kind::Tuple(xs) => Piece::Atom(Atom::Tuple(xs.iter().map(|_| arg_of(take())).collect())),
+            Kind::Record(fs) => Piece::Atom(Atom::Record(fs.iter().map(|(f, _)| (f.clone(), atom_of(take()))).collect())),
+            Kind::Map(kvs) => Piece::Atom(Atom::Map(
+                kvs.iter()
+                    .map(|_| {
+                        let k = atom_of(take());
+                        (k, atom_of(take()))
+                    })
+                    .collect(),
+            )),
+            Kind::Expr(e, _) => {
+                let mut e = (**e).clone();
+                for leaf in e.vals_mut() {
+                    if matches!(leaf, Atom::Var(v) if *v == HOLE) {
+                        *leaf = atom_of(take());
+                    }
+                }
+                Piece::Atom(Atom::Expr(Box::new(e)))
+            }
+            Kind::Lambda(l) => {
+                let Piece::Body(body) = take() else {
+                    return Piece::Missing;
+                };
+                Piece::Lambda(Lambda {
+                    sparam: names.get(self, l.sparam),
+                    params: l
+                        .params
+                        .iter()
+                        .map(|p| Param {
+                            var: names.get(self, p.var),
+                            rest: p.rest,
+                        })
+                        .collect(),
+                    body,
+                    span: l.span,
+                })
+            }
+            Kind::Rec { name, .. } => match take() {
+                Piece::Lambda(l) => Piece::Atom(Atom::Rec(Box::new(RecLambda {
+                    name: names.get(self, *name),
+                    lam: l,
+                }))),
+                _ => Piece::Missing,
+            },
+            Kind::Body(b) => {
+                let stage = map_stage(&b.stage, &mut |v| names.get(self, v));
+                let cmd = match &b.cmd {
+                    Cmd::App { args, sugar, .. } => {
+                        let head = atom_of(take());
+                        let args = args.iter().map(|_| arg_of(take())).collect();
+                        term::Cmd::App(App { head, args, sugar: *sugar })
+                    }
+                    Cmd::Fix { sparam, name_in, .. } => {
+                        let (Piece::Lambda(lam), Piece::Body(body)) = (take(), take()) else {
+                            return Piece::Missing;
+                        };
+                        term::Cmd::Fix(Box::new(Fix {
+                            sparam: names.get(self, *sparam),
+                            name: names.get(self, *name_in),
+                            lam,
+                            body,
+                        }))
+                    }
+                };
+                Piece::Body(term::Body { stage, cmd, span: b.span })
+            }
+        }
     }
 }
 

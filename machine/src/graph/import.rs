@@ -398,6 +398,6 @@ pub fn set_child(g: &mut Graph, parent: NodeId, slot: usize, child: NodeId) {
                 kvs[slot / 2].1 = child;
             }
         }
-        Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) => debug_assert!(false, "{parent:?} has no slots"),
+        Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) | Kind::Share(_) => debug_assert!(false, "{parent:?} has no slots"),
     }
 }

@@ -24,6 +24,7 @@ pub mod export;
 pub mod import;
 pub mod node;
 pub mod rules;
+pub mod share;
 pub mod status;
 
 use std::time::Instant;
@@ -60,6 +61,12 @@ pub struct Machine {
     pub bound_count: u64,
     /// The variable table of the exit value, once `$exit` fired.
     exit_vars: Option<Vars>,
+    /// Shared values (detached subtrees) and the [`Kind::Share`] nodes that
+    /// hold them. Invariant: each holder is a live `Share` of its key.
+    pub(crate) shared: std::collections::HashMap<NodeId, Vec<NodeId>>,
+    /// Shared values in which a body became pending during this step: they
+    /// are unshared (copied per holder) before the next step.
+    pub(crate) to_unshare: Vec<NodeId>,
 }
 
 impl Machine {
@@ -74,6 +81,8 @@ impl Machine {
             copied: 0,
             bound_count: 0,
             exit_vars: None,
+            shared: Default::default(),
+            to_unshare: Vec::new(),
         };
         let mut imp = Importer::source();
         m.root = imp.body(&mut m.g, &program.body);
@@ -160,10 +169,17 @@ impl Machine {
         loop {
             let b = self.next_ready()?;
             let span = self.g.body(b).map(|x| x.span).unwrap_or_default();
-            match self.look(b) {
+            let mut look = self.look(b);
+            if let Look::Ready(_) = look {
+                if self.own_parts(b) {
+                    look = self.look(b);
+                }
+            }
+            match look {
                 Look::Ready(plan) => {
                     let done = self.execute(b, plan);
                     self.cursor = done.at;
+                    self.unshare_pending();
                     on_step(self.counts.total() + 1, done.rule, span);
                     match done.rule {
                         Rule::Beta => self.counts.beta += 1,
@@ -305,8 +321,20 @@ impl Machine {
     pub fn check(&self) -> Result<(), String> {
         let mut reachable = 0usize;
         let mut stack = vec![self.root];
+        let mut seen_shared = std::collections::HashSet::new();
         while let Some(n) = stack.pop() {
             reachable += 1;
+            if let Kind::Share(v) = self.g.kind(n) {
+                if !self.shared.get(v).is_some_and(|hs| hs.contains(&n)) {
+                    return Err(format!("{n:?} shares {v:?} but is not among its holders"));
+                }
+                if self.g.nodes[v.ix()].hot > 0 || self.g.nodes[v.ix()].parent != NodeId::NONE {
+                    return Err(format!("shared {v:?} is hot or attached"));
+                }
+                if seen_shared.insert(*v) {
+                    stack.push(*v);
+                }
+            }
             let mut hot = 0;
             for c in self.g.children(n) {
                 if self.g.nodes[c.ix()].parent != n {

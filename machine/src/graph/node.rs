@@ -135,6 +135,12 @@ pub enum Kind {
     Record(Vec<(Rc<str>, NodeId)>),
     /// A map.
     Map(Vec<(NodeId, NodeId)>),
+    /// A reference to a shared value: a detached subtree (a lambda, recursive
+    /// value, tuple, record or map) that several places hold. Invariant:
+    /// nothing inside a shared value is pending (the machine unshares a
+    /// value, copying it per holder, as soon as a body inside it becomes
+    /// pending), so the walk treats this node as a leaf.
+    Share(NodeId),
     /// An expression. Each of its `Val` leaves that is not a [`Kind::Lit`]
     /// value is a placeholder `Val(Var(HOLE))`, filled in reading order by
     /// the children.
@@ -346,7 +352,7 @@ impl Graph {
     /// Calls `f` on each child of `n`, in the reference walk order.
     pub fn for_children(&self, n: NodeId, mut f: impl FnMut(NodeId)) {
         match &self.nodes[n.ix()].kind {
-            Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) => {}
+            Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) | Kind::Share(_) => {}
             Kind::Body(b) => match &b.cmd {
                 Cmd::App { head, args, .. } => {
                     f(*head);
@@ -386,7 +392,7 @@ impl Graph {
             }
         };
         let done = match &mut self.nodes[parent.ix()].kind {
-            Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) => false,
+            Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) | Kind::Share(_) => false,
             Kind::Body(b) => match &mut b.cmd {
                 Cmd::App { head, args, .. } => swap(head) || args.iter_mut().any(swap),
                 Cmd::Fix { lam, body, .. } => swap(lam) || swap(body),

@@ -89,6 +89,14 @@ impl Machine {
         eval(&e)
     }
 
+    /// The node a value stands at, seen through a [`Kind::Share`] holder.
+    pub(crate) fn val(&self, n: NodeId) -> NodeId {
+        match self.g.kind(n) {
+            Kind::Share(t) => *t,
+            _ => n,
+        }
+    }
+
     /// Whether a tuple node holds an expression somewhere in its tuples.
     fn tuple_has_expr(&self, n: NodeId) -> bool {
         let mut stack = vec![n];
@@ -142,7 +150,7 @@ impl Machine {
                     Err(l) => return l,
                 };
                 match v {
-                    Shape::Node(t) => match self.g.kind(t) {
+                    Shape::Node(t) => match self.g.kind(self.val(t)) {
                         Kind::Tuple(xs) => {
                             for &x in xs {
                                 match self.g.kind(x) {
@@ -195,6 +203,7 @@ impl Machine {
                 _ => Look::Error(ErrorKind::NotAFunction),
             };
         }
+        let head = self.val(head);
         match self.g.kind(head) {
             Kind::Ref(v) => match self.g.var(*v).bound {
                 Bound::SelfRec(r) => match self.g.kind(r) {
@@ -278,7 +287,7 @@ impl Machine {
             return Look::Error(ErrorKind::Arity);
         };
         let cond = match &c {
-            Shape::Node(n) => match self.g.kind(*n) {
+            Shape::Node(n) => match self.g.kind(self.val(*n)) {
                 Kind::Lit(Atom::Bool(b)) => Ok(*b),
                 Kind::Ref(v) => Err(Look::Stuck(*v)),
                 _ => Err(Look::Error(ErrorKind::Type)),

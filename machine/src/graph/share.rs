@@ -1,0 +1,144 @@
+//! Sharing values instead of copying them (MACHINE-NOTES §1): a value bound
+//! to a variable with several occurrences is held by [`Kind::Share`] nodes,
+//! one per occurrence, and copied only when a holder needs its own copy:
+//! when it is applied (β consumes the lambda), spliced, or when a body
+//! inside it becomes pending (each holder then needs the step done in its
+//! own copy, as the reference does). A holder that is the last one takes
+//! the value itself. So an `if` whose two branches mention a big value
+//! costs nothing for the branch that is dropped.
+
+use super::node::{stage_vars, Cmd, GVar, Kind, NodeId};
+use super::Machine;
+use std::collections::HashMap;
+
+impl Machine {
+    /// Whether a value is worth sharing rather than copying.
+    pub(crate) fn shareable(&self, v: NodeId) -> bool {
+        matches!(
+            self.g.kind(v),
+            Kind::Lambda(_) | Kind::Rec { .. } | Kind::Tuple(_) | Kind::Record(_) | Kind::Map(_) | Kind::Share(_)
+        )
+    }
+
+    /// A new holder (detached) of the value `v`: `v` itself becomes a shared
+    /// value unless it is a holder already, in which case the new holder
+    /// shares the same value.
+    pub(crate) fn share(&mut self, v: NodeId) -> NodeId {
+        let target = match self.g.kind(v) {
+            Kind::Share(t) => *t,
+            _ => {
+                self.shared.entry(v).or_default();
+                v
+            }
+        };
+        debug_assert_eq!(self.g.nodes[target.ix()].hot, 0, "sharing a value with a pending body");
+        let s = self.g.alloc(Kind::Share(target));
+        self.shared.entry(target).or_default().push(s);
+        s
+    }
+
+    /// Replaces the holder `s` (attached or detached) by a value of its own:
+    /// the shared value itself if `s` is its last holder, else a copy.
+    /// Returns the node now standing where `s` stood.
+    pub(crate) fn own(&mut self, s: NodeId) -> NodeId {
+        let Kind::Share(t) = *self.g.kind(s) else { return s };
+        let holders = self.shared.entry(t).or_default();
+        holders.retain(|h| *h != s);
+        let value = if holders.is_empty() {
+            self.shared.remove(&t);
+            t
+        } else {
+            self.copy(t)
+        };
+        let parent = self.g.nodes[s.ix()].parent;
+        if parent == NodeId::NONE {
+            self.g.nodes[value.ix()].parent = NodeId::NONE;
+        } else {
+            self.g.replace_child(parent, s, value);
+            if self.g.nodes[value.ix()].hot > 0 {
+                self.bump(parent);
+            }
+        }
+        self.g.release(s);
+        value
+    }
+
+    /// Gives the body `b` its own head and spliced values before it executes.
+    /// Returns whether anything changed.
+    pub(crate) fn own_parts(&mut self, b: NodeId) -> bool {
+        let mut holders = Vec::new();
+        if let Some(body) = self.g.body(b) {
+            if let Cmd::App { head, args, .. } = &body.cmd {
+                holders.push(*head);
+                for &a in args {
+                    if let Kind::Splice(c) = self.g.kind(a) {
+                        holders.push(*c);
+                    }
+                }
+            }
+        }
+        let mut changed = false;
+        for h in holders {
+            if let Kind::Share(_) = self.g.kind(h) {
+                self.own(h);
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// Drops the holder `s`; the value goes with its last holder.
+    pub(crate) fn drop_holder(&mut self, s: NodeId) {
+        if let Kind::Share(_) = self.g.kind(s) {
+            self.free(s);
+        }
+    }
+
+    /// Notes that the detached node `n` became hot: if it is a shared value,
+    /// it must be unshared before the next step.
+    pub(crate) fn hot_root(&mut self, n: NodeId) {
+        if n != self.root && self.shared.contains_key(&n) {
+            self.to_unshare.push(n);
+        }
+    }
+
+    /// Unshares the values in which a body became pending: every holder but
+    /// the last gets a copy, the last the value itself.
+    pub(crate) fn unshare_pending(&mut self) {
+        while let Some(t) = self.to_unshare.pop() {
+            let Some(holders) = self.shared.remove(&t) else { continue };
+            let Some((&last, rest)) = holders.split_last() else { continue };
+            for &h in rest {
+                self.shared.insert(t, vec![h, last]);
+                self.own(h);
+            }
+            self.shared.insert(t, vec![last]);
+            self.own(last);
+        }
+    }
+
+    /// Whether the shared value `t` mentions one of the variables `map`
+    /// renames (then a copy of a region holding it must copy it too).
+    pub(crate) fn mentions_any(&self, t: NodeId, map: &HashMap<GVar, GVar>) -> bool {
+        if map.is_empty() {
+            return false;
+        }
+        let mut stack = vec![t];
+        while let Some(n) = stack.pop() {
+            match self.g.kind(n) {
+                Kind::Ref(v) if map.contains_key(v) => return true,
+                Kind::Share(u) => stack.push(*u),
+                Kind::Body(b) => {
+                    let mut vs = Vec::new();
+                    stage_vars(&b.stage, &mut vs);
+                    if vs.iter().any(|v| map.contains_key(v)) {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            self.g.for_children(n, |c| stack.push(c));
+        }
+        false
+    }
+}
