@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 use deepcps_machine::diag::Diagnostic;
-use deepcps_machine::print::Printer;
 use deepcps_machine::graph::Machine;
+use deepcps_machine::print::Printer;
 use deepcps_machine::reference::{Reducer, Rule};
-use deepcps_machine::span::Span;
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
+use deepcps_machine::span::Span;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
 

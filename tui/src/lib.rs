@@ -1,11 +1,13 @@
 //! The `deepcps` command line, as a library so tests can drive it in-process.
 //!
 //! - [`cli`]: argument parsing (clap) and the subcommands `run`, `check` and
-//!   `fmt`, writing to the given streams and returning the exit code.
+//!   `fmt`, writing to the given streams and returning the exit code;
+//! - [`views`]: `dot` and `chains`, the graph views of a program's state.
 //!
 //! Exit codes: 0 a result, 1 a runtime error, 2 a usage, parse or static
 //! error, 3 a limit reached.
 
 pub mod cli;
+pub mod views;
 
 pub use cli::main_with;

@@ -1,0 +1,211 @@
+//! Short one-line labels of bodies, lambdas, atoms and staging expressions
+//! for the views, with the printed names of variables
+//! ([`Names`](crate::print::names::Names)).
+//!
+//! Labels are built with explicit stacks and stop growing once they are
+//! long enough, so labelling every node of a big term stays linear.
+
+use crate::expr::print::{print_expr, print_value};
+use crate::print::names::Names;
+use crate::term::{Arg, Atom, Body, Builtin, Cmd, Lambda, SExp};
+
+/// Longest label of an atom, in characters (longer ones end in `…`).
+pub const ATOM_MAX: usize = 48;
+/// Longest label of a body, in characters.
+pub const BODY_MAX: usize = 80;
+
+/// `s` cut to `max` characters, the last one `…` when something was cut;
+/// line breaks become spaces.
+pub fn clip(s: &str, max: usize) -> String {
+    let one_line = s.replace('\n', " ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// A staging expression as the printer writes it (`ct & !pt`), built with
+/// an explicit stack.
+pub fn sexp_text(s: &SExp, names: &Names) -> String {
+    enum Tok<'a> {
+        E(&'a SExp, u8),
+        T(&'static str),
+    }
+    let mut out = String::new();
+    let mut stack = vec![Tok::E(s, 0)];
+    while let Some(t) = stack.pop() {
+        let (s, ctx) = match t {
+            Tok::T(t) => {
+                out.push_str(t);
+                continue;
+            }
+            Tok::E(s, ctx) => (s, ctx),
+        };
+        let prec = match s {
+            SExp::Or(..) => 1,
+            SExp::And(..) => 2,
+            _ => 3,
+        };
+        let paren = prec < ctx;
+        if paren {
+            out.push('(');
+            stack.push(Tok::T(")"));
+        }
+        match s {
+            SExp::Const(true) => out.push_str("always"),
+            SExp::Const(false) => out.push_str("never"),
+            SExp::Var(v) => out.push_str(&names.name(*v)),
+            SExp::Not(a) => {
+                out.push('!');
+                stack.push(Tok::E(a, 3));
+            }
+            SExp::And(a, b) => {
+                stack.push(Tok::E(b, 3));
+                stack.push(Tok::T(" & "));
+                stack.push(Tok::E(a, 2));
+            }
+            SExp::Or(a, b) => {
+                stack.push(Tok::E(b, 2));
+                stack.push(Tok::T(" | "));
+                stack.push(Tok::E(a, 1));
+            }
+        }
+    }
+    out
+}
+
+/// The binders of a lambda as printed: `(x, !r)[y]` (no `[y]` when the
+/// staging parameter is anonymous).
+pub fn lambda_head(l: &Lambda, names: &Names) -> String {
+    let ps: Vec<String> = l
+        .params
+        .iter()
+        .map(|p| format!("{}{}", if p.rest { "!" } else { "" }, names.name(p.var)))
+        .collect();
+    let mut s = format!("({})", ps.join(", "));
+    if !names.anonymous(l.sparam) {
+        s.push_str(&format!("[{}]", names.name(l.sparam)));
+    }
+    s
+}
+
+/// A short label of an atom: variables by their printed names, lambdas as
+/// `(x)[y] {…}`, tuples element by element, expressions in quotes.
+pub fn atom_label(a: &Atom, names: &Names, max: usize) -> String {
+    enum Tok<'a> {
+        A(&'a Atom),
+        T(&'static str),
+    }
+    let mut out = String::new();
+    let mut stack = vec![Tok::A(a)];
+    while let Some(t) = stack.pop() {
+        if out.chars().count() > max {
+            break;
+        }
+        let a = match t {
+            Tok::T(t) => {
+                out.push_str(t);
+                continue;
+            }
+            Tok::A(a) => a,
+        };
+        match a {
+            Atom::Var(v) => out.push_str(&names.name(*v)),
+            Atom::Int(i) => out.push_str(&i.to_string()),
+            Atom::Float(f) => out.push_str(&format!("{f:?}")),
+            Atom::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Atom::Stage(b) => out.push_str(if *b { "always" } else { "never" }),
+            Atom::Builtin(Builtin::Exit) => out.push_str("$exit"),
+            Atom::Builtin(Builtin::If) => out.push_str("if"),
+            Atom::Str(_) | Atom::Matrix(_) => {
+                let text = print_value(a, &|v| names.name(v));
+                out.push('"');
+                out.push_str(&clip(&text, max));
+                out.push('"');
+            }
+            Atom::Expr(e) => {
+                let text = print_expr(e, &|v| names.name(v));
+                out.push('"');
+                out.push_str(&clip(&text, max));
+                out.push('"');
+            }
+            Atom::Map(kvs) => out.push_str(&format!("map({})", kvs.len())),
+            Atom::Lambda(l) => {
+                out.push_str(&lambda_head(l, names));
+                out.push_str(" {…}");
+            }
+            Atom::Rec(r) => {
+                out.push_str("fix ");
+                out.push_str(&names.name(r.name));
+                out.push_str(&lambda_head(&r.lam, names));
+                out.push_str(" {…}");
+            }
+            Atom::Tuple(xs) => {
+                stack.push(Tok::T("]"));
+                for (i, x) in xs.iter().enumerate().rev() {
+                    match x {
+                        Arg::Atom(x) => stack.push(Tok::A(x)),
+                        Arg::Splice(x) => {
+                            stack.push(Tok::A(x));
+                            stack.push(Tok::T("!"));
+                        }
+                    }
+                    if i > 0 {
+                        stack.push(Tok::T(", "));
+                    }
+                }
+                out.push('[');
+            }
+            Atom::Record(fs) => {
+                // Field names only: the values get nodes of their own.
+                let fields: Vec<&str> = fs.iter().map(|(f, _)| &**f).collect();
+                out.push_str(&format!("{{{}}}", fields.join(", ")));
+            }
+        }
+    }
+    clip(&out, max)
+}
+
+/// A short label of a body: its staging expression (unless it is the
+/// natural staging on an anonymous parameter) and its command.
+pub fn body_label(b: &Body, names: &Names) -> String {
+    let mut out = String::new();
+    match &b.stage {
+        SExp::Var(v) if names.anonymous(*v) => {}
+        s => {
+            out.push('@');
+            out.push_str(&sexp_text(s, names));
+            out.push_str(": ");
+        }
+    }
+    match &b.cmd {
+        Cmd::App(app) => {
+            out.push_str(&atom_label(&app.head, names, ATOM_MAX));
+            for a in &app.args {
+                if out.chars().count() > BODY_MAX {
+                    break;
+                }
+                out.push(' ');
+                match a {
+                    Arg::Atom(x) => out.push_str(&atom_label(x, names, ATOM_MAX)),
+                    Arg::Splice(x) => {
+                        out.push('!');
+                        out.push_str(&atom_label(x, names, ATOM_MAX));
+                    }
+                }
+            }
+        }
+        Cmd::Fix(f) => {
+            out.push_str("fix ");
+            if !names.anonymous(f.sparam) {
+                out.push_str(&format!("[{}] ", names.name(f.sparam)));
+            }
+            out.push_str(&names.name(f.name));
+            out.push_str(&lambda_head(&f.lam, names));
+            out.push_str(" {…} in …");
+        }
+    }
+    clip(&out, BODY_MAX)
+}

@@ -1,0 +1,522 @@
+//! The lambda graph: a term as a `petgraph` graph, one node per body, lambda
+//! and atom, each body coloured by its [`Status`], exported as Graphviz DOT.
+//!
+//! Nodes are numbered in the order of an iterative left-to-right depth-first
+//! walk (a body, then its head and arguments in reading order, or its `fix`
+//! lambda and scope), and labelled with the printed names of variables
+//! ([`Names`]), so two runs of the same program give the same graph.
+//! The walk keeps the scope of printed names and the recursive values that
+//! enclose each body (inside its own lambda, a recursive name is concrete,
+//! as in the reference reducer) on explicit stacks.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
+
+use petgraph::dot::{Config, Dot};
+use petgraph::graph::{Graph, NodeIndex};
+use petgraph::visit::EdgeRef;
+
+use super::label::{atom_label, body_label, clip, lambda_head, ATOM_MAX};
+use super::status::{local_status, stub_rec, Status};
+use super::{dot_escape, Places};
+use crate::print::free::FreeVars;
+use crate::print::names::{lambda_binders, Names};
+use crate::span::{SourceMap, Span};
+use crate::term::{Arg, Atom, Body, Cmd, Lambda, Param, RecLambda, SExp, VarId, VarKind, Vars};
+
+/// Why an edge of the lambda graph links its nodes. Positions count from 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EdgeKind {
+    /// A body's head.
+    Head,
+    /// A body's `i`-th argument.
+    Arg(usize),
+    /// A body's `i`-th argument, spliced (`!t`).
+    Splice(usize),
+    /// A lambda's body.
+    Body,
+    /// The recursive lambda of a `fix` body.
+    FixLambda,
+    /// The scope of a `fix` body (what follows `in`).
+    Scope,
+    /// The `i`-th element of a tuple (`spliced`: written `!t`).
+    Elem {
+        /// Position, from 1.
+        i: usize,
+        /// Whether the element is a splice.
+        spliced: bool,
+    },
+    /// A field of a record.
+    Field(Rc<str>),
+    /// The key of the `i`-th entry of a map.
+    Key(usize),
+    /// The value of the `i`-th entry of a map.
+    Value(usize),
+    /// A value nested in an expression (`i`-th value leaf).
+    Operand(usize),
+}
+
+impl fmt::Display for EdgeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EdgeKind::Head => write!(f, "head"),
+            EdgeKind::Arg(i) => write!(f, "arg {i}"),
+            EdgeKind::Splice(i) => write!(f, "arg {i} (!)"),
+            EdgeKind::Body => write!(f, "body"),
+            EdgeKind::FixLambda => write!(f, "fix-lambda"),
+            EdgeKind::Scope => write!(f, "in"),
+            EdgeKind::Elem { i, spliced: false } => write!(f, "{i}"),
+            EdgeKind::Elem { i, spliced: true } => write!(f, "{i} (!)"),
+            EdgeKind::Field(name) => write!(f, ".{name}"),
+            EdgeKind::Key(i) => write!(f, "key {i}"),
+            EdgeKind::Value(i) => write!(f, "value {i}"),
+            EdgeKind::Operand(i) => write!(f, "operand {i}"),
+        }
+    }
+}
+
+/// What a node of the lambda graph stands for.
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    /// A body.
+    Body {
+        /// What it is now.
+        status: Status,
+        /// The variables of its staging expression, in reading order.
+        stage_vars: Vec<VarId>,
+        /// For a `fix [y] f = λ in b` body: `y`.
+        fix_sparam: Option<VarId>,
+    },
+    /// A lambda (or the lambda of a recursive value or of a `fix`).
+    Lambda {
+        /// Its staging parameter.
+        sparam: VarId,
+        /// Its parameters.
+        params: Vec<Param>,
+        /// For a recursive value: its name.
+        rec: Option<VarId>,
+    },
+    /// An occurrence of a variable.
+    Var(VarId),
+    /// A tuple.
+    Tuple,
+    /// A record.
+    Record,
+    /// A map.
+    Map,
+    /// An expression not yet evaluated.
+    Expr {
+        /// The variables it reads, in reading order.
+        vars: Vec<VarId>,
+    },
+    /// Any other value: a number, boolean, string, matrix, staging constant
+    /// or built-in.
+    Value,
+}
+
+/// A node: what it stands for, a short label, and its source.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// What it stands for.
+    pub kind: NodeKind,
+    /// A one-line label with printed names.
+    pub label: String,
+    /// Where it comes from in the source (bodies, lambdas, expressions).
+    pub span: Option<Span>,
+}
+
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label)
+    }
+}
+
+/// What the views know of a variable: its printed name, what binds it and
+/// where its binder stands.
+#[derive(Clone, Debug)]
+pub struct VarView {
+    /// The printed name (`_` for an anonymous staging parameter).
+    pub name: String,
+    /// Whether it is an anonymous staging parameter.
+    pub anonymous: bool,
+    /// What binds it.
+    pub kind: VarKind,
+    /// Where its binder stands in the source.
+    pub span: Span,
+}
+
+/// A term as a graph.
+pub struct LambdaGraph {
+    /// The nodes and edges, numbered in depth-first reading order.
+    pub graph: Graph<Node, EdgeKind>,
+    /// The variables met in the term (binders, occurrences, staging
+    /// expressions), with their printed names.
+    pub vars: HashMap<VarId, VarView>,
+}
+
+/// What is left to do in the walk.
+enum Task<'t> {
+    /// Visit a body reached from a node by an edge (the root has none).
+    Body(&'t Body, Option<(NodeIndex, EdgeKind)>),
+    /// Visit an atom.
+    Atom(&'t Atom, (NodeIndex, EdgeKind)),
+    /// Visit a lambda (of a recursive value when it has a name).
+    Lambda(&'t Lambda, Option<VarId>, (NodeIndex, EdgeKind)),
+    /// Everything below this body has been visited.
+    Finish(NodeIndex),
+    /// Leave a scope of printed names.
+    Leave(Vec<(VarId, Option<String>)>),
+    /// Leave the lambda of a recursive value.
+    PopRec,
+}
+
+struct Builder<'v> {
+    graph: Graph<Node, EdgeKind>,
+    source: &'v Vars,
+    names: Names<'v>,
+    fv: FreeVars,
+    /// A copy of the variable table for `prepare`, which may add to it.
+    scratch: Vars,
+    /// The recursive values around the current position (stub lambdas).
+    recs: Vec<(VarId, Box<RecLambda>)>,
+    views: HashMap<VarId, VarView>,
+    /// Per body being visited: whether something pending lies below it.
+    below: Vec<bool>,
+}
+
+impl LambdaGraph {
+    /// The graph of the term `root` over the variables `vars`. Iterative:
+    /// a term nested a million deep needs no deep stack.
+    pub fn build(root: &Body, vars: &Vars) -> LambdaGraph {
+        let mut b = Builder {
+            graph: Graph::new(),
+            source: vars,
+            names: Names::new(vars),
+            fv: FreeVars::default(),
+            scratch: vars.clone(),
+            recs: Vec::new(),
+            views: HashMap::new(),
+            below: Vec::new(),
+        };
+        let mut tasks = vec![Task::Body(root, None)];
+        while let Some(t) = tasks.pop() {
+            match t {
+                Task::Body(body, from) => b.body(body, from, &mut tasks),
+                Task::Atom(a, from) => b.atom(a, from, &mut tasks),
+                Task::Lambda(l, rec, from) => b.lambda(l, rec, from, &mut tasks),
+                Task::Finish(n) => b.finish(n),
+                Task::Leave(saved) => b.names.leave(saved),
+                Task::PopRec => {
+                    b.recs.pop();
+                }
+            }
+        }
+        LambdaGraph {
+            graph: b.graph,
+            vars: b.views,
+        }
+    }
+
+    /// The bodies of the graph with a given status name (`ready`, `stuck`,
+    /// ...), in numbering order: handy in tests.
+    pub fn bodies_with_status(&self, name: &str) -> Vec<NodeIndex> {
+        self.graph
+            .node_indices()
+            .filter(|&n| matches!(&self.graph[n].kind, NodeKind::Body { status, .. } if status.name() == name))
+            .collect()
+    }
+
+    /// The children of `n` with the edges leading to them, in reading order
+    /// (petgraph lists edges newest first; children were numbered in reading
+    /// order).
+    pub fn children(&self, n: NodeIndex) -> Vec<(NodeIndex, &EdgeKind)> {
+        let mut out: Vec<(NodeIndex, &EdgeKind)> = self.graph.edges(n).map(|e| (e.target(), e.weight())).collect();
+        out.sort_by_key(|(t, _)| t.index());
+        out
+    }
+
+    /// Graphviz DOT text of the graph: bodies are boxes filled by status,
+    /// lambdas ellipses, atoms plain text; source places (`file:line:col`)
+    /// come from `sources`.
+    pub fn to_dot(&self, sources: &SourceMap) -> String {
+        let places = Places::new(sources);
+        let node_attrs = |_: &Graph<Node, EdgeKind>, (_, node): (NodeIndex, &Node)| -> String {
+            let mut label = node.label.clone();
+            let shape = match &node.kind {
+                NodeKind::Body { status, .. } => {
+                    if let Some(span) = node.span {
+                        label.push('\n');
+                        label.push_str(&places.describe(span));
+                    }
+                    label.push('\n');
+                    label.push_str(&status_line(status, &self.vars));
+                    return format!(
+                        "label=\"{}\" shape=box style=filled fillcolor={} ",
+                        dot_escape(&label),
+                        status.colour()
+                    );
+                }
+                NodeKind::Lambda { .. } => "ellipse",
+                NodeKind::Tuple | NodeKind::Record | NodeKind::Map | NodeKind::Expr { .. } => "box style=dashed",
+                NodeKind::Var(_) | NodeKind::Value => "plaintext",
+            };
+            format!("label=\"{}\" shape={shape} ", dot_escape(&label))
+        };
+        let edge_attrs = |_: &Graph<Node, EdgeKind>, _: petgraph::graph::EdgeReference<'_, EdgeKind>| String::new();
+        let config = [Config::NodeNoLabel, Config::GraphContentOnly];
+        let dot = Dot::with_attr_getters(&self.graph, &config, &edge_attrs, &node_attrs);
+        format!(
+            "digraph lambda_graph {{\n    // bodies: {}\n    node [fontname=\"monospace\" fontsize=10]\n    edge [fontname=\"monospace\" fontsize=9]\n{dot}}}\n",
+            super::LEGEND
+        )
+    }
+}
+
+/// The last line of a body's label: its status, and for a stuck body what it
+/// waits for.
+pub(crate) fn status_line(status: &Status, vars: &HashMap<VarId, VarView>) -> String {
+    match status {
+        Status::Stuck { var, what } => {
+            let name = vars.get(var).map_or("?", |v| v.name.as_str());
+            format!("stuck on {name}: {what}")
+        }
+        Status::Error(message) => clip(&format!("error: {message}"), 60),
+        other => other.name().to_string(),
+    }
+}
+
+impl Builder<'_> {
+    fn add(&mut self, node: Node, from: Option<(NodeIndex, EdgeKind)>) -> NodeIndex {
+        let n = self.graph.add_node(node);
+        if let Some((parent, kind)) = from {
+            self.graph.add_edge(parent, n, kind);
+        }
+        n
+    }
+
+    /// Records what is known of `v` (its printed name here) the first time
+    /// it is met.
+    fn see(&mut self, v: VarId) {
+        if self.views.contains_key(&v) {
+            return;
+        }
+        let info = self.source.info(v);
+        let view = VarView {
+            name: self.names.name(v),
+            anonymous: info.name.is_none(),
+            kind: info.kind,
+            span: info.span,
+        };
+        self.views.insert(v, view);
+    }
+
+    /// Enters the scope of `binders` (free variables from `scope`) and
+    /// records their printed names.
+    fn enter(&mut self, binders: &[VarId], scope: &[&Body]) -> Vec<(VarId, Option<String>)> {
+        let mut refs = std::collections::HashSet::new();
+        for b in scope {
+            refs.extend(self.fv.body(b).iter().copied());
+        }
+        let saved = self.names.enter(binders, &refs);
+        for &v in binders {
+            // A binder is met once: its printed name is the one of its scope.
+            self.views.remove(&v);
+            self.see(v);
+        }
+        saved
+    }
+
+    fn body<'t>(&mut self, b: &'t Body, from: Option<(NodeIndex, EdgeKind)>, tasks: &mut Vec<Task<'t>>) {
+        let status = local_status(b, &mut self.scratch, &self.recs);
+        let stage_vars = sexp_vars(&b.stage);
+        for &v in &stage_vars {
+            self.see(v);
+        }
+        if let Status::Stuck { var, .. } = &status {
+            self.see(*var);
+        }
+        match &b.cmd {
+            Cmd::Fix(fix) => {
+                let saved = self.enter(&[fix.sparam, fix.name], &[&fix.lam.body, &fix.body]);
+                let node = Node {
+                    kind: NodeKind::Body {
+                        status,
+                        stage_vars,
+                        fix_sparam: Some(fix.sparam),
+                    },
+                    label: body_label(b, &self.names),
+                    span: Some(b.span),
+                };
+                let n = self.add(node, from);
+                self.below.push(false);
+                tasks.push(Task::Finish(n));
+                tasks.push(Task::Leave(saved));
+                tasks.push(Task::Body(&fix.body, Some((n, EdgeKind::Scope))));
+                tasks.push(Task::Lambda(&fix.lam, None, (n, EdgeKind::FixLambda)));
+            }
+            Cmd::App(app) => {
+                let node = Node {
+                    kind: NodeKind::Body {
+                        status,
+                        stage_vars,
+                        fix_sparam: None,
+                    },
+                    label: body_label(b, &self.names),
+                    span: Some(b.span),
+                };
+                let n = self.add(node, from);
+                self.below.push(false);
+                tasks.push(Task::Finish(n));
+                for (i, a) in app.args.iter().enumerate().rev() {
+                    match a {
+                        Arg::Atom(x) => tasks.push(Task::Atom(x, (n, EdgeKind::Arg(i + 1)))),
+                        Arg::Splice(x) => tasks.push(Task::Atom(x, (n, EdgeKind::Splice(i + 1)))),
+                    }
+                }
+                tasks.push(Task::Atom(&app.head, (n, EdgeKind::Head)));
+            }
+        }
+    }
+
+    fn finish(&mut self, n: NodeIndex) {
+        let nested = self.below.pop().unwrap_or(false);
+        let mut pending = false;
+        if let NodeKind::Body { status, .. } = &mut self.graph[n].kind {
+            if *status == Status::Pending && !nested {
+                *status = Status::Ready;
+            }
+            pending = status.is_pending();
+        }
+        if let Some(parent) = self.below.last_mut() {
+            *parent |= nested || pending;
+        }
+    }
+
+    fn lambda<'t>(&mut self, l: &'t Lambda, rec: Option<VarId>, from: (NodeIndex, EdgeKind), tasks: &mut Vec<Task<'t>>) {
+        let mut binders = Vec::with_capacity(l.params.len() + 2);
+        binders.extend(rec);
+        binders.extend(lambda_binders(l));
+        let saved = self.enter(&binders, &[&l.body]);
+        let head = lambda_head(l, &self.names);
+        let label = match rec {
+            Some(name) => format!("fix {}{head}", self.names.name(name)),
+            None => head,
+        };
+        let node = Node {
+            kind: NodeKind::Lambda {
+                sparam: l.sparam,
+                params: l.params.clone(),
+                rec,
+            },
+            label,
+            span: Some(l.span),
+        };
+        let n = self.add(node, Some(from));
+        tasks.push(Task::Leave(saved));
+        tasks.push(Task::Body(&l.body, Some((n, EdgeKind::Body))));
+    }
+
+    fn atom<'t>(&mut self, a: &'t Atom, from: (NodeIndex, EdgeKind), tasks: &mut Vec<Task<'t>>) {
+        let kind = match a {
+            Atom::Lambda(l) => {
+                tasks.push(Task::Lambda(l, None, from));
+                return;
+            }
+            Atom::Rec(r) => {
+                // Inside its own lambda the recursive name is the value.
+                self.recs.push((r.name, stub_rec(r)));
+                tasks.push(Task::PopRec);
+                tasks.push(Task::Lambda(&r.lam, Some(r.name), from));
+                return;
+            }
+            Atom::Var(v) => {
+                self.see(*v);
+                NodeKind::Var(*v)
+            }
+            Atom::Tuple(_) => NodeKind::Tuple,
+            Atom::Record(_) => NodeKind::Record,
+            Atom::Map(_) => NodeKind::Map,
+            Atom::Expr(e) => {
+                let vars: Vec<VarId> = e
+                    .vals()
+                    .into_iter()
+                    .filter_map(|x| match x {
+                        Atom::Var(v) => Some(*v),
+                        _ => None,
+                    })
+                    .collect();
+                for &v in &vars {
+                    self.see(v);
+                }
+                NodeKind::Expr { vars }
+            }
+            _ => NodeKind::Value,
+        };
+        let span = match a {
+            Atom::Expr(e) => Some(e.span),
+            _ => None,
+        };
+        let node = Node {
+            kind,
+            label: atom_label(a, &self.names, ATOM_MAX),
+            span,
+        };
+        let n = self.add(node, Some(from));
+        // Children are pushed last-first, so they are numbered in reading order.
+        match a {
+            Atom::Tuple(xs) => {
+                for (i, x) in xs.iter().enumerate().rev() {
+                    let (x, spliced) = match x {
+                        Arg::Atom(x) => (x, false),
+                        Arg::Splice(x) => (x, true),
+                    };
+                    tasks.push(Task::Atom(x, (n, EdgeKind::Elem { i: i + 1, spliced })));
+                }
+            }
+            Atom::Record(fs) => {
+                for (f, x) in fs.iter().rev() {
+                    tasks.push(Task::Atom(x, (n, EdgeKind::Field(f.clone()))));
+                }
+            }
+            Atom::Map(kvs) => {
+                for (i, (k, v)) in kvs.iter().enumerate().rev() {
+                    tasks.push(Task::Atom(v, (n, EdgeKind::Value(i + 1))));
+                    tasks.push(Task::Atom(k, (n, EdgeKind::Key(i + 1))));
+                }
+            }
+            Atom::Expr(e) => {
+                // Variables and scalars are in the expression's label; only
+                // values that can hold bodies get nodes.
+                for (i, x) in e.vals().into_iter().enumerate().rev() {
+                    if matches!(x, Atom::Lambda(_) | Atom::Rec(_) | Atom::Tuple(_) | Atom::Record(_) | Atom::Map(_)) {
+                        tasks.push(Task::Atom(x, (n, EdgeKind::Operand(i + 1))));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The variables of a staging expression, in reading order, each once.
+pub(crate) fn sexp_vars(s: &SExp) -> Vec<VarId> {
+    let mut out: Vec<VarId> = Vec::new();
+    let mut stack = vec![s];
+    while let Some(s) = stack.pop() {
+        match s {
+            SExp::Const(_) => {}
+            SExp::Var(v) => {
+                if !out.contains(v) {
+                    out.push(*v);
+                }
+            }
+            SExp::Not(a) => stack.push(a),
+            SExp::And(a, b) | SExp::Or(a, b) => {
+                stack.push(b);
+                stack.push(a);
+            }
+        }
+    }
+    out
+}

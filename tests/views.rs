@@ -1,0 +1,262 @@
+//! The graph views of a program's state (`deepcps dot`, `deepcps dot
+//! --staging`, `deepcps chains`), driven in-process through
+//! `deepcps::main_with`: snapshots of the DOT and chain texts, the colours
+//! the reference reducer's next step agrees with, the error paths, and deep
+//! terms on a small stack.
+
+use std::ffi::OsString;
+
+use deepcps::views::state_after;
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::view::lambda_graph::NodeKind;
+use deepcps_machine::view::{LambdaGraph, Status};
+use deepcps_tests::root;
+
+const SMALL: &str = "tests/inputs/views_small.dcps";
+const ARITH: &str = "corpus/paper/arith_built.dcps";
+
+struct Ran {
+    code: u8,
+    out: String,
+    err: String,
+}
+
+fn deepcps(args: &[&str]) -> Ran {
+    let mut argv: Vec<OsString> = vec!["deepcps".into()];
+    argv.extend(args.iter().map(OsString::from));
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    std::env::set_current_dir(root()).expect("workspace root");
+    let code = deepcps::main_with(argv, &mut out, &mut err);
+    Ran {
+        code,
+        out: String::from_utf8_lossy(&out).into_owned(),
+        err: String::from_utf8_lossy(&err).into_owned(),
+    }
+}
+
+/// Runs a command that must succeed silently and returns its output.
+fn ok(args: &[&str]) -> String {
+    let r = deepcps(args);
+    assert_eq!((r.code, r.err.as_str()), (0, ""), "deepcps {args:?}");
+    r.out
+}
+
+/// The fill colours of the body nodes whose label starts with `prefix`.
+fn colours_of(dot: &str, prefix: &str) -> Vec<String> {
+    dot.lines()
+        .filter(|l| l.contains(&format!("label=\"{prefix}")))
+        .filter_map(|l| l.split("fillcolor=").nth(1))
+        .map(|c| c.split_whitespace().next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn dot_at_step_0_colours_every_status() {
+    let out = ok(&["dot", SMALL]);
+    assert!(out.starts_with("digraph lambda_graph {\n"), "{out}");
+    // The top-level body waits for the ready body nested in it; the body of
+    // `later` is stuck on `f`; the body staged on `s` is inactive.
+    assert_eq!(colours_of(&out, "@always: (twice)"), ["khaki"]);
+    assert_eq!(colours_of(&out, "@always: (two) {…} \\\"1+1\\\""), ["palegreen"]);
+    assert_eq!(colours_of(&out, "@always: f 1"), ["orange"]);
+    assert_eq!(colours_of(&out, "@s: twice a (b)"), ["lightgrey"]);
+    assert!(out.contains("stuck on f: the head of the application is symbolic"), "{out}");
+    insta::assert_snapshot!("dot_small_step_0", out);
+}
+
+#[test]
+fn dot_at_a_later_step_changes_colours() {
+    let before = ok(&["dot", SMALL]);
+    let out = ok(&["dot", "--step", "4", SMALL]);
+    assert_ne!(out, before);
+    // `twice 3` ran: its body is the ready expression `"3*2"`, and `s` now
+    // waits in the continuation that `k y` will invoke.
+    assert_eq!(colours_of(&out, "@always: (y) {…} \\\"3*2\\\""), ["palegreen"]);
+    assert_eq!(colours_of(&out, "@s: (x, k) {…} a (b)"), ["lightgrey"]);
+    assert!(!out.contains("fillcolor=khaki") && !out.contains("fillcolor=orange"), "{out}");
+    insta::assert_snapshot!("dot_small_step_4", out);
+}
+
+#[test]
+fn dot_staging_links_variables_and_bodies() {
+    let out = ok(&["dot", "--staging", SMALL]);
+    assert!(out.starts_with("digraph staging_graph {\n"), "{out}");
+    assert!(out.contains("[ label = \"defines (arg 2)\" ]"), "{out}");
+    assert!(out.contains("[ label = \"stages\" ]"), "{out}");
+    assert!(out.contains("[ label = \"blocks\" ]"), "{out}");
+    insta::assert_snapshot!("dot_staging_small", out);
+    let arith = ok(&["dot", "--staging", "--step", "262", ARITH]);
+    assert!(arith.contains("binds param 1"), "{arith}");
+    insta::assert_snapshot!("dot_staging_arith_built_262", arith);
+}
+
+#[test]
+fn chains_of_arith_built_show_ct_then_pt() {
+    // Step 262: the fragments are merged into one core `(ct, pt, !args)`;
+    // its `ct` chain runs through every piece of user code, and the pieces
+    // that stage arithmetic start `pt` chains of their own.
+    let out = ok(&["chains", "--step", "262", ARITH]);
+    let ct = out
+        .split("\n\n")
+        .find(|c| c.starts_with("ct (parameter)"))
+        .unwrap_or_else(|| panic!("no chain starts at ct:\n{out}"));
+    assert_eq!(ct.matches("stages → @ct: (pt, exit, ").count(), 9, "{ct}");
+    assert_eq!(ct.matches("defines (arg 3) → [ct] (staging parameter)").count(), 8, "{ct}");
+    assert_eq!(ct.matches("binds param 1 → pt (parameter)").count(), 4, "{ct}");
+    assert!(ct.contains("stages → @pt: (prod)[pt] {…} \"arg1*arg2\""), "{ct}");
+    insta::assert_snapshot!("chains_arith_built_262", out);
+
+    // Step 320: the core-time chain has run; only the program-time chain is
+    // left, one `@pt:` statement after the other.
+    let out = ok(&["chains", "--step", "320", ARITH]);
+    let pt: Vec<&str> = out.lines().filter(|l| l.contains("stages → @pt:")).collect();
+    assert_eq!(pt.len(), 4, "{out}");
+    for (line, e) in pt.iter().zip(["\"4*2\"", "\"1+prod\"", "\"sum+3\"", "exit v"]) {
+        assert!(line.contains(e), "{line} should hold {e}");
+    }
+    insta::assert_snapshot!("chains_arith_built_320", out);
+}
+
+#[test]
+fn the_ready_bodies_are_what_the_reference_runs_next() {
+    // At every step of arith_built, the first body the lambda graph colours
+    // ready is the one the reference reducer executes next; when none is
+    // pending, none is ready.
+    std::env::set_current_dir(root()).expect("workspace root");
+    let mut sources = SourceMap::new();
+    let program = load_program(&RealFs, std::path::Path::new(ARITH), &mut sources).expect("loads");
+    let mut reducer = deepcps_machine::reference::Reducer::new(program);
+    let mut steps = 0;
+    loop {
+        let lg = LambdaGraph::build(&reducer.body, &reducer.vars);
+        let ready: Vec<_> = lg.bodies_with_status("ready");
+        let pending = lg
+            .graph
+            .node_weights()
+            .filter(|n| matches!(&n.kind, NodeKind::Body { status, .. } if status.is_pending()))
+            .count();
+        let mut ran = None;
+        let step = reducer.step_traced(&mut |_, _, span| ran = Some(span));
+        match step {
+            None => {
+                assert!(
+                    ready.is_empty() && pending == 0,
+                    "step {steps}: nothing runs, yet {ready:?} is ready"
+                );
+                break;
+            }
+            Some(r) => {
+                let first = ready.first().and_then(|&n| lg.graph[n].span);
+                assert_eq!(first, ran, "step {}", steps + 1);
+                assert!(
+                    ready
+                        .iter()
+                        .all(|&n| matches!(&lg.graph[n].kind, NodeKind::Body { status: Status::Ready, .. })),
+                    "step {steps}"
+                );
+                steps += 1;
+                if matches!(r, Ok(Some(_)) | Err(_)) {
+                    break;
+                }
+            }
+        }
+    }
+    assert_eq!(steps, 330);
+}
+
+#[test]
+fn state_after_says_when_the_run_ended() {
+    std::env::set_current_dir(root()).expect("workspace root");
+    let load = || {
+        let mut sources = SourceMap::new();
+        load_program(&RealFs, std::path::Path::new(SMALL), &mut sources).expect("loads")
+    };
+    assert_eq!(state_after(load(), 3).2, None);
+    let note = state_after(load(), 1000).2.unwrap_or_default();
+    assert!(note.starts_with("the run ended at step 10: `$exit` executed"), "{note}");
+}
+
+#[test]
+fn error_paths() {
+    // A step count beyond the end: the view of the last term, and a note.
+    let r = deepcps(&["chains", "--step", "1000", SMALL]);
+    assert_eq!(r.code, 0);
+    assert_eq!(
+        r.err,
+        "deepcps: the run ended at step 10: `$exit` executed; showing the term as it stood then\n"
+    );
+    assert_eq!(r.out, "no staging chains\n");
+    let r = deepcps(&["dot", "--step", "100000", "corpus/paper/merge_staged.dcps"]);
+    assert_eq!(r.code, 0);
+    assert!(r.err.starts_with("deepcps: the run ended at step "), "{}", r.err);
+    assert!(r.out.starts_with("digraph lambda_graph {"), "{}", r.out);
+    // A runtime error stops the run before the failing step.
+    let r = deepcps(&["dot", "--step", "50", "corpus/err/runtime_division_by_zero.dcps"]);
+    assert_eq!(r.code, 0);
+    assert!(r.err.contains("step 2 fails (division by zero"), "{}", r.err);
+    assert!(r.out.contains("fillcolor=tomato"), "{}", r.out);
+    // Missing file, parse error, bad usage: exit code 2, nothing on stdout.
+    for args in [
+        &["dot", "no/such/file.dcps"][..],
+        &["chains", "corpus/err/syntax_truncated.dcps"],
+        &["dot", "--staging", "corpus/err/static_unbound.dcps"],
+        &["chains"],
+        &["dot", "--step", "-1", SMALL],
+    ] {
+        let r = deepcps(args);
+        assert_eq!((r.code, r.out.as_str()), (2, ""), "deepcps {args:?}: {}", r.err);
+        assert!(!r.err.is_empty(), "deepcps {args:?}");
+    }
+}
+
+/// `let f(x, k) { k x }` then `f 0 (x1)[s1]`, `@s1: f x1 (x2)[s2]`, ...:
+/// every statement nested in the previous one, and one staging chain
+/// `s1 → s2 → ...` through all of them.
+fn staged_chain(n: usize) -> String {
+    let mut s = String::with_capacity(n * 32);
+    s.push_str("let f(x, k) { k x }\nf 0 (x1)[s1]\n");
+    for i in 1..n {
+        s.push_str(&format!("@s{i}: f x{i} (x{})[s{}]\n", i + 1, i + 1));
+    }
+    s.push_str(&format!("@s{n}: $exit x{n}\n"));
+    s
+}
+
+#[test]
+fn deep_terms_on_a_small_stack() {
+    let dir = std::env::temp_dir().join(format!("deepcps-views-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("deep.dcps");
+    let n = 100_000;
+    std::fs::write(&path, staged_chain(n)).expect("write");
+    let file = path.display().to_string();
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let run = |args: &[&str]| {
+                let mut argv: Vec<OsString> = vec!["deepcps".into()];
+                argv.extend(args.iter().map(OsString::from));
+                let (mut out, mut err) = (Vec::new(), Vec::new());
+                let code = deepcps::main_with(argv, &mut out, &mut err);
+                assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+                String::from_utf8(out).expect("utf8")
+            };
+            let chains = run(&["chains", &file]);
+            assert_eq!(chains.matches("stages → @s").count(), n, "one link per statement");
+            assert!(chains.contains(&format!("stages → @s{n}: $exit x{n} (inactive)")));
+            let dot = run(&["dot", &file]);
+            assert_eq!(
+                dot.matches("shape=box style=filled").count(),
+                n + 3,
+                "one node per body: the let, `k x`, and the chain"
+            );
+            let staging = run(&["dot", "--staging", &file]);
+            assert_eq!(staging.matches("[ label = \"stages\" ]").count(), n);
+        })
+        .expect("spawn")
+        .join()
+        .expect("no stack overflow, no panic");
+    let _ = std::fs::remove_dir_all(&dir);
+}
