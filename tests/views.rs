@@ -119,51 +119,78 @@ fn chains_of_arith_built_show_ct_then_pt() {
     insta::assert_snapshot!("chains_arith_built_320", out);
 }
 
-#[test]
-fn the_ready_bodies_are_what_the_reference_runs_next() {
-    // At every step of arith_built, the first body the lambda graph colours
-    // ready is the one the reference reducer executes next; when none is
-    // pending, none is ready.
-    std::env::set_current_dir(root()).expect("workspace root");
+/// Steps `path` with the reference reducer; before every step, the first
+/// body the lambda graph colours ready must be the one the step executes
+/// (a failing step: some body is coloured as an error), and when nothing is
+/// pending, nothing is ready. Returns the number of steps, `None` for a
+/// file that does not load (a library).
+fn check_ready_colours(path: &std::path::Path) -> Option<u64> {
     let mut sources = SourceMap::new();
-    let program = load_program(&RealFs, std::path::Path::new(ARITH), &mut sources).expect("loads");
+    let program = load_program(&RealFs, path, &mut sources).ok()?;
     let mut reducer = deepcps_machine::reference::Reducer::new(program);
-    let mut steps = 0;
+    let at = |n| format!("{} step {n}", path.display());
     loop {
+        let steps = reducer.counts.total();
         let lg = LambdaGraph::build(&reducer.body, &reducer.vars);
-        let ready: Vec<_> = lg.bodies_with_status("ready");
+        let ready = lg.bodies_with_status("ready");
         let pending = lg
             .graph
             .node_weights()
             .filter(|n| matches!(&n.kind, NodeKind::Body { status, .. } if status.is_pending()))
             .count();
         let mut ran = None;
-        let step = reducer.step_traced(&mut |_, _, span| ran = Some(span));
-        match step {
+        match reducer.step_traced(&mut |_, _, span| ran = Some(span)) {
             None => {
                 assert!(
                     ready.is_empty() && pending == 0,
-                    "step {steps}: nothing runs, yet {ready:?} is ready"
+                    "{}: nothing runs, yet {pending} bodies are pending",
+                    at(steps)
                 );
-                break;
+                return Some(steps);
             }
-            Some(r) => {
+            Some(Err(_)) => {
+                assert!(
+                    !lg.bodies_with_status("error").is_empty(),
+                    "{}: fails, no body coloured error",
+                    at(steps + 1)
+                );
+                return Some(steps);
+            }
+            Some(Ok(exit)) => {
                 let first = ready.first().and_then(|&n| lg.graph[n].span);
-                assert_eq!(first, ran, "step {}", steps + 1);
+                assert_eq!(first, ran, "{}", at(steps + 1));
                 assert!(
                     ready
                         .iter()
                         .all(|&n| matches!(&lg.graph[n].kind, NodeKind::Body { status: Status::Ready, .. })),
-                    "step {steps}"
+                    "{}",
+                    at(steps + 1)
                 );
-                steps += 1;
-                if matches!(r, Ok(Some(_)) | Err(_)) {
-                    break;
+                if exit.is_some() {
+                    return Some(steps + 1);
                 }
             }
         }
     }
-    assert_eq!(steps, 330);
+}
+
+#[test]
+fn the_ready_bodies_are_what_the_reference_runs_next() {
+    std::env::set_current_dir(root()).expect("workspace root");
+    assert_eq!(check_ready_colours(std::path::Path::new(ARITH)), Some(330));
+    // Every program of the paper, and the runtime errors.
+    let mut checked = 0;
+    for dir in ["corpus/paper", "corpus/err"] {
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .expect("corpus")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        files.sort();
+        for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "dcps")) {
+            checked += usize::from(check_ready_colours(f).is_some());
+        }
+    }
+    assert!(checked >= 20, "only {checked} programs checked");
 }
 
 #[test]

@@ -1,13 +1,14 @@
 //! Short one-line labels of bodies, lambdas, atoms and staging expressions
 //! for the views, with the printed names of variables
-//! ([`Names`](crate::print::names::Names)).
+//! ([`Names`]).
 //!
 //! Labels are built with explicit stacks and stop growing once they are
 //! long enough, so labelling every node of a big term stays linear.
 
 use crate::expr::print::{print_expr, print_value};
-use crate::print::names::Names;
-use crate::term::{Arg, Atom, Body, Builtin, Cmd, Lambda, SExp};
+use crate::print::free::FreeVars;
+use crate::print::names::{lambda_binders, Names};
+use crate::term::{Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, VarId};
 
 /// Longest label of an atom, in characters (longer ones end in `…`).
 pub const ATOM_MAX: usize = 48;
@@ -91,9 +92,24 @@ pub fn lambda_head(l: &Lambda, names: &Names) -> String {
     s
 }
 
+/// The binders of a lambda as printed in its own scope (where renaming may
+/// make `x` print as `x_1`), with `fix f` in front for a recursive value.
+pub fn scoped_lambda_head(l: &Lambda, rec: Option<VarId>, names: &mut Names, fv: &mut FreeVars) -> String {
+    let mut binders: Vec<VarId> = rec.into_iter().collect();
+    binders.extend(lambda_binders(l));
+    let refs = fv.body(&l.body);
+    let saved = names.enter(&binders, &refs);
+    let mut head = lambda_head(l, names);
+    if let Some(f) = rec {
+        head = format!("fix {}{head}", names.name(f));
+    }
+    names.leave(saved);
+    head
+}
+
 /// A short label of an atom: variables by their printed names, lambdas as
 /// `(x)[y] {…}`, tuples element by element, expressions in quotes.
-pub fn atom_label(a: &Atom, names: &Names, max: usize) -> String {
+pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, max: usize) -> String {
     enum Tok<'a> {
         A(&'a Atom),
         T(&'static str),
@@ -133,13 +149,11 @@ pub fn atom_label(a: &Atom, names: &Names, max: usize) -> String {
             }
             Atom::Map(kvs) => out.push_str(&format!("map({})", kvs.len())),
             Atom::Lambda(l) => {
-                out.push_str(&lambda_head(l, names));
+                out.push_str(&scoped_lambda_head(l, None, names, fv));
                 out.push_str(" {…}");
             }
             Atom::Rec(r) => {
-                out.push_str("fix ");
-                out.push_str(&names.name(r.name));
-                out.push_str(&lambda_head(&r.lam, names));
+                out.push_str(&scoped_lambda_head(&r.lam, Some(r.name), names, fv));
                 out.push_str(" {…}");
             }
             Atom::Tuple(xs) => {
@@ -170,7 +184,7 @@ pub fn atom_label(a: &Atom, names: &Names, max: usize) -> String {
 
 /// A short label of a body: its staging expression (unless it is the
 /// natural staging on an anonymous parameter) and its command.
-pub fn body_label(b: &Body, names: &Names) -> String {
+pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars) -> String {
     let mut out = String::new();
     match &b.stage {
         SExp::Var(v) if names.anonymous(*v) => {}
@@ -182,17 +196,17 @@ pub fn body_label(b: &Body, names: &Names) -> String {
     }
     match &b.cmd {
         Cmd::App(app) => {
-            out.push_str(&atom_label(&app.head, names, ATOM_MAX));
+            out.push_str(&atom_label(&app.head, names, fv, ATOM_MAX));
             for a in &app.args {
                 if out.chars().count() > BODY_MAX {
                     break;
                 }
                 out.push(' ');
                 match a {
-                    Arg::Atom(x) => out.push_str(&atom_label(x, names, ATOM_MAX)),
+                    Arg::Atom(x) => out.push_str(&atom_label(x, names, fv, ATOM_MAX)),
                     Arg::Splice(x) => {
                         out.push('!');
-                        out.push_str(&atom_label(x, names, ATOM_MAX));
+                        out.push_str(&atom_label(x, names, fv, ATOM_MAX));
                     }
                 }
             }
@@ -203,7 +217,7 @@ pub fn body_label(b: &Body, names: &Names) -> String {
                 out.push_str(&format!("[{}] ", names.name(f.sparam)));
             }
             out.push_str(&names.name(f.name));
-            out.push_str(&lambda_head(&f.lam, names));
+            out.push_str(&scoped_lambda_head(&f.lam, None, names, fv));
             out.push_str(" {…} in …");
         }
     }

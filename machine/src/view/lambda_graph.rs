@@ -345,7 +345,7 @@ impl Builder<'_> {
                         stage_vars,
                         fix_sparam: Some(fix.sparam),
                     },
-                    label: body_label(b, &self.names),
+                    label: body_label(b, &mut self.names, &mut self.fv),
                     span: Some(b.span),
                 };
                 let n = self.add(node, from);
@@ -362,7 +362,7 @@ impl Builder<'_> {
                         stage_vars,
                         fix_sparam: None,
                     },
-                    label: body_label(b, &self.names),
+                    label: body_label(b, &mut self.names, &mut self.fv),
                     span: Some(b.span),
                 };
                 let n = self.add(node, from);
@@ -459,7 +459,7 @@ impl Builder<'_> {
         };
         let node = Node {
             kind,
-            label: atom_label(a, &self.names, ATOM_MAX),
+            label: atom_label(a, &mut self.names, &mut self.fv, ATOM_MAX),
             span,
         };
         let n = self.add(node, Some(from));

@@ -2,7 +2,7 @@
 //! stuck, failing, pending, or ready.
 //!
 //! The status comes from the reference reducer's own rule
-//! ([`prepare`](crate::reference::rules::prepare)), applied to a *shallow*
+//! ([`prepare`]), applied to a *shallow*
 //! copy of the body: the lambdas held by its head and arguments keep their
 //! parameters but lose their bodies. `prepare` clones what it evaluates, and
 //! on a deep term the arguments of one body can hold the whole rest of the
