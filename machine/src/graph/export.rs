@@ -5,7 +5,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-
 use super::node::{Bound, Cmd, GVar, Kind, NodeId, HOLE};
 use super::Machine;
 use crate::term::{self, App, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
@@ -29,7 +28,10 @@ pub struct Names {
 impl Names {
     /// Graph variables are used as term variables as they are.
     pub fn raw() -> Names {
-        Names { vars: None, map: HashMap::new() }
+        Names {
+            vars: None,
+            map: HashMap::new(),
+        }
     }
 
     /// Graph variables get term variables in a copy of the source table.

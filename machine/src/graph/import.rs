@@ -310,7 +310,9 @@ impl Importer {
             Atom::Map(kvs) => {
                 let id = self.node(g, Kind::Map(vec![(NodeId::NONE, NodeId::NONE); kvs.len()]), parent, slot);
                 let items: Vec<AtomRef<'t>> = match a {
-                    AtomRef::Borrowed(Atom::Map(kvs)) => kvs.iter().flat_map(|(k, v)| [AtomRef::Borrowed(k), AtomRef::Borrowed(v)]).collect(),
+                    AtomRef::Borrowed(Atom::Map(kvs)) => {
+                        kvs.iter().flat_map(|(k, v)| [AtomRef::Borrowed(k), AtomRef::Borrowed(v)]).collect()
+                    }
                     AtomRef::Owned(Atom::Map(kvs)) => kvs.into_iter().flat_map(|(k, v)| [AtomRef::Owned(k), AtomRef::Owned(v)]).collect(),
                     _ => Vec::new(),
                 };
@@ -392,7 +394,7 @@ pub fn set_child(g: &mut Graph, parent: NodeId, slot: usize, child: NodeId) {
         Kind::Tuple(xs) | Kind::Expr(_, xs) => xs[slot] = child,
         Kind::Record(fs) => fs[slot].1 = child,
         Kind::Map(kvs) => {
-            if slot % 2 == 0 {
+            if slot.is_multiple_of(2) {
                 kvs[slot / 2].0 = child;
             } else {
                 kvs[slot / 2].1 = child;

@@ -236,7 +236,7 @@ impl Machine {
         loop {
             let steps = self.counts.total();
             if let Some(limit) = limits.timeout {
-                if steps % 1024 == 0 && start.elapsed() >= limit {
+                if steps.is_multiple_of(1024) && start.elapsed() >= limit {
                     return Outcome::Limit(StopReason::Time { limit, steps });
                 }
             }

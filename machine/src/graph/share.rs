@@ -27,6 +27,9 @@ impl Machine {
         let target = match self.g.kind(v) {
             Kind::Share(t) => *t,
             _ => {
+                if !self.shared.contains_key(&v) {
+                    self.share_elements(v);
+                }
                 self.shared.entry(v).or_default();
                 v
             }
@@ -35,6 +38,21 @@ impl Machine {
         let s = self.g.alloc(Kind::Share(target));
         self.shared.entry(target).or_default().push(s);
         s
+    }
+
+    /// Makes the big elements of a tuple shared values of their own, so that
+    /// a copy of the tuple (a splice takes it apart) copies only its spine:
+    /// `for !args ..` passes a tuple holding the whole program fragment.
+    fn share_elements(&mut self, t: NodeId) {
+        let Kind::Tuple(xs) = self.g.kind(t) else { return };
+        for x in xs.clone() {
+            if self.shareable(x) && !matches!(self.g.kind(x), Kind::Share(_)) && self.g.nodes[x.ix()].hot == 0 {
+                let h = self.g.alloc(Kind::Share(x));
+                self.shared.insert(x, vec![h]);
+                self.g.replace_child(t, x, h);
+                self.g.nodes[x.ix()].parent = NodeId::NONE;
+            }
+        }
     }
 
     /// Replaces the holder `s` (attached or detached) by a value of its own:
