@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use deepcps_machine::reference::Reducer;
+use deepcps_machine::graph::Machine;
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::{Body, Program, Vars};
@@ -13,16 +13,15 @@ use deepcps_machine::view::{chains_text, LambdaGraph, StagingGraph};
 
 use crate::cli::{EXIT_OK, EXIT_STATIC};
 
-/// The program's state after `n` steps, as a term. Today it runs the
-/// reference reducer; any machine that can export its state as a term can
-/// take its place here.
+/// The program's state after `n` steps of the graph machine, exported as a
+/// term (`Machine::to_program`).
 ///
 /// The note says why fewer than `n` steps were taken, when they were: no
 /// body pending any more, `$exit`, or a runtime error (the term is then the
 /// one the last step left, or, for `$exit` and errors, the one in which the
 /// final body stands).
 pub fn state_after(program: Program, n: u64) -> (Body, Vars, Option<String>) {
-    let mut reducer = Reducer::new(program);
+    let mut reducer = Machine::new(program);
     let mut note = None;
     for _ in 0..n {
         let done = reducer.counts.total();
@@ -51,7 +50,7 @@ pub fn state_after(program: Program, n: u64) -> (Body, Vars, Option<String>) {
             }
         }
     }
-    let Reducer { body, vars, .. } = reducer;
+    let Program { body, vars } = reducer.to_program();
     (body, vars, note)
 }
 
