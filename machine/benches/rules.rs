@@ -14,7 +14,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{BatchSize, Criterion};
-use deepcps_machine::reference::Reducer;
+use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome, Report};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
@@ -23,7 +23,7 @@ use deepcps_machine::term::Program;
 
 /// Runs `program` on the machine under measurement.
 fn run(program: Program) -> Report {
-    Reducer::new(program).report(&Limits::default())
+    Machine::new(program).report(&Limits::default())
 }
 
 /// Parses and resolves `text`; `path` is where its includes are relative to.
