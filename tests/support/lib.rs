@@ -3,7 +3,9 @@
 //! [`run_source`] and [`run_path`] reduce a program with the reference
 //! reducer and render everything a user would see (outcome, step counts by
 //! kind, result text, diagnostics without colour) as one text, the unit of
-//! the snapshot tests.
+//! the snapshot tests. [`graph_report`] and [`reference_report`] run a
+//! loaded program on each machine, for the equivalence test; [`gen`] holds
+//! its generator of staged programs.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,30 @@ use deepcps_machine::run::{Limits, Outcome, Report};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+use deepcps_machine::term::Program;
+
+pub mod gen;
+pub use gen::{Generated, StagedGen, REST_SPLICE_MARK};
+
+/// Runs `program` on the graph machine (for now still the reference reducer:
+/// the equivalence test compares the machine named here with the oracle).
+pub fn graph_report(program: Program, limits: &Limits) -> Report {
+    // For now the reference reducer;
+    // switched to the graph machine by the lead
+    Reducer::new(program).report(limits)
+}
+
+/// Runs `program` on the reference reducer, the oracle.
+pub fn reference_report(program: Program, limits: &Limits) -> Report {
+    Reducer::new(program).report(limits)
+}
+
+/// Loads the program `text` (no includes), or renders why it does not load.
+pub fn load_source(text: &str) -> Result<Program, String> {
+    let mut sources = SourceMap::new();
+    let id = add_source(&mut sources, "gen.dcps", None, text.as_bytes().to_vec()).map_err(|d| render(&sources, &[d]))?;
+    load_from(&MemFs::default(), id, &mut sources, false).map_err(|ds| render(&sources, &ds))
+}
 
 /// Steps allowed in tests unless a program says otherwise.
 pub const TEST_MAX_STEPS: u64 = 2_000_000;

@@ -1,0 +1,251 @@
+//! The graph machine against the reference reducer (issue 3, item 5): for
+//! every corpus program and for many generated staged programs, both machines
+//! must end the same way (exit, residual, the same runtime error kind, or a
+//! limit), print the same result (except after a limit), report the same
+//! number of warnings and the same step counts by kind.
+//!
+//! The machines are called through `deepcps_tests::graph_report` and
+//! `deepcps_tests::reference_report`. `DEEPCPS_EQUIV_CASES=N` sets the number
+//! of generated programs (default 10,000) and `DEEPCPS_EQUIV_SEED=S` the
+//! first seed (default 0); `scripts/equiv.sh` runs many more.
+
+use std::path::{Path, PathBuf};
+
+use deepcps_machine::reference::Reducer;
+use deepcps_machine::run::{Limits, Outcome, Report};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_tests::{graph_report, load_source, reference_report, root, StagedGen, TEST_MAX_STEPS};
+
+/// The step limit of generated programs: every bounded loop they hold ends
+/// well before it; the endless ones reach it.
+const GEN_STEPS: u64 = 2_000;
+
+fn env_u64(key: &str, default: u64) -> u64 {
+    std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+/// How a run ended, as compared: the error kind, not its message.
+fn kind(r: &Report) -> String {
+    match &r.outcome {
+        Outcome::Residual => "residual".into(),
+        Outcome::Exit(_) => "exit".into(),
+        Outcome::Error(e) => format!("error {}", e.kind.name()),
+        Outcome::Limit(l) => format!("limit ({l})"),
+    }
+}
+
+/// Everything the comparison looks at, as text (for the failure message).
+fn summary(r: &Report) -> String {
+    format!(
+        "outcome: {}\n{}\nwarnings: {}\n--- text\n{}",
+        kind(r),
+        r.counts,
+        r.warnings.len(),
+        r.text
+    )
+}
+
+/// Compares two reports of the same program.
+fn compare(graph: &Report, reference: &Report) -> Result<(), String> {
+    let mut diffs = Vec::new();
+    if kind(graph) != kind(reference) {
+        diffs.push("outcome");
+    }
+    if graph.counts != reference.counts {
+        diffs.push("step counts");
+    }
+    if graph.warnings.len() != reference.warnings.len() {
+        diffs.push("warning count");
+    }
+    let printed = matches!(reference.outcome, Outcome::Exit(_) | Outcome::Residual);
+    if printed && graph.text != reference.text {
+        diffs.push("printed result");
+    }
+    if diffs.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "machines differ in: {}\n=== graph machine\n{}\n=== reference reducer\n{}",
+            diffs.join(", "),
+            summary(graph),
+            summary(reference)
+        ))
+    }
+}
+
+fn directive<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines()
+        .map(str::trim)
+        .take_while(|l| l.starts_with("//") || l.is_empty())
+        .find_map(|l| l.trim_start_matches('/').trim().strip_prefix(key).map(str::trim))
+}
+
+fn dcps_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("corpus directory")
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            dcps_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "dcps") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every corpus program that loads (libraries and static errors do not run)
+/// behaves the same on both machines, with the corpus test's step limits.
+/// On a 1 GiB stack, as in the binary: the reference reducer's walk recurses
+/// along the term.
+#[test]
+fn corpus_programs_agree() {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(corpus_programs_agree_on_this_thread)
+        .expect("spawn")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
+fn corpus_programs_agree_on_this_thread() {
+    let base = root();
+    std::env::set_current_dir(&base).expect("workspace root");
+    let mut files = Vec::new();
+    dcps_files(Path::new("corpus"), &mut files);
+    let (mut ran, mut failures) = (0, Vec::new());
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let mut sources = SourceMap::new();
+        let Ok(program) = load_program(&RealFs, path, &mut sources) else {
+            continue;
+        };
+        let limits = Limits {
+            max_steps: directive(&text, "max-steps:")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(TEST_MAX_STEPS),
+            ..Limits::default()
+        };
+        ran += 1;
+        let graph = graph_report(program.clone(), &limits);
+        let reference = reference_report(program, &limits);
+        if let Err(e) = compare(&graph, &reference) {
+            failures.push(format!("{}: {e}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // paper/ (14 programs), bench/ (3) and the runtime errors of err/ (11).
+    assert!(ran >= 28, "only {ran} corpus programs ran");
+}
+
+/// Runs generated program `seed` on both machines.
+fn check_seed(seed: u64) -> Result<(), String> {
+    let g = StagedGen::new(seed).program();
+    let program = load_source(&g.src).map_err(|e| format!("seed {seed}: generated program does not load:\n{}\n{e}", g.src))?;
+    let limits = Limits {
+        max_steps: GEN_STEPS,
+        ..Limits::default()
+    };
+    let graph = graph_report(program.clone(), &limits);
+    let reference = reference_report(program, &limits);
+    compare(&graph, &reference).map_err(|e| {
+        format!(
+            "seed {seed} (rerun with DEEPCPS_EQUIV_SEED={seed} DEEPCPS_EQUIV_CASES=1)\n=== program\n{}\n{e}",
+            g.src
+        )
+    })
+}
+
+/// Generated staged programs behave the same on both machines.
+#[test]
+fn generated_programs_agree() {
+    let cases = env_u64("DEEPCPS_EQUIV_CASES", 10_000);
+    let first = env_u64("DEEPCPS_EQUIV_SEED", 0);
+    let start = std::time::Instant::now();
+    // The first few failures in full, and every failing seed.
+    let (mut failures, mut seeds) = (Vec::new(), Vec::new());
+    for seed in first..first + cases {
+        if let Err(e) = check_seed(seed) {
+            seeds.push(seed);
+            if failures.len() < 3 {
+                failures.push(e);
+            }
+        }
+    }
+    eprintln!("{cases} generated programs in {:.1} s", start.elapsed().as_secs_f64());
+    assert!(
+        failures.is_empty(),
+        "{}\n\n{} of {cases} programs differ; seeds: {seeds:?}",
+        failures.join("\n\n"),
+        seeds.len()
+    );
+}
+
+/// What the generated programs exercise, counted over a fixed set of seeds
+/// on the reference reducer.
+#[derive(Default, Debug)]
+struct Coverage {
+    programs: u64,
+    exit: u64,
+    residual: u64,
+    error: u64,
+    limit: u64,
+    stuck_warning: u64,
+    rest_splice: u64,
+    if_: u64,
+    fix: u64,
+    expr: u64,
+    several_steps: u64,
+    error_kinds: std::collections::BTreeSet<&'static str>,
+}
+
+/// The generator reaches every outcome and feature the equivalence is
+/// about, and most of its programs run several steps.
+#[test]
+fn generator_covers_the_features() {
+    let mut c = Coverage::default();
+    let limits = Limits {
+        max_steps: GEN_STEPS,
+        ..Limits::default()
+    };
+    for seed in 0..2_000u64 {
+        let g = StagedGen::new(seed).program();
+        let program = load_source(&g.src).unwrap_or_else(|e| panic!("seed {seed} does not load:\n{}\n{e}", g.src));
+        let sites = g.rest_splice_sites();
+        let mut spliced = false;
+        let r = Reducer::new(program).report_traced(&limits, &mut |_, _, span| {
+            spliced |= sites.contains(&(span.start as usize));
+        });
+        c.programs += 1;
+        match &r.outcome {
+            Outcome::Exit(_) => c.exit += 1,
+            Outcome::Residual => c.residual += 1,
+            Outcome::Error(e) => {
+                c.error += 1;
+                c.error_kinds.insert(e.kind.name());
+            }
+            Outcome::Limit(_) => c.limit += 1,
+        }
+        c.stuck_warning += u64::from(!r.warnings.is_empty());
+        c.rest_splice += u64::from(spliced);
+        c.if_ += u64::from(r.counts.if_ > 0);
+        c.fix += u64::from(r.counts.fix > 0);
+        c.expr += u64::from(r.counts.expr > 0);
+        c.several_steps += u64::from(r.counts.total() >= 5);
+    }
+    eprintln!("{c:#?}");
+    let at_least = |what: &str, n: u64, min: u64| assert!(n >= min, "{what}: {n} of {} programs (want {min}): {c:?}", c.programs);
+    at_least("exit", c.exit, 400);
+    at_least("residual", c.residual, 100);
+    at_least("runtime error", c.error, 100);
+    at_least("step limit", c.limit, 10);
+    at_least("stuck warning", c.stuck_warning, 100);
+    at_least("splice onto a rest parameter executed", c.rest_splice, 50);
+    at_least("if", c.if_, 400);
+    at_least("fix", c.fix, 200);
+    at_least("expression steps", c.expr, 1_000);
+    at_least("several steps", c.several_steps, 1_400);
+    assert!(c.error_kinds.len() >= 5, "error kinds: {:?}", c.error_kinds);
+}
