@@ -11,12 +11,8 @@ use crate::term::{Atom, SExp};
 impl Machine {
     /// Binds `x` to the detached node `v` (LANGUAGE.md §5, β).
     pub(crate) fn bind(&mut self, x: GVar, v: NodeId) {
-        let slot = self.g.var_mut(x);
-        let mut occs = std::mem::take(&mut slot.occs);
-        let waiters = std::mem::take(&mut slot.waiters);
-        occs.sort_unstable();
-        occs.dedup();
-        occs.retain(|o| matches!(self.g.kind(*o), Kind::Ref(w) if *w == x));
+        let occs = self.g.take_live_occs(x);
+        let waiters = std::mem::take(&mut self.g.var_mut(x).waiters);
         self.bound_count += 1;
         match self.g.kind(v).clone() {
             Kind::Ref(y) => {
@@ -57,7 +53,8 @@ impl Machine {
                         // Several occurrences: each holds the value shared.
                         let holders: Vec<NodeId> = occs.iter().map(|_| self.share(v)).collect();
                         if let Kind::Share(_) = self.g.kind(v) {
-                            self.drop_holder(v);
+                            // v was a holder itself: one holder less.
+                            self.free(v);
                         }
                         for (&o, h) in occs.iter().zip(holders) {
                             self.place(o, h);

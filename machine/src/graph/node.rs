@@ -304,6 +304,16 @@ impl Graph {
         self.vars[v.0 as usize].occs.push(n);
     }
 
+    /// Takes the occurrence list of `v`, keeping the live entries only
+    /// (each once): the nodes that still are `Ref(v)`.
+    pub fn take_live_occs(&mut self, v: GVar) -> Vec<NodeId> {
+        let mut occs = std::mem::take(&mut self.vars[v.0 as usize].occs);
+        occs.sort_unstable();
+        occs.dedup();
+        occs.retain(|o| matches!(self.nodes[o.ix()].kind, Kind::Ref(w) if w == v));
+        occs
+    }
+
     /// Records that body `b` waits on `v` (stages on it or is stuck on it).
     pub fn add_waiter(&mut self, v: GVar, b: NodeId) {
         if self.vars[v.0 as usize].bound == Bound::Dead {

@@ -216,10 +216,7 @@ impl Machine {
     /// name inside its lambda gets a copy of the value (the lambda itself is
     /// consumed by the β), and the `rec` shell is released.
     fn unfold(&mut self, rec: NodeId, name: super::node::GVar, lam: NodeId) {
-        let mut occs = std::mem::take(&mut self.g.var_mut(name).occs);
-        occs.sort_unstable();
-        occs.dedup();
-        occs.retain(|o| matches!(self.g.kind(*o), Kind::Ref(w) if *w == name));
+        let occs = self.g.take_live_occs(name);
         let copies: Vec<NodeId> = occs.iter().map(|_| self.copy(rec)).collect();
         for (o, c) in occs.into_iter().zip(copies) {
             let parent = self.g.nodes[o.ix()].parent;

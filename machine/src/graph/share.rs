@@ -105,13 +105,6 @@ impl Machine {
         changed
     }
 
-    /// Drops the holder `s`; the value goes with its last holder.
-    pub(crate) fn drop_holder(&mut self, s: NodeId) {
-        if let Kind::Share(_) = self.g.kind(s) {
-            self.free(s);
-        }
-    }
-
     /// Notes that the detached node `n` became hot: if it is a shared value,
     /// it must be unshared before the next step.
     pub(crate) fn hot_root(&mut self, n: NodeId) {

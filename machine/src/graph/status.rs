@@ -234,12 +234,7 @@ impl Machine {
     /// The arity rules of β (LANGUAGE.md §5), as `reference::rules::beta`.
     fn beta_check(&self, rests: Vec<bool>, args: Vec<Shape>, expr: bool) -> Look {
         let k = rests.len();
-        let sym = |xs: &[Shape]| {
-            xs.iter().find_map(|a| match a {
-                Shape::SymSplice(_, v) => Some(*v),
-                _ => None,
-            })
-        };
+        let sym = first_sym_splice;
         match rests.iter().position(|r| *r) {
             None => {
                 if let Some(v) = sym(&args) {
@@ -273,10 +268,7 @@ impl Machine {
     }
 
     fn if_check(&self, args: Vec<Shape>) -> Look {
-        if let Some(v) = args.iter().find_map(|a| match a {
-            Shape::SymSplice(_, v) => Some(*v),
-            _ => None,
-        }) {
+        if let Some(v) = first_sym_splice(&args) {
             return Look::Stuck(v);
         }
         if args.len() != 3 {
@@ -304,11 +296,16 @@ impl Machine {
     }
 }
 
-fn exit_check(args: Vec<Shape>) -> Look {
-    if let Some(v) = args.iter().find_map(|a| match a {
+/// The variable of the first symbolic splice among `args`, if any.
+fn first_sym_splice(args: &[Shape]) -> Option<GVar> {
+    args.iter().find_map(|a| match a {
         Shape::SymSplice(_, v) => Some(*v),
         _ => None,
-    }) {
+    })
+}
+
+fn exit_check(args: Vec<Shape>) -> Look {
+    if let Some(v) = first_sym_splice(&args) {
         return Look::Stuck(v);
     }
     if args.len() != 1 {
