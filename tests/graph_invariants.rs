@@ -78,3 +78,25 @@ fn invariants_hold_after_every_step_of_the_paper_corpus() {
     }
     assert!(ran >= 10, "the paper's programs run ({ran})");
 }
+
+/// The same on the equivalence test's generator of staged programs (rest
+/// splices, staging variables, `fix` under lambdas). `DEEPCPS_STAGED_CASES`
+/// sets how many, `DEEPCPS_STAGED_SEED` the first seed.
+#[test]
+fn invariants_hold_after_every_step_of_staged_generated_programs() {
+    let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|s| s.parse().ok()).unwrap_or(d);
+    let cases = env("DEEPCPS_STAGED_CASES", 1000);
+    let first = env("DEEPCPS_STAGED_SEED", 0);
+    let mut ran = 0;
+    for seed in first..first + cases {
+        let g = deepcps_tests::StagedGen::new(seed).program();
+        let Ok(p) = deepcps_tests::load_source(&g.src) else {
+            continue;
+        };
+        if let Err(e) = lockstep(p, 2_000) {
+            panic!("staged seed {seed}: {e}\n--- program ---\n{}", g.src);
+        }
+        ran += 1;
+    }
+    assert!(ran * 2 > cases, "most generated programs load ({ran} of {cases})");
+}

@@ -20,12 +20,9 @@ use deepcps_machine::term::Program;
 pub mod gen;
 pub use gen::{Generated, StagedGen, REST_SPLICE_MARK};
 
-/// Runs `program` on the graph machine (for now still the reference reducer:
-/// the equivalence test compares the machine named here with the oracle).
+/// Runs `program` on the graph machine, the default of `deepcps run`.
 pub fn graph_report(program: Program, limits: &Limits) -> Report {
-    // For now the reference reducer;
-    // switched to the graph machine by the lead
-    Reducer::new(program).report(limits)
+    deepcps_machine::graph::Machine::new(program).report(limits)
 }
 
 /// Runs `program` on the reference reducer, the oracle.

@@ -70,6 +70,14 @@ impl Machine {
                 Kind::Ref(v) => Kind::Ref(map.get(&v).copied().unwrap_or(v)),
                 other => other,
             };
+            let mut kind = kind;
+            // Staging expressions now, not after the walk: a shared value
+            // reached through two holders is copied twice, and the second
+            // copy remaps the same binders (pre-order: every binder in scope
+            // is mapped already).
+            if let Kind::Body(b) = &mut kind {
+                super::node::rewrite_stage(&mut b.stage, &|v| map.get(&v).map(|w| SExp::Var(*w)));
+            }
             let id = self.g.alloc(kind);
             made.push(id);
             if parent == NodeId::NONE {
@@ -97,12 +105,6 @@ impl Machine {
             let kids = self.g.children(src);
             for (i, c) in kids.into_iter().enumerate().rev() {
                 stack.push((c, id, i));
-            }
-        }
-        // Staging expressions: binders copied inside map to their copies.
-        for &id in &made {
-            if let Some(b) = self.g.body_mut(id) {
-                super::node::rewrite_stage(&mut b.stage, &|v| map.get(&v).map(|w| SExp::Var(*w)));
             }
         }
         self.init_nodes(&made);
