@@ -177,9 +177,21 @@ impl Machine {
             }
             match look {
                 Look::Ready(plan) => {
+                    // The path from the root to `b` stays hot during the
+                    // step: without this pin, a step that replaces the only
+                    // pending body by a body that turns pending a moment
+                    // later would take the whole path cold and hot again,
+                    // O(depth) a step where the code runs deep in the term.
+                    let pin = self.g.nodes[b.ix()].parent;
+                    if pin != NodeId::NONE {
+                        self.bump(pin);
+                    }
                     let done = self.execute(b, plan);
                     self.cursor = done.at;
                     self.unshare_pending();
+                    if pin != NodeId::NONE {
+                        self.unbump(pin);
+                    }
                     on_step(self.counts.total() + 1, done.rule, span);
                     match done.rule {
                         Rule::Beta => self.counts.beta += 1,
