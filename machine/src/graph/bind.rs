@@ -2,7 +2,7 @@
 //! rewritten (the value moved into the last one, copied into the others),
 //! the staging expressions that mention it get the constant it now stands
 //! for, and every body waiting on it is re-evaluated. Plus the upkeep that
-//! goes with it: statuses, hotness, and freeing dropped subtrees.
+//! goes with it: statuses, pending marks, and freeing dropped subtrees.
 
 use super::node::{mentions, rewrite_stage, stage_vars, Cmd, GVar, Kind, NodeId, Status};
 use super::Machine;
@@ -93,10 +93,8 @@ impl Machine {
                 Kind::Tuple(xs) => std::mem::take(xs),
                 _ => Vec::new(),
             };
-            let mut hot = 0;
             for &e in &elems {
                 self.g.nodes[e.ix()].parent = holder;
-                hot += u32::from(self.g.nodes[e.ix()].hot > 0);
             }
             let list = match &mut self.g.nodes[holder.ix()].kind {
                 Kind::Body(b) => match &mut b.cmd {
@@ -111,9 +109,7 @@ impl Machine {
                     list.splice(i..=i, elems);
                 }
             }
-            for _ in 0..hot {
-                self.bump(holder);
-            }
+            self.g.adopt_children(holder);
             self.g.release(o);
             self.g.release(parent);
             self.g.release(v);
@@ -121,42 +117,20 @@ impl Machine {
         }
         self.g.replace_child(parent, o, v);
         self.g.release(o);
-        if self.g.nodes[v.ix()].hot > 0 {
-            self.bump(parent);
-        }
     }
 
-    /// Adds one to the hotness of `n` and, on 0 → 1, of its ancestors.
-    pub(crate) fn bump(&mut self, mut n: NodeId) {
-        while n != NodeId::NONE {
-            let node = &mut self.g.nodes[n.ix()];
-            node.hot += 1;
-            if node.hot != 1 {
-                break;
-            }
-            let parent = node.parent;
-            if parent == NodeId::NONE {
-                self.hot_root(n);
-            }
-            n = parent;
-        }
-    }
-
-    /// Takes one from the hotness of `n` and, on 1 → 0, of its ancestors.
-    pub(crate) fn unbump(&mut self, mut n: NodeId) {
-        while n != NodeId::NONE {
-            let node = &mut self.g.nodes[n.ix()];
-            debug_assert!(node.hot > 0, "hotness of {n:?} below zero");
-            node.hot = node.hot.saturating_sub(1);
-            if node.hot != 0 {
-                break;
-            }
-            n = node.parent;
+    /// Marks (or unmarks) the body `b` as pending in the tour. A body that
+    /// turns pending is noted: if it lies in a shared value, that value is
+    /// unshared before the next step.
+    pub(crate) fn set_pending(&mut self, b: NodeId, on: bool) {
+        self.g.tour.mark(b, on);
+        if on {
+            self.new_pending.push(b);
         }
     }
 
     /// Re-evaluates the status of body `b` (idempotent; any other node is
-    /// left alone) and fixes the hotness of its ancestors.
+    /// left alone) and its pending mark.
     pub(crate) fn refresh(&mut self, b: NodeId) {
         let Some(body) = self.g.body(b) else { return };
         let old = body.status;
@@ -170,19 +144,33 @@ impl Machine {
             }
         }
         match (old == Status::Pending, new == Status::Pending) {
-            (false, true) => self.bump(b),
-            (true, false) => self.unbump(b),
+            (false, true) => self.set_pending(b, true),
+            (true, false) => self.set_pending(b, false),
             _ => {}
         }
     }
 
-    /// Sets statuses, waiter lists and hotness of freshly made nodes, given
+    /// Sets tours, statuses and waiter lists of freshly made nodes, given
     /// in pre-order (children after their parent).
     pub(crate) fn init_nodes(&mut self, made: &[NodeId]) {
         let mut vs = Vec::new();
+        if let Some(&root) = made.first() {
+            // The fresh subtree's tour, built in one go.
+            let mut order = Vec::with_capacity(made.len() * 2);
+            let mut stack = vec![(root, false)];
+            while let Some((n, closing)) = stack.pop() {
+                order.push((n, !closing));
+                if !closing {
+                    stack.push((n, true));
+                    let at = stack.len();
+                    self.g.for_children(n, |c| stack.push((c, false)));
+                    stack[at..].reverse();
+                }
+            }
+            debug_assert_eq!(order.len(), made.len() * 2, "made is not one fresh subtree");
+            self.g.tour.build(&order);
+        }
         for &n in made.iter().rev() {
-            let mut hot = 0;
-            self.g.for_children(n, |c| hot += u32::from(self.g.nodes[c.ix()].hot > 0));
             if self.g.body(n).is_some() {
                 let status = self.look(n).status();
                 if let Some(b) = self.g.body_mut(n) {
@@ -196,9 +184,10 @@ impl Machine {
                 if let Status::Stuck(_) = status {
                     self.wait_on_parts(n);
                 }
-                hot += u32::from(status == Status::Pending);
+                if status == Status::Pending {
+                    self.set_pending(n, true);
+                }
             }
-            self.g.nodes[n.ix()].hot = hot;
         }
     }
 
@@ -232,6 +221,10 @@ impl Machine {
 
     /// Frees the detached subtree at `n`; its binders are recycled.
     pub(crate) fn free(&mut self, n: NodeId) {
+        // The subtree's tour goes whole: cut it out once, then forget the
+        // entries of every node freed (a shared value freed with its last
+        // holder is a tree of its own already).
+        self.g.tour.cut(n);
         let mut stack = vec![n];
         while let Some(n) = stack.pop() {
             if let Kind::Share(t) = *self.g.kind(n) {
@@ -247,7 +240,7 @@ impl Machine {
                     self.shared.remove(&t);
                     stack.push(t);
                 }
-                self.g.release(n);
+                self.g.release_in_freed_tree(n);
                 continue;
             }
             self.g.for_children(n, |c| stack.push(c));
@@ -270,7 +263,7 @@ impl Machine {
                 }
                 _ => {}
             }
-            self.g.release(n);
+            self.g.release_in_freed_tree(n);
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod node;
 pub mod rules;
 pub mod share;
 pub mod status;
+pub mod tour;
 
 use std::time::Instant;
 
@@ -52,9 +53,6 @@ pub struct Machine {
     source: Vars,
     /// Steps executed so far, by kind.
     pub counts: Counts,
-    /// Where the last step happened: nothing before it in the reference
-    /// order is pending.
-    cursor: NodeId,
     /// Nodes made by copying (for `--stats`).
     pub copied: u64,
     /// Variables bound so far.
@@ -64,9 +62,9 @@ pub struct Machine {
     /// Shared values (detached subtrees) and the [`Kind::Share`] nodes that
     /// hold them. Invariant: each holder is a live `Share` of its key.
     pub(crate) shared: std::collections::HashMap<NodeId, Vec<NodeId>>,
-    /// Shared values in which a body became pending during this step: they
-    /// are unshared (copied per holder) before the next step.
-    pub(crate) to_unshare: Vec<NodeId>,
+    /// Bodies that turned pending during this step: those inside a shared
+    /// value get it unshared (copied per holder) before the next step.
+    pub(crate) new_pending: Vec<NodeId>,
 }
 
 impl Machine {
@@ -77,17 +75,16 @@ impl Machine {
             root: NodeId::NONE,
             source: program.vars,
             counts: Counts::default(),
-            cursor: NodeId::NONE,
             copied: 0,
             bound_count: 0,
             exit_vars: None,
             shared: Default::default(),
-            to_unshare: Vec::new(),
+            new_pending: Vec::new(),
         };
         let mut imp = Importer::source();
         m.root = imp.body(&mut m.g, &program.body);
         m.init_nodes(&imp.made);
-        m.cursor = m.root;
+        m.new_pending.clear();
         m
     }
 
@@ -107,55 +104,17 @@ impl Machine {
 
     /// Whether some body is pending.
     pub fn has_pending(&self) -> bool {
-        self.g.nodes[self.root.ix()].hot > 0
+        self.g.tour.marks_in_tree(self.root) > 0
     }
 
-    /// The first ready body in the reference order (LANGUAGE.md §5), found
-    /// from the cursor: bodies before it are not pending, so the search
-    /// goes down into the first hot child, or on to the next hot sibling of
-    /// the cursor or of one of its ancestors.
+    /// The first ready body in the reference order (LANGUAGE.md §5): the
+    /// first pending body of the main term in post-order, read off its
+    /// tour in `O(log size)`. Ready bodies are never nested in one
+    /// another, and for bodies that are not nested pre-order (the
+    /// reference walk) and post-order agree; the first pending body in
+    /// post-order has nothing pending nested in it, so it is ready.
     fn next_ready(&self) -> Option<NodeId> {
-        if !self.has_pending() {
-            return None;
-        }
-        let hot = |n: NodeId| self.g.nodes[n.ix()].hot > 0;
-        let mut n = self.cursor;
-        loop {
-            if hot(n) {
-                loop {
-                    let mut next = None;
-                    self.g.for_children(n, |c| {
-                        if next.is_none() && hot(c) {
-                            next = Some(c);
-                        }
-                    });
-                    match next {
-                        Some(c) => n = c,
-                        None => {
-                            debug_assert!(
-                                matches!(self.g.body(n), Some(b) if b.status == Status::Pending),
-                                "a hot node without hot children must be a pending body"
-                            );
-                            return Some(n);
-                        }
-                    }
-                }
-            }
-            let p = self.g.nodes[n.ix()].parent;
-            if p == NodeId::NONE {
-                return None;
-            }
-            let kids = self.g.children(p);
-            let after = kids.iter().position(|c| *c == n).map_or(kids.len(), |i| i + 1);
-            if let Some(c) = kids[after..].iter().find(|c| hot(**c)) {
-                n = *c;
-                continue;
-            }
-            if matches!(self.g.body(p), Some(b) if b.status == Status::Pending) {
-                return Some(p);
-            }
-            n = p;
-        }
+        self.g.tour.first_marked(self.root)
     }
 
     /// Executes the first ready body. `None`: no body is pending.
@@ -177,21 +136,8 @@ impl Machine {
             }
             match look {
                 Look::Ready(plan) => {
-                    // The path from the root to `b` stays hot during the
-                    // step: without this pin, a step that replaces the only
-                    // pending body by a body that turns pending a moment
-                    // later would take the whole path cold and hot again,
-                    // O(depth) a step where the code runs deep in the term.
-                    let pin = self.g.nodes[b.ix()].parent;
-                    if pin != NodeId::NONE {
-                        self.bump(pin);
-                    }
                     let done = self.execute(b, plan);
-                    self.cursor = done.at;
                     self.unshare_pending();
-                    if pin != NodeId::NONE {
-                        self.unbump(pin);
-                    }
                     on_step(self.counts.total() + 1, done.rule, span);
                     match done.rule {
                         Rule::Beta => self.counts.beta += 1,
@@ -328,45 +274,61 @@ impl Machine {
         }
     }
 
-    /// Checks the graph's invariants (for tests): parent links, hotness,
-    /// statuses up to date, and no leaked nodes. Returns the first broken one.
+    /// Checks the graph's invariants (for tests): parent links, statuses up
+    /// to date, pending marks, each tree's tour mirroring its child lists,
+    /// and no leaked nodes. Returns the first broken one.
     pub fn check(&self) -> Result<(), String> {
         let mut reachable = 0usize;
-        let mut stack = vec![self.root];
+        let mut trees = vec![self.root];
         let mut seen_shared = std::collections::HashSet::new();
-        while let Some(n) = stack.pop() {
-            reachable += 1;
-            if let Kind::Share(v) = self.g.kind(n) {
-                if !self.shared.get(v).is_some_and(|hs| hs.contains(&n)) {
-                    return Err(format!("{n:?} shares {v:?} but is not among its holders"));
+        while let Some(t) = trees.pop() {
+            // The tour of the tree at `t`, as the child lists say it is.
+            let mut expect = Vec::new();
+            let mut stack = vec![(t, false)];
+            while let Some((n, closing)) = stack.pop() {
+                if closing {
+                    expect.push((n, false));
+                    continue;
                 }
-                if self.g.nodes[v.ix()].hot > 0 || self.g.nodes[v.ix()].parent != NodeId::NONE {
-                    return Err(format!("shared {v:?} is hot or attached"));
+                expect.push((n, true));
+                stack.push((n, true));
+                reachable += 1;
+                if let Kind::Share(v) = self.g.kind(n) {
+                    if !self.shared.get(v).is_some_and(|hs| hs.contains(&n)) {
+                        return Err(format!("{n:?} shares {v:?} but is not among its holders"));
+                    }
+                    if self.g.tour.marks_in(*v) > 0 || self.g.nodes[v.ix()].parent != NodeId::NONE {
+                        return Err(format!("shared {v:?} holds a pending body or is attached"));
+                    }
+                    if seen_shared.insert(*v) {
+                        trees.push(*v);
+                    }
                 }
-                if seen_shared.insert(*v) {
-                    stack.push(*v);
+                let kids = self.g.children(n);
+                for &c in kids.iter().rev() {
+                    if self.g.nodes[c.ix()].parent != n {
+                        return Err(format!("{c:?} does not name its parent {n:?}"));
+                    }
+                    stack.push((c, false));
+                }
+                if let Some(b) = self.g.body(n) {
+                    let now = self.look(n).status();
+                    if now != b.status {
+                        return Err(format!("{n:?} has status {:?} but looks {now:?}", b.status));
+                    }
+                    if self.g.tour.marked(n) != (b.status == Status::Pending) {
+                        return Err(format!("{n:?} has status {:?} but mark {}", b.status, self.g.tour.marked(n)));
+                    }
+                } else if self.g.tour.marked(n) {
+                    return Err(format!("{n:?} is marked pending but is not a body"));
+                }
+                if let Kind::Free(_) = self.g.kind(n) {
+                    return Err(format!("{n:?} is reachable but free"));
                 }
             }
-            let mut hot = 0;
-            for c in self.g.children(n) {
-                if self.g.nodes[c.ix()].parent != n {
-                    return Err(format!("{c:?} does not name its parent {n:?}"));
-                }
-                hot += u32::from(self.g.nodes[c.ix()].hot > 0);
-                stack.push(c);
-            }
-            if let Some(b) = self.g.body(n) {
-                let now = self.look(n).status();
-                if now != b.status {
-                    return Err(format!("{n:?} has status {:?} but looks {now:?}", b.status));
-                }
-                hot += u32::from(b.status == Status::Pending);
-            }
-            if let Kind::Free(_) = self.g.kind(n) {
-                return Err(format!("{n:?} is reachable but free"));
-            }
-            if self.g.nodes[n.ix()].hot != hot {
-                return Err(format!("{n:?} has hotness {} but {hot} is right", self.g.nodes[n.ix()].hot));
+            let got = self.g.tour.sequence(t);
+            if got != expect {
+                return Err(format!("the tour of {t:?} does not mirror its tree: {got:?} vs {expect:?}"));
             }
         }
         if self.exit_vars.is_none() && reachable != self.g.live {

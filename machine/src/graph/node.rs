@@ -157,10 +157,6 @@ pub struct Node {
     pub kind: Kind,
     /// The node holding it ([`NodeId::NONE`] for the root and detached nodes).
     pub parent: NodeId,
-    /// Hotness: 1 if this is a pending body, plus the number of children
-    /// that are hot. Invariant: a node is hot (`hot > 0`) exactly when a
-    /// pending body lies in its subtree; checked by `Graph::check`.
-    pub hot: u32,
 }
 
 /// What a variable is bound to, as far as the graph is concerned.
@@ -202,6 +198,11 @@ pub struct Graph {
     pub vars: Vec<VarSlot>,
     /// Recycled variables.
     free_vars: Vec<GVar>,
+    /// The Euler tours of the trees (the main term, shared values, detached
+    /// values): invariant, each tree's tour is `open(n)`, the tours of its
+    /// children in walk order, `close(n)`, and a node is marked exactly when
+    /// it is a pending body; checked by `Machine::check`.
+    pub tour: super::tour::Tour,
 }
 
 impl Graph {
@@ -218,8 +219,8 @@ impl Graph {
                 self.nodes[id.ix()] = Node {
                     kind,
                     parent: NodeId::NONE,
-                    hot: 0,
                 };
+                self.tour.reset(id);
                 id
             }
             None => {
@@ -227,8 +228,8 @@ impl Graph {
                 self.nodes.push(Node {
                     kind,
                     parent: NodeId::NONE,
-                    hot: 0,
                 });
+                self.tour.reset(id);
                 id
             }
         }
@@ -238,11 +239,25 @@ impl Graph {
     pub fn release(&mut self, id: NodeId) {
         debug_assert!(!matches!(self.nodes[id.ix()].kind, Kind::Free(_)), "double free of {id:?}");
         self.live -= 1;
+        self.tour.release(id);
         let next = self.free.unwrap_or(NodeId::NONE);
         self.nodes[id.ix()] = Node {
             kind: Kind::Free(next),
             parent: NodeId::NONE,
-            hot: 0,
+        };
+        self.free = Some(id);
+    }
+
+    /// Like [`Graph::release`], for a node of a subtree freed whole whose
+    /// tour was cut out first: its entries are forgotten, not unlinked.
+    pub fn release_in_freed_tree(&mut self, id: NodeId) {
+        debug_assert!(!matches!(self.nodes[id.ix()].kind, Kind::Free(_)), "double free of {id:?}");
+        self.live -= 1;
+        self.tour.forget(id);
+        let next = self.free.unwrap_or(NodeId::NONE);
+        self.nodes[id.ix()] = Node {
+            kind: Kind::Free(next),
+            parent: NodeId::NONE,
         };
         self.free = Some(id);
     }
@@ -391,8 +406,11 @@ impl Graph {
     pub fn replace_child(&mut self, parent: NodeId, old: NodeId, new: NodeId) {
         self.nodes[new.ix()].parent = parent;
         if parent == NodeId::NONE {
+            // A new root: its tour is a tree of its own.
+            self.tour.cut(new);
             return;
         }
+        self.tour.replace(old, new);
         let swap = |x: &mut NodeId| {
             if *x == old {
                 *x = new;
@@ -417,11 +435,14 @@ impl Graph {
         debug_assert!(done, "{old:?} is not a child of {parent:?}");
     }
 
-    /// Sets the parent link of every child of `n` to `n`.
+    /// Sets the parent link of every child of `n` to `n`, and puts their
+    /// tours in `n`'s (after any change of `n`'s child list).
     pub fn adopt_children(&mut self, n: NodeId) {
-        for c in self.children(n) {
+        let kids = self.children(n);
+        for &c in &kids {
             self.nodes[c.ix()].parent = n;
         }
+        self.tour.relist(n, &kids);
     }
 }
 

@@ -55,37 +55,29 @@ impl Machine {
     /// A detached node for an evaluated argument.
     fn materialize(&mut self, s: Shape) -> NodeId {
         match s {
-            Shape::Node(n) => {
+            Shape::Node(n) | Shape::SymSplice(Some(n), _) => {
                 self.g.nodes[n.ix()].parent = NodeId::NONE;
+                self.g.tour.cut(n);
                 n
             }
             Shape::Value(a) => self.import_value(a),
-            Shape::SymSplice(Some(n), _) => {
-                self.g.nodes[n.ix()].parent = NodeId::NONE;
-                n
-            }
             Shape::SymSplice(None, v) => {
                 let r = self.import_value(Atom::Var(v));
                 let s = self.g.alloc(Kind::Splice(r));
-                self.g.nodes[r.ix()].parent = s;
+                self.g.adopt_children(s);
                 s
             }
         }
     }
 
     /// Puts `new` (detached) where the ready body `b` stands, the root
-    /// included, and fixes hotness.
+    /// included.
     fn replace_body(&mut self, b: NodeId, new: NodeId) {
         let parent = self.g.nodes[b.ix()].parent;
-        // Invariant: b is ready, so it is hot only by itself.
-        debug_assert_eq!(self.g.nodes[b.ix()].hot, 1, "executing a body that is not ready");
-        self.unbump(b);
+        self.set_pending(b, false);
         self.g.replace_child(parent, b, new);
         if self.root == b {
             self.root = new;
-        }
-        if self.g.nodes[new.ix()].hot > 0 {
-            self.bump(parent);
         }
     }
 
@@ -98,6 +90,10 @@ impl Machine {
         };
         if parts.0 != NodeId::NONE {
             self.g.nodes[parts.0.ix()].parent = NodeId::NONE;
+            self.g.tour.cut(parts.0);
+        }
+        for &a in &parts.1 {
+            self.g.tour.cut(a);
         }
         parts
     }
@@ -222,9 +218,6 @@ impl Machine {
             let parent = self.g.nodes[o.ix()].parent;
             self.g.replace_child(parent, o, c);
             self.g.release(o);
-            if self.g.nodes[c.ix()].hot > 0 {
-                self.bump(parent);
-            }
         }
         // Bodies inside staged on the name stay active: it is concrete.
         let waiters = std::mem::take(&mut self.g.var_mut(name).waiters);
@@ -252,13 +245,8 @@ impl Machine {
                 }
             }
         }
-        let t = self.g.alloc(Kind::Tuple(middle.clone()));
-        let mut hot = 0;
-        for &x in &middle {
-            self.g.nodes[x.ix()].parent = t;
-            hot += u32::from(self.g.nodes[x.ix()].hot > 0);
-        }
-        self.g.nodes[t.ix()].hot = hot;
+        let t = self.g.alloc(Kind::Tuple(middle));
+        self.g.adopt_children(t);
         t
     }
 
@@ -281,10 +269,7 @@ impl Machine {
                 sugar: Default::default(),
             };
         }
-        self.g.nodes[t.ix()].parent = b;
-        if self.g.nodes[t.ix()].hot > 0 {
-            self.bump(b);
-        }
+        self.g.adopt_children(b);
         self.refresh(b);
         b
     }
@@ -303,7 +288,7 @@ impl Machine {
             return b;
         };
         let rec = self.g.alloc(Kind::Rec { name: name_in, lam });
-        self.g.nodes[lam.ix()].parent = rec;
+        self.g.adopt_children(rec);
         self.g.var_mut(name_in).bound = super::node::Bound::SelfRec(rec);
         self.g.nodes[body.ix()].parent = NodeId::NONE;
         self.replace_body(b, body);

@@ -28,13 +28,14 @@ impl Machine {
             Kind::Share(t) => *t,
             _ => {
                 if !self.shared.contains_key(&v) {
+                    self.g.tour.cut(v);
                     self.share_elements(v);
                 }
                 self.shared.entry(v).or_default();
                 v
             }
         };
-        debug_assert_eq!(self.g.nodes[target.ix()].hot, 0, "sharing a value with a pending body");
+        debug_assert_eq!(self.g.tour.marks_in(target), 0, "sharing a value with a pending body");
         let s = self.g.alloc(Kind::Share(target));
         self.shared.entry(target).or_default().push(s);
         s
@@ -46,7 +47,7 @@ impl Machine {
     fn share_elements(&mut self, t: NodeId) {
         let Kind::Tuple(xs) = self.g.kind(t) else { return };
         for x in xs.clone() {
-            if self.shareable(x) && !matches!(self.g.kind(x), Kind::Share(_)) && self.g.nodes[x.ix()].hot == 0 {
+            if self.shareable(x) && !matches!(self.g.kind(x), Kind::Share(_)) && self.g.tour.marks_in(x) == 0 {
                 let h = self.g.alloc(Kind::Share(x));
                 self.shared.insert(x, vec![h]);
                 self.g.replace_child(t, x, h);
@@ -73,9 +74,6 @@ impl Machine {
             self.g.nodes[value.ix()].parent = NodeId::NONE;
         } else {
             self.g.replace_child(parent, s, value);
-            if self.g.nodes[value.ix()].hot > 0 {
-                self.bump(parent);
-            }
         }
         self.g.release(s);
         value
@@ -105,27 +103,48 @@ impl Machine {
         changed
     }
 
-    /// Notes that the detached node `n` became hot: if it is a shared value,
-    /// it must be unshared before the next step.
-    pub(crate) fn hot_root(&mut self, n: NodeId) {
-        if n != self.root && self.shared.contains_key(&n) {
-            self.to_unshare.push(n);
+    /// Unshares the values in which a body became pending during this step
+    /// (bodies noted by `set_pending` whose tree is a shared value, not the
+    /// main term): every holder but the last gets a copy, the last the value
+    /// itself. A value unshared into another shared value makes that one
+    /// pending in turn, so its bodies are looked at again.
+    pub(crate) fn unshare_pending(&mut self) {
+        loop {
+            let mut ts = Vec::new();
+            let mut again = Vec::new();
+            for b in std::mem::take(&mut self.new_pending) {
+                if !self.g.tour.marked(b) {
+                    continue;
+                }
+                let r = self.g.tour.tree_root(b);
+                if r != self.root && self.shared.contains_key(&r) {
+                    if !ts.contains(&r) {
+                        ts.push(r);
+                    }
+                    again.push(b);
+                }
+            }
+            if ts.is_empty() {
+                break;
+            }
+            for t in ts {
+                self.unshare(t);
+            }
+            self.new_pending.extend(again);
         }
     }
 
-    /// Unshares the values in which a body became pending: every holder but
-    /// the last gets a copy, the last the value itself.
-    pub(crate) fn unshare_pending(&mut self) {
-        while let Some(t) = self.to_unshare.pop() {
-            let Some(holders) = self.shared.remove(&t) else { continue };
-            let Some((&last, rest)) = holders.split_last() else { continue };
-            for &h in rest {
-                self.shared.insert(t, vec![h, last]);
-                self.own(h);
-            }
-            self.shared.insert(t, vec![last]);
-            self.own(last);
+    /// Gives every holder of the shared value `t` its own copy (the last
+    /// holder the value itself).
+    fn unshare(&mut self, t: NodeId) {
+        let Some(holders) = self.shared.remove(&t) else { return };
+        let Some((&last, rest)) = holders.split_last() else { return };
+        for &h in rest {
+            self.shared.insert(t, vec![h, last]);
+            self.own(h);
         }
+        self.shared.insert(t, vec![last]);
+        self.own(last);
     }
 
     /// Whether the shared value `t` mentions one of the variables `map`
