@@ -225,4 +225,3 @@ impl Drop for ast::Body {
         }
     }
 }
-

@@ -314,7 +314,10 @@ impl Importer {
                     AtomRef::Borrowed(Atom::Map(kvs)) => {
                         kvs.iter().flat_map(|(k, v)| [AtomRef::Borrowed(k), AtomRef::Borrowed(v)]).collect()
                     }
-                    AtomRef::Owned(Atom::Map(ref mut kvs)) => std::mem::take(kvs).into_iter().flat_map(|(k, v)| [AtomRef::Owned(k), AtomRef::Owned(v)]).collect(),
+                    AtomRef::Owned(Atom::Map(ref mut kvs)) => std::mem::take(kvs)
+                        .into_iter()
+                        .flat_map(|(k, v)| [AtomRef::Owned(k), AtomRef::Owned(v)])
+                        .collect(),
                     _ => Vec::new(),
                 };
                 push_refs(tasks, items, id, 0);
