@@ -20,8 +20,13 @@ fn chain(n: usize) -> String {
 
 /// Runs `f` on a thread with a 2 MiB stack, the default for spawned threads.
 fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+    on_stack(2 << 20, f);
+}
+
+/// Runs `f` on a thread with a stack of `bytes`.
+fn on_stack(bytes: usize, f: impl FnOnce() + Send + 'static) {
     std::thread::Builder::new()
-        .stack_size(2 << 20)
+        .stack_size(bytes)
         .spawn(f)
         .expect("spawn")
         .join()
@@ -69,5 +74,236 @@ fn a_long_chain_prints_on_a_small_stack() {
             &printed[..80]
         );
         assert!(printed.ends_with("\"x199998+1\" (x199999)\n$exit x199999\n"));
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Deep terms through the graph machine: import, reduce, export, print, drop.
+
+use deepcps_machine::graph::Machine;
+use deepcps_machine::print::Printer;
+use deepcps_machine::run::{Limits, Outcome};
+use deepcps_machine::term::Program;
+
+/// The depth of the graph-machine tests: 10^6 in release builds; in debug
+/// builds (plain `cargo test`) 3 * 10^5, which keeps each test within
+/// seconds and still overflows a 2 MiB stack at 7 bytes per level.
+/// `scripts/deep.sh` runs 10^6 through the release binary.
+const DEEP: usize = if cfg!(debug_assertions) { 300_000 } else { 1_000_000 };
+
+/// The kind of an outcome (its `Debug` form would print a deep value).
+fn kind(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Residual => "residual",
+        Outcome::Exit(_) => "exit",
+        Outcome::Error(_) => "error",
+        Outcome::Limit(_) => "limit",
+    }
+}
+
+/// Loads a closed program (no includes, no free names).
+fn load(text: &str) -> Program {
+    match deepcps_tests::load_source(text) {
+        Ok(p) => p,
+        Err(e) => panic!("does not load: {e}"),
+    }
+}
+
+/// `"1" (x0)`, then `"x{i-1}+1" (x{i})` up to `x{n-1}`, then `tail`.
+fn closed_chain(n: usize, first: &str, tail: &str) -> String {
+    let mut s = String::with_capacity(n * 24 + tail.len());
+    s.push_str(first);
+    s.push_str("\"1\" (x0)\n");
+    for i in 1..n {
+        s.push_str(&format!("\"x{}+1\" (x{})\n", i - 1, i));
+    }
+    s.push_str(tail);
+    s
+}
+
+#[test]
+fn graph_reduces_a_deep_chain_to_its_exit() {
+    on_small_stack(|| {
+        let program = load(&closed_chain(DEEP, "", &format!("$exit x{}\n", DEEP - 1)));
+        let mut m = Machine::new(program);
+        let report = m.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(report.text, format!("{DEEP}\n"));
+        assert_eq!(report.counts.expr, DEEP as u64);
+        drop(m);
+    });
+}
+
+#[test]
+fn graph_keeps_a_deep_staged_chain_and_reduces_at_its_bottom() {
+    on_small_stack(|| {
+        // The first statement never runs, so no statement below it runs on
+        // natural staging; only the bottom, staged on `always`, does.
+        let tail = format!("@always: \"6*7\" (v)\n\"v*x{}\" (w)\n@never: $exit w\n", DEEP - 1);
+        let program = load(&closed_chain(DEEP, "@never: ", &tail));
+        let mut m = Machine::new(program);
+        let report = m.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Residual), "{}", kind(&report.outcome));
+        // One step at the bottom: `x{DEEP-1}` is symbolic, so `v*x..` is stuck.
+        assert_eq!(report.counts.total(), 1);
+        assert_eq!(report.warnings.len(), 1);
+        assert_eq!(report.text.lines().count(), DEEP + 2);
+        assert!(
+            report.text.starts_with("@never: \"1\" (x0)\n\"x0+1\" (x1)\n"),
+            "{}",
+            &report.text[..80]
+        );
+        let end = format!(
+            "\"x{}+1\" (x{})\n@always: \"42*x{}\" (w)\n@never: $exit w\n",
+            DEEP - 2,
+            DEEP - 1,
+            DEEP - 1
+        );
+        assert!(report.text.ends_with(&end), "{}", &report.text[report.text.len() - 200..]);
+        // Export and print again from the machine, then drop everything.
+        let p = m.to_program();
+        let again = Printer::new(&p.vars).program_text(&p.body);
+        assert_eq!(again, report.text);
+        drop(p);
+        drop(m);
+    });
+}
+
+#[test]
+fn graph_exits_with_a_deep_lambda() {
+    on_small_stack(|| {
+        // The value of `$exit` is a lambda whose body is a deep chain, with
+        // a step at its bottom.
+        let mut s = String::from("$exit (a) {\n\"a+1\" (x0)\n");
+        for i in 1..DEEP {
+            s.push_str(&format!("\"x{}+1\" (x{})\n", i - 1, i));
+        }
+        s.push_str("@always: \"6*7\" (v)\n@never: $exit v\n}\n");
+        let mut m = Machine::new(load(&s));
+        let report = m.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(report.counts.total(), 2);
+        assert_eq!(report.text.lines().count(), DEEP + 3);
+        assert!(report.text.starts_with("(a) {\n  \"a+1\" (x0)\n"), "{}", &report.text[..80]);
+        assert!(
+            report.text.ends_with("  @never: $exit 42\n}\n"),
+            "{}",
+            &report.text[report.text.len() - 200..]
+        );
+        drop(report);
+        drop(m);
+    });
+}
+
+/// `"a+1+1+..+1"` with `n` ones: a left-nested sum `n` deep.
+fn long_sum(first: &str, n: usize) -> String {
+    let mut s = String::with_capacity(2 * n + 8);
+    s.push('"');
+    s.push_str(first);
+    for _ in 0..n {
+        s.push_str("+1");
+    }
+    s.push('"');
+    s
+}
+
+#[test]
+fn graph_evaluates_a_deep_expression() {
+    on_small_stack(|| {
+        let text = format!("\"5\" (a)\n{} (s)\n$exit s\n", long_sum("a", DEEP));
+        let mut m = Machine::new(load(&text));
+        let report = m.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(report.text, format!("{}\n", DEEP + 5));
+        drop(m);
+    });
+}
+
+#[test]
+fn graph_prints_a_deep_symbolic_expression() {
+    on_small_stack(|| {
+        // `a` is symbolic: the sum stays, is exported and printed.
+        let sum = long_sum("a", DEEP);
+        let text = format!("$exit (a, k) {{\n  @always: {sum} (s)\n  k s\n}}\n");
+        let mut m = Machine::new(load(&text));
+        let report = m.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(report.text, format!("(a, k) {{\n  @always: {sum} (s)\n  k s\n}}\n"));
+        assert_eq!(report.warnings.len(), 1);
+        drop(m);
+    });
+}
+
+/// Depth of the tuple tests. Building a nested tuple is quadratic today (a
+/// body's look scans its tuple arguments for expressions, and the
+/// expression language exports and re-imports the whole tuple), so these
+/// run on a 256 KiB stack at a depth a derived, recursive drop, clone or
+/// print would overflow, rather than at 10^6.
+const TUPLE_DEPTH: usize = 20_000;
+
+#[test]
+fn graph_builds_deep_tuples() {
+    on_stack(256 << 10, || {
+        // `let t{i} = [t{i-1}]`: a tuple nested TUPLE_DEPTH levels, built by β.
+        const DEEP: usize = TUPLE_DEPTH;
+        let mut s = String::from("let t0 = 7\n");
+        for i in 1..=DEEP {
+            s.push_str(&format!("let t{i} = [t{}]\n", i - 1));
+        }
+        s.push_str(&format!("$exit t{DEEP}\n"));
+        let mut m = Machine::new(load(&s));
+        let report = m.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        let expected = format!("{}7{}\n", "[".repeat(DEEP), "]".repeat(DEEP));
+        assert!(report.text == expected, "{}", &report.text[..80.min(report.text.len())]);
+        drop(report);
+        drop(m);
+    });
+}
+
+#[test]
+fn graph_builds_deep_tuples_in_expressions() {
+    on_stack(256 << 10, || {
+        // `"[t{i-1}]" (t{i})`: the tuple goes through the expression
+        // language at every step.
+        let n = TUPLE_DEPTH / 10;
+        let mut s = String::from("\"7\" (t0)\n");
+        for i in 1..=n {
+            s.push_str(&format!("\"[t{}]\" (t{i})\n", i - 1));
+        }
+        s.push_str(&format!("$exit t{n}\n"));
+        let mut m = Machine::new(load(&s));
+        let report = m.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        let expected = format!("{}7{}\n", "[".repeat(n), "]".repeat(n));
+        assert!(report.text == expected, "{}", &report.text[..80.min(report.text.len())]);
+        drop(m);
+    });
+}
+
+#[test]
+fn graph_builds_and_prints_deeply_nested_lambdas() {
+    on_small_stack(|| {
+        // `let f{i} = (k) { k f{i-1} }`: lambdas nested DEEP levels. Each
+        // is the last argument of its parent, so it prints in the tail form
+        // at one indentation: the text stays linear.
+        let mut s = String::from("let f0 = 7\n");
+        for i in 1..=DEEP {
+            s.push_str(&format!("let f{i} = (k) {{ k f{} }}\n", i - 1));
+        }
+        s.push_str(&format!("$exit f{DEEP}\n"));
+        let mut m = Machine::new(load(&s));
+        let report = m.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(m.counts.beta, DEEP as u64 + 1);
+        assert_eq!(report.text.lines().count(), DEEP + 2);
+        assert!(report.text.starts_with("(k) {\n  k (k)\n  k (k)\n"), "{}", &report.text[..80]);
+        assert!(
+            report.text.ends_with("  k (k)\n  k 7\n}\n"),
+            "{}",
+            &report.text[report.text.len() - 80..]
+        );
+        drop(report);
+        drop(m);
     });
 }

@@ -1,8 +1,12 @@
 //! Iterative destruction of deep terms. A program of a million statements is
-//! a million nested lambdas; the derived, recursive `Drop` would overflow an
-//! ordinary thread's stack. These `Drop` impls move the nested bodies out
-//! onto an explicit stack first, so each body is dropped shallow.
+//! a million nested lambdas, a value built by a loop can be a tuple a million
+//! deep, and a long operator chain is an expression a million deep; the
+//! derived, recursive `Drop` would overflow an ordinary thread's stack. These
+//! `Drop` impls (core bodies, atoms and expressions, and the surface AST) move
+//! what is nested onto an explicit stack first, so each piece is dropped
+//! shallow.
 
+use crate::expr::{Expr, ExprKind};
 use crate::syntax::ast;
 use crate::term::{Arg, Atom, Body, Cmd};
 
@@ -19,58 +23,160 @@ fn hollow(span: crate::span::Span) -> Body {
     }
 }
 
-/// Moves the bodies nested in `atoms` (through tuples, records and maps) onto
-/// `out`. Expression operands are left alone: their depth is bounded by the
-/// expression parser, and values in them are rarely deep.
-fn take_nested(atoms: &mut Vec<Atom>, out: &mut Vec<Body>) {
-    while let Some(mut a) = atoms.pop() {
-        match &mut a {
+/// An expression with nothing nested in it, to leave behind.
+fn expr_hole(span: crate::span::Span) -> Expr {
+    Expr {
+        kind: ExprKind::Val(Atom::Int(0)),
+        span,
+    }
+}
+
+/// Pieces of a term waiting to be dropped.
+#[derive(Default)]
+struct Junk {
+    bodies: Vec<Body>,
+    atoms: Vec<Atom>,
+    exprs: Vec<Expr>,
+}
+
+impl Junk {
+    /// Keeps `a` for later if something can be nested in it.
+    fn atom(&mut self, a: Atom) {
+        if matches!(
+            a,
+            Atom::Tuple(_) | Atom::Record(_) | Atom::Map(_) | Atom::Expr(_) | Atom::Lambda(_) | Atom::Rec(_)
+        ) {
+            self.atoms.push(a);
+        }
+    }
+
+    /// Keeps the atoms of `args` for later.
+    fn args(&mut self, args: Vec<Arg>) {
+        for x in args {
+            let x = match x {
+                Arg::Atom(x) | Arg::Splice(x) => x,
+            };
+            self.atom(x);
+        }
+    }
+
+    /// Keeps `*e` for later, leaving a hole.
+    fn boxed_expr(&mut self, e: &mut Expr) {
+        let span = e.span;
+        self.exprs.push(std::mem::replace(e, expr_hole(span)));
+    }
+
+    /// Moves what is nested in `b` out.
+    fn take_body(&mut self, b: &mut Body) {
+        match &mut b.cmd {
+            Cmd::App(app) => {
+                let head = std::mem::replace(&mut app.head, Atom::Int(0));
+                self.atom(head);
+                self.args(std::mem::take(&mut app.args));
+            }
+            Cmd::Fix(f) => {
+                let (s1, s2) = (f.lam.body.span, f.body.span);
+                self.bodies.push(std::mem::replace(&mut f.lam.body, hollow(s1)));
+                self.bodies.push(std::mem::replace(&mut f.body, hollow(s2)));
+            }
+        }
+    }
+
+    /// Moves what is nested in `a` out.
+    fn take_atom(&mut self, a: &mut Atom) {
+        match a {
             Atom::Lambda(l) => {
                 let span = l.body.span;
-                out.push(std::mem::replace(&mut l.body, hollow(span)));
+                self.bodies.push(std::mem::replace(&mut l.body, hollow(span)));
             }
             Atom::Rec(r) => {
                 let span = r.lam.body.span;
-                out.push(std::mem::replace(&mut r.lam.body, hollow(span)));
+                self.bodies.push(std::mem::replace(&mut r.lam.body, hollow(span)));
             }
-            Atom::Tuple(xs) => atoms.extend(std::mem::take(xs).into_iter().map(|x| match x {
-                Arg::Atom(x) | Arg::Splice(x) => x,
-            })),
-            Atom::Record(fs) => atoms.extend(std::mem::take(fs).into_iter().map(|(_, x)| x)),
-            Atom::Map(kvs) => {
-                for (k, v) in std::mem::take(kvs) {
-                    atoms.push(k);
-                    atoms.push(v);
+            Atom::Tuple(xs) => self.args(std::mem::take(xs)),
+            Atom::Record(fs) => {
+                for (_, x) in std::mem::take(fs) {
+                    self.atom(x);
                 }
             }
+            Atom::Map(kvs) => {
+                for (k, v) in std::mem::take(kvs) {
+                    self.atom(k);
+                    self.atom(v);
+                }
+            }
+            Atom::Expr(e) => self.boxed_expr(e),
             _ => {}
         }
-        // `a` is now shallow; dropping it here does not recurse.
+    }
+
+    /// Moves what is nested in `e` out.
+    fn take_expr(&mut self, e: &mut Expr) {
+        match &mut e.kind {
+            ExprKind::Val(a) => {
+                let a = std::mem::replace(a, Atom::Int(0));
+                self.atom(a);
+            }
+            ExprKind::Name(_) => {}
+            ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => self.exprs.append(xs),
+            ExprKind::Record(fs) => self.exprs.extend(std::mem::take(fs).into_iter().map(|(_, x)| x)),
+            ExprKind::Unary(_, a) | ExprKind::Field(a, _) => self.boxed_expr(a),
+            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+                self.boxed_expr(a);
+                self.boxed_expr(b);
+            }
+            ExprKind::Method(a, _, xs) => {
+                self.boxed_expr(a);
+                self.exprs.append(xs);
+            }
+        }
+    }
+
+    /// Drops everything kept, each piece shallow.
+    fn empty(&mut self) {
+        loop {
+            if let Some(mut b) = self.bodies.pop() {
+                self.take_body(&mut b);
+            } else if let Some(mut a) = self.atoms.pop() {
+                self.take_atom(&mut a);
+            } else if let Some(mut e) = self.exprs.pop() {
+                self.take_expr(&mut e);
+            } else {
+                return;
+            }
+            // The piece popped is now shallow: its own `drop` finds
+            // nothing to move and allocates nothing.
+        }
     }
 }
 
 impl Drop for Body {
     fn drop(&mut self) {
-        let mut bodies: Vec<Body> = Vec::new();
-        let mut atoms: Vec<Atom> = Vec::new();
-        let take = |b: &mut Body, atoms: &mut Vec<Atom>, bodies: &mut Vec<Body>| match &mut b.cmd {
-            Cmd::App(app) => {
-                atoms.push(std::mem::replace(&mut app.head, Atom::Int(0)));
-                atoms.extend(std::mem::take(&mut app.args).into_iter().map(|x| match x {
-                    Arg::Atom(x) | Arg::Splice(x) => x,
-                }));
-                take_nested(atoms, bodies);
-            }
-            Cmd::Fix(f) => {
-                let (s1, s2) = (f.lam.body.span, f.body.span);
-                bodies.push(std::mem::replace(&mut f.lam.body, hollow(s1)));
-                bodies.push(std::mem::replace(&mut f.body, hollow(s2)));
-            }
-        };
-        take(self, &mut atoms, &mut bodies);
-        while let Some(mut b) = bodies.pop() {
-            take(&mut b, &mut atoms, &mut bodies);
-            // `b` is now hollow: its own `drop` finds nothing to move.
+        let mut junk = Junk::default();
+        junk.take_body(self);
+        junk.empty();
+    }
+}
+
+impl Drop for Atom {
+    fn drop(&mut self) {
+        if matches!(
+            self,
+            Atom::Tuple(_) | Atom::Record(_) | Atom::Map(_) | Atom::Expr(_) | Atom::Lambda(_) | Atom::Rec(_)
+        ) {
+            let mut junk = Junk::default();
+            junk.take_atom(self);
+            junk.empty();
+        }
+    }
+}
+
+impl Drop for Expr {
+    fn drop(&mut self) {
+        if !matches!(self.kind, ExprKind::Name(_) | ExprKind::Val(Atom::Int(_))) {
+            let mut junk = Junk::default();
+            junk.take_expr(self);
+            junk.empty();
         }
     }
 }

@@ -12,6 +12,7 @@
 //!
 //! This crate does no terminal IO.
 
+mod clone;
 pub mod diag;
 mod drop;
 pub mod error;

@@ -96,7 +96,7 @@ impl Vars {
 }
 
 /// A body ⟨e, C⟩: a staging expression and a command.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Body {
     /// When the body may run. Natural staging is resolved by the front end to
     /// the staging parameter of the nearest enclosing lambda.
@@ -185,6 +185,26 @@ pub struct Lambda {
     pub span: Span,
 }
 
+impl Lambda {
+    /// A lambda with nothing in it (a placeholder).
+    fn empty() -> Lambda {
+        Lambda {
+            sparam: VarId(0),
+            params: Vec::new(),
+            body: Body {
+                stage: SExp::Const(false),
+                cmd: Cmd::App(App {
+                    head: Atom::Int(0),
+                    args: Vec::new(),
+                    sugar: Sugar::None,
+                }),
+                span: Span::default(),
+            },
+            span: Span::default(),
+        }
+    }
+}
+
 /// A staging expression.
 #[derive(Clone, Debug)]
 pub enum SExp {
@@ -257,7 +277,7 @@ pub struct RecLambda {
 }
 
 /// An atom: a variable or a value.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Atom {
     /// A variable; symbolic once substitution has passed it by.
     Var(VarId),
@@ -290,6 +310,38 @@ pub enum Atom {
 }
 
 impl Atom {
+    /// The elements of a tuple, or the atom itself if it is no tuple.
+    /// (`Atom` has an iterative `Drop`, so its parts cannot be moved out by
+    /// a pattern.)
+    pub fn into_tuple(mut self) -> Result<Vec<Arg>, Atom> {
+        match &mut self {
+            Atom::Tuple(xs) => Ok(std::mem::take(xs)),
+            _ => Err(self),
+        }
+    }
+
+    /// The lambda of a lambda atom, or the atom itself.
+    pub fn into_lambda(mut self) -> Result<Box<Lambda>, Atom> {
+        match &mut self {
+            Atom::Lambda(l) => Ok(std::mem::replace(l, Box::new(Lambda::empty()))),
+            _ => Err(self),
+        }
+    }
+
+    /// The recursive lambda of a `fix` value, or the atom itself.
+    pub fn into_rec(mut self) -> Result<Box<RecLambda>, Atom> {
+        match &mut self {
+            Atom::Rec(r) => Ok(std::mem::replace(
+                r,
+                Box::new(RecLambda {
+                    name: r.name,
+                    lam: Lambda::empty(),
+                }),
+            )),
+            _ => Err(self),
+        }
+    }
+
     /// Whether the atom is a symbolic variable (every other atom is concrete).
     pub fn is_symbolic(&self) -> bool {
         matches!(self, Atom::Var(_))

@@ -12,7 +12,7 @@ use crate::span::Span;
 use crate::term::Atom;
 
 /// An expression with its source span (inside the quoted string).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Expr {
     /// What it is.
     pub kind: ExprKind,
@@ -111,22 +111,33 @@ impl BinOp {
 
 impl Expr {
     /// A copy of the expression in which every leaf (`Val` or `Name`) is
-    /// replaced by what `leaf` makes of it; the structure is kept.
+    /// replaced by what `leaf` makes of it, left to right; the structure is
+    /// kept. Iterative (a copy, then its leaves rewritten), so long operator
+    /// chains do not recurse.
     pub fn map_leaves(&self, leaf: &mut dyn FnMut(&Expr) -> ExprKind) -> Expr {
-        let mut m = |x: &Expr| x.map_leaves(leaf);
-        let kind = match &self.kind {
-            ExprKind::Val(_) | ExprKind::Name(_) => leaf(self),
-            ExprKind::Tuple(xs) => ExprKind::Tuple(xs.iter().map(&mut m).collect()),
-            ExprKind::Record(fs) => ExprKind::Record(fs.iter().map(|(f, x)| (f.clone(), m(x))).collect()),
-            ExprKind::Unary(op, a) => ExprKind::Unary(*op, Box::new(m(a))),
-            ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, Box::new(m(a)), Box::new(m(b))),
-            ExprKind::Index(a, b) => ExprKind::Index(Box::new(m(a)), Box::new(m(b))),
-            ExprKind::Range(a, b) => ExprKind::Range(Box::new(m(a)), Box::new(m(b))),
-            ExprKind::Field(a, f) => ExprKind::Field(Box::new(m(a)), f.clone()),
-            ExprKind::Call(f, xs) => ExprKind::Call(f.clone(), xs.iter().map(&mut m).collect()),
-            ExprKind::Method(a, f, xs) => ExprKind::Method(Box::new(m(a)), f.clone(), xs.iter().map(&mut m).collect()),
-        };
-        Expr { kind, span: self.span }
+        let mut out = self.clone();
+        let mut stack = vec![&mut out];
+        while let Some(e) = stack.pop() {
+            if matches!(e.kind, ExprKind::Val(_) | ExprKind::Name(_)) {
+                e.kind = leaf(e);
+                continue;
+            }
+            match &mut e.kind {
+                ExprKind::Val(_) | ExprKind::Name(_) => {}
+                ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => stack.extend(xs.iter_mut().rev()),
+                ExprKind::Record(fs) => stack.extend(fs.iter_mut().rev().map(|(_, x)| x)),
+                ExprKind::Unary(_, a) | ExprKind::Field(a, _) => stack.push(a),
+                ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+                ExprKind::Method(a, _, xs) => {
+                    stack.extend(xs.iter_mut().rev());
+                    stack.push(a);
+                }
+            }
+        }
+        out
     }
 
     /// The value leaves (`Val`) of the expression, left to right, found

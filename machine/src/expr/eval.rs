@@ -1501,22 +1501,22 @@ mod tests {
             state = (1_103_515_245 * state + 12_345) % (1 << 31);
             expected.push(((state >> 16) % 10) as i64);
         }
-        let Ok(Atom::Matrix(m)) = run("matrix(2, 3, 12345)") else {
+        let Ok(Atom::Matrix(ref m)) = run("matrix(2, 3, 12345)") else {
             panic!("not a matrix")
         };
         assert_eq!((m.rows, m.cols), (2, 3));
         assert_eq!(m.data, expected);
         // Seed 0: states 12345, 1406932606, 654583775; entries (state >> 16) % 10.
-        let Ok(Atom::Matrix(m)) = run("matrix(1, 3, 0)") else {
+        let Ok(Atom::Matrix(ref m)) = run("matrix(1, 3, 0)") else {
             panic!("not a matrix")
         };
         assert_eq!(m.data, vec![0, 8, 8]);
         // The seed is taken mod 2^31.
-        let (Ok(Atom::Matrix(a)), Ok(Atom::Matrix(b))) = (run("matrix(3, 3, 5)"), run("matrix(3, 3, 2147483653)")) else {
+        let (Ok(Atom::Matrix(ref a)), Ok(Atom::Matrix(ref b))) = (run("matrix(3, 3, 5)"), run("matrix(3, 3, 2147483653)")) else {
             panic!("not matrices")
         };
         assert_eq!(a, b);
-        let Ok(Atom::Matrix(big)) = run("matrix(20, 20, 9223372036854775807)") else {
+        let Ok(Atom::Matrix(ref big)) = run("matrix(20, 20, 9223372036854775807)") else {
             panic!("not a matrix")
         };
         assert!(big.data.iter().all(|x| (0..10).contains(x)));

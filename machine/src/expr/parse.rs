@@ -713,10 +713,11 @@ impl Parser {
     fn parse_paren(&mut self) -> PResult<Expr> {
         let (start, _) = self.bump();
         self.enter(1)?;
-        let inner = self.parse_expr()?;
+        let mut inner = self.parse_expr()?;
         let end = self.expect(&Tok::RParen, "`)`")?;
         self.leave(1);
-        Ok(self.node(inner.kind, start, end))
+        let kind = std::mem::replace(&mut inner.kind, ExprKind::Val(Atom::Int(0)));
+        Ok(self.node(kind, start, end))
     }
 
     /// `[a, b, ..]`.
@@ -787,28 +788,11 @@ impl Parser {
     }
 }
 
-/// Drops `e` without recursion (the derived drop of a long left-nested chain
-/// such as `1+1+...+1` would overflow the stack). For tests.
+/// Drops `e`. `Expr` has an iterative `Drop` (`drop.rs`), so a long
+/// left-nested chain such as `1+1+...+1` does not recurse. For tests.
 #[cfg(test)]
 pub(crate) fn dismantle(e: Expr) {
-    let mut stack = vec![e];
-    while let Some(e) = stack.pop() {
-        match e.kind {
-            ExprKind::Unary(_, x) | ExprKind::Field(x, _) => stack.push(*x),
-            ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-                stack.push(*a);
-                stack.push(*b);
-            }
-            ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => stack.extend(xs),
-            ExprKind::Record(fs) => stack.extend(fs.into_iter().map(|(_, x)| x)),
-            ExprKind::Method(x, _, xs) => {
-                stack.push(*x);
-                stack.extend(xs);
-            }
-            ExprKind::Val(Atom::Expr(x)) => stack.push(*x),
-            ExprKind::Val(_) | ExprKind::Name(_) => {}
-        }
-    }
+    drop(e);
 }
 
 #[cfg(test)]

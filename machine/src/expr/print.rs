@@ -679,8 +679,8 @@ mod tests {
 
     /// Makes a tree print-parse stable: values are non-negative integers or
     /// booleans, and no minus sits directly on a number (it would fold).
-    fn simplify(e: Expr) -> Expr {
-        let kind = match e.kind {
+    fn simplify(mut e: Expr) -> Expr {
+        let kind = match std::mem::replace(&mut e.kind, ExprKind::Val(Atom::Int(0))) {
             ExprKind::Val(Atom::Int(n)) => ExprKind::Val(Atom::Int(n.checked_abs().unwrap_or(0))),
             ExprKind::Val(Atom::Bool(b)) => ExprKind::Val(Atom::Bool(b)),
             ExprKind::Val(_) => ExprKind::Name(Rc::from("z")),

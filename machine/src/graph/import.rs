@@ -218,7 +218,7 @@ impl Importer {
         id
     }
 
-    fn make_atom<'t>(&mut self, g: &mut Graph, a: AtomRef<'t>, parent: NodeId, slot: usize, tasks: &mut Vec<Task<'t>>) -> NodeId {
+    fn make_atom<'t>(&mut self, g: &mut Graph, mut a: AtomRef<'t>, parent: NodeId, slot: usize, tasks: &mut Vec<Task<'t>>) -> NodeId {
         match a.get() {
             Atom::Var(v) => {
                 let w = self.lookup(g, *v);
@@ -232,11 +232,12 @@ impl Importer {
             }
             Atom::Lambda(_) => match a {
                 AtomRef::Borrowed(Atom::Lambda(l)) => self.make_lambda(g, l, parent, slot, tasks),
-                AtomRef::Owned(Atom::Lambda(l)) => {
+                AtomRef::Owned(own) => {
+                    let Atom::Lambda(l) = &own else { return NodeId::NONE };
                     // Owned lambdas come from computed values: small; build
                     // them from a borrowed copy kept alive by a nested run.
                     let id = {
-                        let mut inner = vec![Task::Lambda(&l, NodeId::NONE, 0)];
+                        let mut inner = vec![Task::Lambda(l, NodeId::NONE, 0)];
                         self.run(g, &mut inner)
                     };
                     if parent != NodeId::NONE {
@@ -257,7 +258,7 @@ impl Importer {
                         tasks.push(Task::SelfRec(name, id));
                         tasks.push(Task::Lambda(&r.lam, id, 0));
                     }
-                    AtomRef::Owned(Atom::Rec(r)) => {
+                    AtomRef::Owned(Atom::Rec(ref r)) => {
                         let mut inner = vec![Task::Lambda(&r.lam, id, 0)];
                         self.run(g, &mut inner);
                         match old {
@@ -281,8 +282,8 @@ impl Importer {
                             });
                         }
                     }
-                    AtomRef::Owned(Atom::Tuple(xs)) => {
-                        for (i, x) in xs.into_iter().enumerate().rev() {
+                    AtomRef::Owned(Atom::Tuple(ref mut xs)) => {
+                        for (i, x) in std::mem::take(xs).into_iter().enumerate().rev() {
                             match x {
                                 Arg::Atom(x) => tasks.push(Task::Owned(x, id, i)),
                                 Arg::Splice(x) => {
@@ -301,7 +302,7 @@ impl Importer {
                 let id = self.node(g, kind, parent, slot);
                 let values: Vec<AtomRef<'t>> = match a {
                     AtomRef::Borrowed(Atom::Record(fs)) => fs.iter().map(|(_, x)| AtomRef::Borrowed(x)).collect(),
-                    AtomRef::Owned(Atom::Record(fs)) => fs.into_iter().map(|(_, x)| AtomRef::Owned(x)).collect(),
+                    AtomRef::Owned(Atom::Record(ref mut fs)) => std::mem::take(fs).into_iter().map(|(_, x)| AtomRef::Owned(x)).collect(),
                     _ => Vec::new(),
                 };
                 push_refs(tasks, values, id, 0);
@@ -313,7 +314,10 @@ impl Importer {
                     AtomRef::Borrowed(Atom::Map(kvs)) => {
                         kvs.iter().flat_map(|(k, v)| [AtomRef::Borrowed(k), AtomRef::Borrowed(v)]).collect()
                     }
-                    AtomRef::Owned(Atom::Map(kvs)) => kvs.into_iter().flat_map(|(k, v)| [AtomRef::Owned(k), AtomRef::Owned(v)]).collect(),
+                    AtomRef::Owned(Atom::Map(ref mut kvs)) => std::mem::take(kvs)
+                        .into_iter()
+                        .flat_map(|(k, v)| [AtomRef::Owned(k), AtomRef::Owned(v)])
+                        .collect(),
                     _ => Vec::new(),
                 };
                 push_refs(tasks, items, id, 0);

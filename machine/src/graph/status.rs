@@ -165,8 +165,8 @@ impl Machine {
                         Kind::Ref(v) => shapes.push(Shape::SymSplice(Some(a), *v)),
                         _ => return Look::Error(ErrorKind::Type),
                     },
-                    Shape::Value(Atom::Tuple(xs)) => {
-                        for x in xs {
+                    Shape::Value(t @ Atom::Tuple(_)) => {
+                        for x in t.into_tuple().unwrap_or_default() {
                             match x {
                                 Arg::Splice(Atom::Var(v)) => shapes.push(Shape::SymSplice(None, v)),
                                 Arg::Atom(x) | Arg::Splice(x) => shapes.push(Shape::Value(x)),
@@ -194,8 +194,8 @@ impl Machine {
         };
         if let Some(v) = head_value {
             // A computed head: only built-ins and lambdas can be applied.
-            return match v {
-                Atom::Var(v) => Look::Stuck(v),
+            return match &v {
+                Atom::Var(v) => Look::Stuck(*v),
                 Atom::Lambda(l) => self.beta_check(l.params.iter().map(|p| p.rest).collect(), shapes, false),
                 Atom::Rec(r) => self.beta_check(r.lam.params.iter().map(|p| p.rest).collect(), shapes, false),
                 Atom::Builtin(Builtin::If) => self.if_check(shapes),
@@ -320,8 +320,9 @@ fn exit_check(args: Vec<Shape>) -> Look {
 /// Evaluates the expressions nested in a tuple (and its tuples).
 fn eval_tuple(a: Atom) -> Result<Atom, EvalError> {
     match a {
-        Atom::Expr(e) => eval(&e),
-        Atom::Tuple(xs) => {
+        Atom::Expr(ref e) => eval(e),
+        Atom::Tuple(_) => {
+            let xs = a.into_tuple().unwrap_or_default();
             let mut out = Vec::with_capacity(xs.len());
             for x in xs {
                 out.push(match x {

@@ -331,7 +331,41 @@ impl<'v> Printer<'v> {
         self.names.leave(saved);
     }
 
+    /// Prints `a`; nested tuples with an explicit stack (a tuple built by a
+    /// loop can be a million deep).
     fn atom(&mut self, a: &Atom, indent: usize) {
+        enum Item<'t> {
+            Atom(&'t Atom),
+            Text(&'static str),
+        }
+        let mut todo = vec![Item::Atom(a)];
+        while let Some(item) = todo.pop() {
+            match item {
+                Item::Text(t) => self.out.push_str(t),
+                Item::Atom(Atom::Tuple(xs)) => {
+                    self.out.push('[');
+                    todo.push(Item::Text("]"));
+                    // Pushed last-first, so they pop in reading order.
+                    for (i, x) in xs.iter().enumerate().rev() {
+                        match x {
+                            Arg::Atom(x) => todo.push(Item::Atom(x)),
+                            Arg::Splice(x) => {
+                                todo.push(Item::Atom(x));
+                                todo.push(Item::Text("!"));
+                            }
+                        }
+                        if i > 0 {
+                            todo.push(Item::Text(", "));
+                        }
+                    }
+                }
+                Item::Atom(a) => self.shallow_atom(a, indent),
+            }
+        }
+    }
+
+    /// Prints `a`, which is not a tuple.
+    fn shallow_atom(&mut self, a: &Atom, indent: usize) {
         match a {
             Atom::Var(v) => {
                 let n = self.names.name(*v);
@@ -343,22 +377,7 @@ impl<'v> Printer<'v> {
             Atom::Stage(b) => self.out.push_str(if *b { "always" } else { "never" }),
             Atom::Builtin(Builtin::Exit) => self.out.push_str("$exit"),
             Atom::Builtin(Builtin::If) => self.out.push_str("if"),
-            Atom::Tuple(xs) => {
-                self.out.push('[');
-                for (i, x) in xs.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(", ");
-                    }
-                    match x {
-                        Arg::Atom(x) => self.atom(x, indent),
-                        Arg::Splice(x) => {
-                            self.out.push('!');
-                            self.atom(x, indent);
-                        }
-                    }
-                }
-                self.out.push(']');
-            }
+            Atom::Tuple(_) => self.atom(a, indent),
             Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => {
                 let names = &self.names;
                 let text = print_value(a, &|v| names.name(v));

@@ -278,49 +278,84 @@ fn any_active(b: &Body, concrete: &[VarId]) -> bool {
     }
 }
 
+/// What is left to do while collecting stuck bodies.
+enum Collect<'t> {
+    /// Look into an atom.
+    Atom(&'t Atom),
+    /// Look into a body: first what is nested in it, then the body itself.
+    Body(&'t Body),
+    /// Everything nested in this body was looked at: check the body.
+    Check(&'t Body),
+    /// Leave the scope of the innermost recursive value.
+    PopRec,
+}
+
 /// Collects warnings for the stuck bodies nested anywhere in `a`.
 fn collect_stuck_atom(a: &Atom, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
-    match a {
-        Atom::Lambda(l) => collect_stuck_body(&l.body, vars, recs, out),
-        Atom::Rec(r) => {
-            recs.push((r.name, r.clone()));
-            collect_stuck_body(&r.lam.body, vars, recs, out);
-            recs.pop();
-        }
-        Atom::Tuple(xs) => {
-            for x in xs {
-                let (Arg::Atom(x) | Arg::Splice(x)) = x;
-                collect_stuck_atom(x, vars, recs, out);
-            }
-        }
-        Atom::Record(fs) => fs.iter().for_each(|(_, x)| collect_stuck_atom(x, vars, recs, out)),
-        Atom::Map(kvs) => kvs.iter().for_each(|(k, v)| {
-            collect_stuck_atom(k, vars, recs, out);
-            collect_stuck_atom(v, vars, recs, out);
-        }),
-        Atom::Expr(e) => collect_stuck_expr(e, vars, recs, out),
-        _ => {}
-    }
+    collect_stuck(Collect::Atom(a), vars, recs, out);
 }
 
-fn collect_stuck_expr(e: &Expr, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
-    e.for_each_val(&mut |a| collect_stuck_atom(a, vars, recs, out));
-}
-
+/// Collects warnings for the stuck bodies of `b` and nested in it.
 fn collect_stuck_body(b: &Body, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
-    match &b.cmd {
-        Cmd::App(app) => {
-            collect_stuck_atom(&app.head, vars, recs, out);
-            for a in &app.args {
-                let (Arg::Atom(x) | Arg::Splice(x)) = a;
-                collect_stuck_atom(x, vars, recs, out);
+    collect_stuck(Collect::Body(b), vars, recs, out);
+}
+
+/// The walk of [`collect_stuck_body`], in the reference order (nested bodies
+/// first, left to right, then the body), with an explicit stack: deep chains
+/// and values do not recurse.
+fn collect_stuck(start: Collect<'_>, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
+    let mut todo = vec![start];
+    while let Some(t) = todo.pop() {
+        match t {
+            Collect::PopRec => {
+                recs.pop();
             }
-        }
-        Cmd::Fix(fix) => {
-            collect_stuck_body(&fix.lam.body, vars, recs, out);
-            collect_stuck_body(&fix.body, vars, recs, out);
+            Collect::Check(b) => check_stuck(b, vars, recs, out),
+            Collect::Body(b) => {
+                todo.push(Collect::Check(b));
+                match &b.cmd {
+                    Cmd::App(app) => {
+                        for a in app.args.iter().rev() {
+                            let (Arg::Atom(x) | Arg::Splice(x)) = a;
+                            todo.push(Collect::Atom(x));
+                        }
+                        todo.push(Collect::Atom(&app.head));
+                    }
+                    Cmd::Fix(fix) => {
+                        todo.push(Collect::Body(&fix.body));
+                        todo.push(Collect::Body(&fix.lam.body));
+                    }
+                }
+            }
+            Collect::Atom(a) => match a {
+                Atom::Lambda(l) => todo.push(Collect::Body(&l.body)),
+                Atom::Rec(r) => {
+                    recs.push((r.name, r.clone()));
+                    todo.push(Collect::PopRec);
+                    todo.push(Collect::Body(&r.lam.body));
+                }
+                Atom::Tuple(xs) => {
+                    for x in xs.iter().rev() {
+                        let (Arg::Atom(x) | Arg::Splice(x)) = x;
+                        todo.push(Collect::Atom(x));
+                    }
+                }
+                Atom::Record(fs) => todo.extend(fs.iter().rev().map(|(_, x)| Collect::Atom(x))),
+                Atom::Map(kvs) => {
+                    for (k, v) in kvs.iter().rev() {
+                        todo.push(Collect::Atom(v));
+                        todo.push(Collect::Atom(k));
+                    }
+                }
+                Atom::Expr(e) => todo.extend(e.vals().into_iter().rev().map(Collect::Atom)),
+                _ => {}
+            },
         }
     }
+}
+
+/// The warning for `b` itself, if it is stuck.
+fn check_stuck(b: &Body, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
     if let Look::Stuck(s) = prepare(b, vars, recs) {
         let name = vars.name(s.var).unwrap_or("an anonymous staging parameter").to_string();
         out.push(Diagnostic::warning(

@@ -166,10 +166,10 @@ fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
             Err(EvalError::Fail { kind, message, span }) => return fail(kind, message, b, Some(span)),
         };
         if splice {
-            match v {
-                Atom::Tuple(xs) => args.extend(xs),
-                Atom::Var(_) => args.push(Arg::Splice(v)),
-                other => {
+            match v.into_tuple() {
+                Ok(xs) => args.extend(xs),
+                Err(v @ Atom::Var(_)) => args.push(Arg::Splice(v)),
+                Err(other) => {
                     return fail(
                         ErrorKind::Type,
                         format!(
@@ -216,15 +216,21 @@ fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
             var,
             what: "the head of the application is symbolic",
         }),
-        Atom::Lambda(lam) => {
+        Atom::Lambda(_) => {
             let rule = if app.args.len() == 1 && matches!(app.args[0], Arg::Atom(Atom::Expr(_))) {
                 Rule::Expr
             } else {
                 Rule::Beta
             };
-            beta(b, lam, None, args, rule, vars)
+            match head.into_lambda() {
+                Ok(lam) => beta(b, lam, None, args, rule, vars),
+                Err(_) => unreachable!("matched a lambda"),
+            }
         }
-        Atom::Rec(r) => beta(b, Box::new(r.lam.clone()), Some(r), args, Rule::Beta, vars),
+        Atom::Rec(_) => match head.into_rec() {
+            Ok(r) => beta(b, Box::new(r.lam.clone()), Some(r), args, Rule::Beta, vars),
+            Err(_) => unreachable!("matched a recursive lambda"),
+        },
         Atom::Builtin(Builtin::If) => rule_if(b, app, args, vars),
         Atom::Builtin(Builtin::Exit) => rule_exit(b, args),
         other => fail(

@@ -123,9 +123,9 @@ impl<'v> Copier<'v> {
         for a in args {
             match a {
                 Arg::Atom(x) => out.push(Arg::Atom(self.atom(x))),
-                Arg::Splice(x) => match self.atom(x) {
-                    Atom::Tuple(elems) => out.extend(elems),
-                    other => out.push(Arg::Splice(other)),
+                Arg::Splice(x) => match self.atom(x).into_tuple() {
+                    Ok(elems) => out.extend(elems),
+                    Err(other) => out.push(Arg::Splice(other)),
                 },
             }
         }

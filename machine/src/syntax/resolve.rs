@@ -233,7 +233,7 @@ impl Resolver {
         let mut out = Vec::with_capacity(args.len());
         for a in args {
             match self.arg(a) {
-                Arg::Splice(Atom::Tuple(xs)) => out.extend(xs),
+                Arg::Splice(x @ Atom::Tuple(_)) => out.extend(x.into_tuple().unwrap_or_default()),
                 other => out.push(other),
             }
         }
