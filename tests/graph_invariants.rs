@@ -9,9 +9,9 @@ use std::path::Path;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::reference::Reducer;
 use deepcps_machine::span::SourceMap;
-use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::Program;
-use deepcps_tests::{root, Gen};
+use deepcps_tests::{load_source, root, Gen, StagedGen};
 
 /// Steps both machines side by side, checking the graph after each step.
 fn lockstep(program: Program, max_steps: u64) -> Result<u64, String> {
@@ -45,11 +45,7 @@ fn invariants_hold_after_every_step_of_generated_programs() {
     let mut steps = 0;
     for seed in 0..cases {
         let text = Gen::new(seed).program();
-        let mut sources = SourceMap::new();
-        let Ok(id) = deepcps_machine::syntax::load::add_source(&mut sources, "gen.dcps", None, text.clone().into_bytes()) else {
-            continue;
-        };
-        let Ok(p) = load_from(&MemFs::default(), id, &mut sources, false) else {
+        let Ok(p) = load_source(&text) else {
             continue;
         };
         match lockstep(p, 300) {
@@ -89,8 +85,8 @@ fn invariants_hold_after_every_step_of_staged_generated_programs() {
     let first = env("DEEPCPS_STAGED_SEED", 0);
     let mut ran = 0;
     for seed in first..first + cases {
-        let g = deepcps_tests::StagedGen::new(seed).program();
-        let Ok(p) = deepcps_tests::load_source(&g.src) else {
+        let g = StagedGen::new(seed).program();
+        let Ok(p) = load_source(&g.src) else {
             continue;
         };
         if let Err(e) = lockstep(p, 2_000) {

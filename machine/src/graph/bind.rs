@@ -93,9 +93,6 @@ impl Machine {
                 Kind::Tuple(xs) => std::mem::take(xs),
                 _ => Vec::new(),
             };
-            for &e in &elems {
-                self.g.nodes[e.ix()].parent = holder;
-            }
             let list = match &mut self.g.nodes[holder.ix()].kind {
                 Kind::Body(b) => match &mut b.cmd {
                     Cmd::App { args, .. } => Some(args),
@@ -156,17 +153,7 @@ impl Machine {
         let mut vs = Vec::new();
         if let Some(&root) = made.first() {
             // The fresh subtree's tour, built in one go.
-            let mut order = Vec::with_capacity(made.len() * 2);
-            let mut stack = vec![(root, false)];
-            while let Some((n, closing)) = stack.pop() {
-                order.push((n, !closing));
-                if !closing {
-                    stack.push((n, true));
-                    let at = stack.len();
-                    self.g.for_children(n, |c| stack.push((c, false)));
-                    stack[at..].reverse();
-                }
-            }
+            let order = self.g.tour_order(root);
             debug_assert_eq!(order.len(), made.len() * 2, "made is not one fresh subtree");
             self.g.tour.build(&order);
         }

@@ -283,15 +283,8 @@ impl Machine {
         let mut seen_shared = std::collections::HashSet::new();
         while let Some(t) = trees.pop() {
             // The tour of the tree at `t`, as the child lists say it is.
-            let mut expect = Vec::new();
-            let mut stack = vec![(t, false)];
-            while let Some((n, closing)) = stack.pop() {
-                if closing {
-                    expect.push((n, false));
-                    continue;
-                }
-                expect.push((n, true));
-                stack.push((n, true));
+            let expect = self.g.tour_order(t);
+            for &(n, _) in expect.iter().filter(|(_, entering)| *entering) {
                 reachable += 1;
                 if let Kind::Share(v) = self.g.kind(n) {
                     if !self.shared.get(v).is_some_and(|hs| hs.contains(&n)) {
@@ -304,12 +297,10 @@ impl Machine {
                         trees.push(*v);
                     }
                 }
-                let kids = self.g.children(n);
-                for &c in kids.iter().rev() {
+                for c in self.g.children(n) {
                     if self.g.nodes[c.ix()].parent != n {
                         return Err(format!("{c:?} does not name its parent {n:?}"));
                     }
-                    stack.push((c, false));
                 }
                 if let Some(b) = self.g.body(n) {
                     let now = self.look(n).status();

@@ -237,9 +237,20 @@ impl Graph {
 
     /// Puts one node on the free list (its children are not touched).
     pub fn release(&mut self, id: NodeId) {
+        self.tour.release(id);
+        self.put_on_free_list(id);
+    }
+
+    /// Like [`Graph::release`], for a node of a subtree freed whole whose
+    /// tour was cut out first: its entries are forgotten, not unlinked.
+    pub fn release_in_freed_tree(&mut self, id: NodeId) {
+        self.tour.forget(id);
+        self.put_on_free_list(id);
+    }
+
+    fn put_on_free_list(&mut self, id: NodeId) {
         debug_assert!(!matches!(self.nodes[id.ix()].kind, Kind::Free(_)), "double free of {id:?}");
         self.live -= 1;
-        self.tour.release(id);
         let next = self.free.unwrap_or(NodeId::NONE);
         self.nodes[id.ix()] = Node {
             kind: Kind::Free(next),
@@ -248,18 +259,21 @@ impl Graph {
         self.free = Some(id);
     }
 
-    /// Like [`Graph::release`], for a node of a subtree freed whole whose
-    /// tour was cut out first: its entries are forgotten, not unlinked.
-    pub fn release_in_freed_tree(&mut self, id: NodeId) {
-        debug_assert!(!matches!(self.nodes[id.ix()].kind, Kind::Free(_)), "double free of {id:?}");
-        self.live -= 1;
-        self.tour.forget(id);
-        let next = self.free.unwrap_or(NodeId::NONE);
-        self.nodes[id.ix()] = Node {
-            kind: Kind::Free(next),
-            parent: NodeId::NONE,
-        };
-        self.free = Some(id);
+    /// The Euler tour of the subtree at `root` as its child lists give it:
+    /// each node with `true` on entry and `false` on leaving, in walk order.
+    pub fn tour_order(&self, root: NodeId) -> Vec<(NodeId, bool)> {
+        let mut order = Vec::new();
+        let mut stack = vec![(root, false)];
+        while let Some((n, closing)) = stack.pop() {
+            order.push((n, !closing));
+            if !closing {
+                stack.push((n, true));
+                let at = stack.len();
+                self.for_children(n, |c| stack.push((c, false)));
+                stack[at..].reverse();
+            }
+        }
+        order
     }
 
     /// A new symbolic variable copying the source variable `origin`.

@@ -13,8 +13,6 @@ use crate::term::{Atom, SExp};
 pub struct Done {
     /// The rule.
     pub rule: Rule,
-    /// The node now standing where the body was (the cursor).
-    pub at: NodeId,
     /// For `$exit`: the value (a detached node).
     pub exit: Option<NodeId>,
 }
@@ -22,34 +20,22 @@ pub struct Done {
 impl Machine {
     /// Executes the ready body `b` with `plan`.
     pub(crate) fn execute(&mut self, b: NodeId, plan: Plan) -> Done {
-        match plan {
+        let (rule, exit) = match plan {
             Plan::Beta { args, expr } => {
-                let at = self.rule_beta(b, args);
-                Done {
-                    rule: if expr { Rule::Expr } else { Rule::Beta },
-                    at,
-                    exit: None,
-                }
+                self.rule_beta(b, args);
+                (if expr { Rule::Expr } else { Rule::Beta }, None)
             }
-            Plan::If(branch) => Done {
-                rule: Rule::If,
-                at: self.rule_if(b, branch),
-                exit: None,
-            },
-            Plan::Fix => Done {
-                rule: Rule::Fix,
-                at: self.rule_fix(b),
-                exit: None,
-            },
-            Plan::Exit(v) => {
-                let v = self.materialize(v);
-                Done {
-                    rule: Rule::Exit,
-                    at: b,
-                    exit: Some(v),
-                }
+            Plan::If(branch) => {
+                self.rule_if(b, branch);
+                (Rule::If, None)
             }
-        }
+            Plan::Fix => {
+                self.rule_fix(b);
+                (Rule::Fix, None)
+            }
+            Plan::Exit(v) => (Rule::Exit, Some(self.materialize(v))),
+        };
+        Done { rule, exit }
     }
 
     /// A detached node for an evaluated argument.
@@ -125,7 +111,7 @@ impl Machine {
 
     /// β: the callee's body takes the place of `b`, its parameters bound in
     /// place to the arguments.
-    fn rule_beta(&mut self, b: NodeId, args: Vec<Shape>) -> NodeId {
+    fn rule_beta(&mut self, b: NodeId, args: Vec<Shape>) {
         let used: Vec<NodeId> = args
             .iter()
             .filter_map(|s| match s {
@@ -172,7 +158,7 @@ impl Machine {
         };
         let Kind::Lambda(l) = self.g.kind(lam).clone() else {
             debug_assert!(false, "β without a lambda");
-            return b;
+            return;
         };
         let body = l.body;
         self.g.nodes[body.ix()].parent = NodeId::NONE;
@@ -205,7 +191,6 @@ impl Machine {
             }
         }
         self.refresh(body);
-        body
     }
 
     /// A recursive value `rec` invoked from outside: each occurrence of its
@@ -252,7 +237,7 @@ impl Machine {
 
     /// `if`: the body becomes the chosen branch applied to nothing, staged
     /// on `always`.
-    fn rule_if(&mut self, b: NodeId, branch: Shape) -> NodeId {
+    fn rule_if(&mut self, b: NodeId, branch: Shape) {
         let used: Vec<NodeId> = match &branch {
             Shape::Node(n) => vec![*n],
             _ => Vec::new(),
@@ -271,12 +256,11 @@ impl Machine {
         }
         self.g.adopt_children(b);
         self.refresh(b);
-        b
     }
 
     /// `fix`: the body takes the place of `b`, with the name bound to the
     /// recursive value.
-    fn rule_fix(&mut self, b: NodeId) -> NodeId {
+    fn rule_fix(&mut self, b: NodeId) {
         let Some(Cmd::Fix {
             sparam,
             name_in,
@@ -285,7 +269,7 @@ impl Machine {
             body,
         }) = self.g.body(b).map(|x| x.cmd.clone())
         else {
-            return b;
+            return;
         };
         let rec = self.g.alloc(Kind::Rec { name: name_in, lam });
         self.g.adopt_children(rec);
@@ -303,6 +287,5 @@ impl Machine {
         self.bind(sparam, always);
         self.bind(name_out, rec);
         self.refresh(body);
-        body
     }
 }

@@ -214,9 +214,8 @@ impl Tour {
     /// Cuts the interval of node `n` out of the tree it is in; `n`'s tour
     /// becomes a treap of its own (the rest closes up).
     pub fn cut(&mut self, n: NodeId) {
-        let (a, rest) = self.split(open(n), false);
-        let _ = rest;
-        let (_m, c) = self.split(close(n), true);
+        let (a, _) = self.split(open(n), false);
+        let (_, c) = self.split(close(n), true);
         self.merge(a, c);
     }
 
