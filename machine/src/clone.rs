@@ -10,8 +10,7 @@
 //! expression, so no path recurses per level.
 
 use crate::expr::{Expr, ExprKind};
-use crate::span::Span;
-use crate::term::{App, Arg, Atom, Body, Cmd, Fix, Lambda, RecLambda, SExp};
+use crate::term::{App, Arg, Atom, Body, Cmd, Fix, RecLambda};
 
 /// An original and the placeholder its copy goes into.
 enum Pair<'s, 'd> {
@@ -20,30 +19,9 @@ enum Pair<'s, 'd> {
     Expr(&'s Expr, &'d mut Expr),
 }
 
-/// A body with nothing nested in it, a placeholder.
-fn hollow(span: Span) -> Body {
-    Body {
-        stage: SExp::Const(false),
-        cmd: Cmd::App(App {
-            head: Atom::Int(0),
-            args: Vec::new(),
-            sugar: Default::default(),
-        }),
-        span,
-    }
-}
-
 /// A placeholder atom.
 fn hole() -> Atom {
     Atom::Int(0)
-}
-
-/// A placeholder expression.
-fn expr_hole(span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::Val(Atom::Int(0)),
-        span,
-    }
 }
 
 /// Placeholders for `args`, splices kept.
@@ -54,16 +32,6 @@ fn arg_holes(args: &[Arg]) -> Vec<Arg> {
             Arg::Splice(_) => Arg::Splice(hole()),
         })
         .collect()
-}
-
-/// A lambda like `l` with a hollow body.
-fn lambda_shell(l: &Lambda) -> Lambda {
-    Lambda {
-        sparam: l.sparam,
-        params: l.params.clone(),
-        body: hollow(l.body.span),
-        span: l.span,
-    }
 }
 
 /// Pushes the pairs of arguments.
@@ -106,8 +74,8 @@ fn fill(start: Pair<'_, '_>) {
                         d.cmd = Cmd::Fix(Box::new(Fix {
                             sparam: f.sparam,
                             name: f.name,
-                            lam: lambda_shell(&f.lam),
-                            body: hollow(f.body.span),
+                            lam: f.lam.shell(),
+                            body: Body::hollow(f.body.span),
                         }));
                         if let Cmd::Fix(df) = &mut d.cmd {
                             let df = &mut **df;
@@ -130,11 +98,11 @@ fn fill(start: Pair<'_, '_>) {
                     Atom::Tuple(xs) => Atom::Tuple(arg_holes(xs)),
                     Atom::Record(fs) => Atom::Record(fs.iter().map(|(f, _)| (f.clone(), hole())).collect()),
                     Atom::Map(kvs) => Atom::Map(kvs.iter().map(|_| (hole(), hole())).collect()),
-                    Atom::Expr(e) => Atom::Expr(Box::new(expr_hole(e.span))),
-                    Atom::Lambda(l) => Atom::Lambda(Box::new(lambda_shell(l))),
+                    Atom::Expr(e) => Atom::Expr(Box::new(Expr::hole(e.span))),
+                    Atom::Lambda(l) => Atom::Lambda(Box::new(l.shell())),
                     Atom::Rec(r) => Atom::Rec(Box::new(RecLambda {
                         name: r.name,
-                        lam: lambda_shell(&r.lam),
+                        lam: r.lam.shell(),
                     })),
                 };
                 match (s, d) {
@@ -158,13 +126,13 @@ fn fill(start: Pair<'_, '_>) {
             }
             Pair::Expr(s, d) => {
                 d.span = s.span;
-                let hole_of = |e: &Expr| Box::new(expr_hole(e.span));
-                let holes = |xs: &[Expr]| xs.iter().map(|x| expr_hole(x.span)).collect::<Vec<_>>();
+                let hole_of = |e: &Expr| Box::new(Expr::hole(e.span));
+                let holes = |xs: &[Expr]| xs.iter().map(|x| Expr::hole(x.span)).collect::<Vec<_>>();
                 d.kind = match &s.kind {
                     ExprKind::Val(_) => ExprKind::Val(hole()),
                     ExprKind::Name(n) => ExprKind::Name(n.clone()),
                     ExprKind::Tuple(xs) => ExprKind::Tuple(holes(xs)),
-                    ExprKind::Record(fs) => ExprKind::Record(fs.iter().map(|(f, x)| (f.clone(), expr_hole(x.span))).collect()),
+                    ExprKind::Record(fs) => ExprKind::Record(fs.iter().map(|(f, x)| (f.clone(), Expr::hole(x.span))).collect()),
                     ExprKind::Unary(op, a) => ExprKind::Unary(*op, hole_of(a)),
                     ExprKind::Binary(op, a, b) => ExprKind::Binary(*op, hole_of(a), hole_of(b)),
                     ExprKind::Index(a, b) => ExprKind::Index(hole_of(a), hole_of(b)),
@@ -205,7 +173,7 @@ fn fill(start: Pair<'_, '_>) {
 
 impl Clone for Body {
     fn clone(&self) -> Body {
-        let mut out = hollow(self.span);
+        let mut out = Body::hollow(self.span);
         fill(Pair::Body(self, &mut out));
         out
     }
@@ -221,7 +189,7 @@ impl Clone for Atom {
 
 impl Clone for Expr {
     fn clone(&self) -> Expr {
-        let mut out = expr_hole(self.span);
+        let mut out = Expr::hole(self.span);
         fill(Pair::Expr(self, &mut out));
         out
     }

@@ -10,27 +10,6 @@ use crate::expr::{Expr, ExprKind};
 use crate::syntax::ast;
 use crate::term::{Arg, Atom, Body, Cmd};
 
-/// A body with nothing nested in it, to leave behind.
-fn hollow(span: crate::span::Span) -> Body {
-    Body {
-        stage: crate::term::SExp::Const(false),
-        cmd: Cmd::App(crate::term::App {
-            head: Atom::Int(0),
-            args: Vec::new(),
-            sugar: Default::default(),
-        }),
-        span,
-    }
-}
-
-/// An expression with nothing nested in it, to leave behind.
-fn expr_hole(span: crate::span::Span) -> Expr {
-    Expr {
-        kind: ExprKind::Val(Atom::Int(0)),
-        span,
-    }
-}
-
 /// Pieces of a term waiting to be dropped.
 #[derive(Default)]
 struct Junk {
@@ -63,7 +42,7 @@ impl Junk {
     /// Keeps `*e` for later, leaving a hole.
     fn boxed_expr(&mut self, e: &mut Expr) {
         let span = e.span;
-        self.exprs.push(std::mem::replace(e, expr_hole(span)));
+        self.exprs.push(std::mem::replace(e, Expr::hole(span)));
     }
 
     /// Moves what is nested in `b` out.
@@ -76,8 +55,8 @@ impl Junk {
             }
             Cmd::Fix(f) => {
                 let (s1, s2) = (f.lam.body.span, f.body.span);
-                self.bodies.push(std::mem::replace(&mut f.lam.body, hollow(s1)));
-                self.bodies.push(std::mem::replace(&mut f.body, hollow(s2)));
+                self.bodies.push(std::mem::replace(&mut f.lam.body, Body::hollow(s1)));
+                self.bodies.push(std::mem::replace(&mut f.body, Body::hollow(s2)));
             }
         }
     }
@@ -87,11 +66,11 @@ impl Junk {
         match a {
             Atom::Lambda(l) => {
                 let span = l.body.span;
-                self.bodies.push(std::mem::replace(&mut l.body, hollow(span)));
+                self.bodies.push(std::mem::replace(&mut l.body, Body::hollow(span)));
             }
             Atom::Rec(r) => {
                 let span = r.lam.body.span;
-                self.bodies.push(std::mem::replace(&mut r.lam.body, hollow(span)));
+                self.bodies.push(std::mem::replace(&mut r.lam.body, Body::hollow(span)));
             }
             Atom::Tuple(xs) => self.args(std::mem::take(xs)),
             Atom::Record(fs) => {

@@ -185,22 +185,40 @@ pub struct Lambda {
     pub span: Span,
 }
 
+impl Body {
+    /// A body with nothing nested in it, never active: a placeholder (for
+    /// iterative clone and drop, and for shallow looks at a body).
+    pub fn hollow(span: Span) -> Body {
+        Body {
+            stage: SExp::Const(false),
+            cmd: Cmd::App(App {
+                head: Atom::Int(0),
+                args: Vec::new(),
+                sugar: Sugar::None,
+            }),
+            span,
+        }
+    }
+}
+
 impl Lambda {
     /// A lambda with nothing in it (a placeholder).
     fn empty() -> Lambda {
         Lambda {
             sparam: VarId(0),
             params: Vec::new(),
-            body: Body {
-                stage: SExp::Const(false),
-                cmd: Cmd::App(App {
-                    head: Atom::Int(0),
-                    args: Vec::new(),
-                    sugar: Sugar::None,
-                }),
-                span: Span::default(),
-            },
+            body: Body::hollow(Span::default()),
             span: Span::default(),
+        }
+    }
+
+    /// This lambda's binders around a hollow body.
+    pub fn shell(&self) -> Lambda {
+        Lambda {
+            sparam: self.sparam,
+            params: self.params.clone(),
+            body: Body::hollow(self.body.span),
+            span: self.span,
         }
     }
 }

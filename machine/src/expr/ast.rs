@@ -110,6 +110,15 @@ impl BinOp {
 }
 
 impl Expr {
+    /// An expression with nothing nested in it: a placeholder (for iterative
+    /// clone and drop).
+    pub fn hole(span: Span) -> Expr {
+        Expr {
+            kind: ExprKind::Val(Atom::Int(0)),
+            span,
+        }
+    }
+
     /// A copy of the expression in which every leaf (`Val` or `Name`) is
     /// replaced by what `leaf` makes of it, left to right; the structure is
     /// kept. Iterative (a copy, then its leaves rewritten), so long operator

@@ -14,8 +14,7 @@ use std::rc::Rc;
 
 use crate::expr::{Expr, ExprKind};
 use crate::reference::rules::{prepare, stage_value, Look, RecScope};
-use crate::span::Span;
-use crate::term::{App, Arg, Atom, Body, Cmd, Lambda, RecLambda, SExp, VarId, Vars};
+use crate::term::{App, Arg, Atom, Body, Cmd, RecLambda, SExp, VarId, Vars};
 
 /// What a body is in the current term.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,34 +107,11 @@ pub fn local_status(b: &Body, vars: &mut Vars, recs: &RecScope) -> Status {
     }
 }
 
-/// A body with nothing in it (never active).
-fn hollow(span: Span) -> Body {
-    Body {
-        stage: SExp::Const(false),
-        cmd: Cmd::App(App {
-            head: Atom::Int(0),
-            args: Vec::new(),
-            sugar: Default::default(),
-        }),
-        span,
-    }
-}
-
-/// `l` with the same binders and a hollow body.
-pub(crate) fn stub_lambda(l: &Lambda) -> Lambda {
-    Lambda {
-        sparam: l.sparam,
-        params: l.params.clone(),
-        body: hollow(l.body.span),
-        span: l.span,
-    }
-}
-
 /// A recursive value with a stub lambda, for the scope `prepare` takes.
 pub(crate) fn stub_rec(r: &RecLambda) -> Box<RecLambda> {
     Box::new(RecLambda {
         name: r.name,
-        lam: stub_lambda(&r.lam),
+        lam: r.lam.shell(),
     })
 }
 
@@ -153,7 +129,7 @@ fn shallow_atom(a: &Atom) -> Atom {
     while let Some(job) = jobs.pop() {
         match job {
             Job::Visit(a) => match a {
-                Atom::Lambda(l) => done.push(Atom::Lambda(Box::new(stub_lambda(l)))),
+                Atom::Lambda(l) => done.push(Atom::Lambda(Box::new(l.shell()))),
                 Atom::Rec(r) => done.push(Atom::Rec(stub_rec(r))),
                 Atom::Tuple(xs) => {
                     jobs.push(Job::Tuple(xs.iter().map(|x| matches!(x, Arg::Splice(_))).collect()));
