@@ -125,26 +125,8 @@ impl Expr {
     /// chains do not recurse.
     pub fn map_leaves(&self, leaf: &mut dyn FnMut(&Expr) -> ExprKind) -> Expr {
         let mut out = self.clone();
-        let mut stack = vec![&mut out];
-        while let Some(e) = stack.pop() {
-            if matches!(e.kind, ExprKind::Val(_) | ExprKind::Name(_)) {
-                e.kind = leaf(e);
-                continue;
-            }
-            match &mut e.kind {
-                ExprKind::Val(_) | ExprKind::Name(_) => {}
-                ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => stack.extend(xs.iter_mut().rev()),
-                ExprKind::Record(fs) => stack.extend(fs.iter_mut().rev().map(|(_, x)| x)),
-                ExprKind::Unary(_, a) | ExprKind::Field(a, _) => stack.push(a),
-                ExprKind::Binary(_, a, b) | ExprKind::Index(a, b) | ExprKind::Range(a, b) => {
-                    stack.push(b);
-                    stack.push(a);
-                }
-                ExprKind::Method(a, _, xs) => {
-                    stack.extend(xs.iter_mut().rev());
-                    stack.push(a);
-                }
-            }
+        for e in out.leaves_mut() {
+            e.kind = leaf(e);
         }
         out
     }
@@ -176,14 +158,29 @@ impl Expr {
     }
 
     /// The value leaves (`Val`) of the expression, mutably, in the same
-    /// left-to-right order as [`Expr::vals`], found with an explicit stack.
+    /// left-to-right order as [`Expr::vals`].
     pub fn vals_mut(&mut self) -> Vec<&mut Atom> {
+        self.leaves_mut()
+            .into_iter()
+            .filter_map(|e| match &mut e.kind {
+                ExprKind::Val(a) => Some(a),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The leaves (`Val` and `Name`) of the expression, mutably, left to
+    /// right, found with an explicit stack (long operator chains are deep).
+    fn leaves_mut(&mut self) -> Vec<&mut Expr> {
         let mut out = Vec::new();
         let mut stack = vec![self];
         while let Some(e) = stack.pop() {
+            if matches!(e.kind, ExprKind::Val(_) | ExprKind::Name(_)) {
+                out.push(e);
+                continue;
+            }
             match &mut e.kind {
-                ExprKind::Val(a) => out.push(a),
-                ExprKind::Name(_) => {}
+                ExprKind::Val(_) | ExprKind::Name(_) => {}
                 ExprKind::Tuple(xs) | ExprKind::Call(_, xs) => stack.extend(xs.iter_mut().rev()),
                 ExprKind::Record(fs) => stack.extend(fs.iter_mut().rev().map(|(_, x)| x)),
                 ExprKind::Unary(_, a) | ExprKind::Field(a, _) => stack.push(a),
