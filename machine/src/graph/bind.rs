@@ -14,8 +14,13 @@ impl Machine {
         let occs = self.g.take_live_occs(x);
         let waiters = std::mem::take(&mut self.g.var_mut(x).waiters);
         self.bound_count += 1;
-        match self.g.kind(v).clone() {
-            Kind::Ref(y) => {
+        let value = match self.g.kind(v) {
+            Kind::Ref(y) => Err(*y),
+            Kind::Lit(Atom::Stage(b)) => Ok(*b),
+            _ => Ok(true),
+        };
+        match value {
+            Err(y) => {
                 // x := y, a symbolic variable: x's places become y's.
                 for &o in &occs {
                     self.g.nodes[o.ix()].kind = Kind::Ref(y);
@@ -30,11 +35,7 @@ impl Machine {
                 }
                 self.g.release(v);
             }
-            kind => {
-                let truth = match kind {
-                    Kind::Lit(Atom::Stage(b)) => b,
-                    _ => true,
-                };
+            Ok(truth) => {
                 for &w in &waiters {
                     if let Some(b) = self.g.body_mut(w) {
                         rewrite_stage(&mut b.stage, &|u| (u == x).then_some(SExp::Const(truth)));
@@ -150,6 +151,19 @@ impl Machine {
     /// Sets tours, statuses and waiter lists of freshly made nodes, given
     /// in pre-order (children after their parent).
     pub(crate) fn init_nodes(&mut self, made: &[NodeId]) {
+        self.init_fresh(made, false);
+    }
+
+    /// Like [`Machine::init_nodes`], for nodes whose bodies already hold
+    /// their status: a copy's bodies have their originals' statuses with the
+    /// copy's variables (a body's status depends only on its own head,
+    /// arguments and stage, which the copy renames consistently), so
+    /// nothing is evaluated again.
+    pub(crate) fn init_known(&mut self, made: &[NodeId]) {
+        self.init_fresh(made, true);
+    }
+
+    fn init_fresh(&mut self, made: &[NodeId], known: bool) {
         let mut vs = Vec::new();
         if let Some(&root) = made.first() {
             // The fresh subtree's tour, built in one go.
@@ -158,8 +172,13 @@ impl Machine {
             self.g.tour.build(&order);
         }
         for &n in made.iter().rev() {
-            if self.g.body(n).is_some() {
-                let status = self.look(n).status();
+            if let Some(b) = self.g.body(n) {
+                let status = if known {
+                    debug_assert_eq!(b.status, self.look(n).status(), "a copied status is not the copy's");
+                    b.status
+                } else {
+                    self.look(n).status()
+                };
                 if let Some(b) = self.g.body_mut(n) {
                     b.status = status;
                     vs.clear();

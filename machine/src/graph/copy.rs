@@ -3,17 +3,34 @@
 //! when a recursive value is unfolded. Binders inside the copy get fresh
 //! variables; free variables stay shared. Iterative.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::import::set_child;
-use super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param};
+use super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param, Status};
 use super::Machine;
 use crate::term::SExp;
 
 impl Machine {
     /// A detached copy of the subtree at `n`, with statuses and hotness set.
     pub fn copy(&mut self, n: NodeId) -> NodeId {
-        let mut map: HashMap<GVar, GVar> = HashMap::new();
+        // Leaves (the common case: a number bound to a parameter that occurs
+        // several times) need no walk, no binder map and no tour build.
+        match self.g.kind(n) {
+            Kind::Lit(a) => {
+                let a = a.clone();
+                self.copied += 1;
+                return self.g.alloc(Kind::Lit(a));
+            }
+            Kind::Ref(v) => {
+                let v = *v;
+                let id = self.g.alloc(Kind::Ref(v));
+                self.g.add_occ(v, id);
+                self.copied += 1;
+                return id;
+            }
+            _ => {}
+        }
+        let mut map: HashMap<GVar, GVar> = HashMap::default();
         let mut made = Vec::new();
         let mut stack = vec![(n, NodeId::NONE, 0usize)];
         let mut root = NodeId::NONE;
@@ -102,12 +119,26 @@ impl Machine {
             }
             // Children are pushed last-first so that they are made in walk
             // order (`made` is then a pre-order).
-            let kids = self.g.children(src);
-            for (i, c) in kids.into_iter().enumerate().rev() {
+            let at = stack.len();
+            let mut i = 0;
+            self.g.for_children(src, |c| {
                 stack.push((c, id, i));
+                i += 1;
+            });
+            stack[at..].reverse();
+        }
+        // Statuses came with the bodies; a body stuck on a binder of the
+        // region is stuck on its copy.
+        for &id in &made {
+            if let Some(b) = self.g.body_mut(id) {
+                if let Status::Stuck(v) = b.status {
+                    if let Some(&w) = map.get(&v) {
+                        b.status = Status::Stuck(w);
+                    }
+                }
             }
         }
-        self.init_nodes(&made);
+        self.init_known(&made);
         self.copied += made.len() as u64;
         root
     }

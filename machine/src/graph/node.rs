@@ -143,8 +143,9 @@ pub enum Kind {
     Share(NodeId),
     /// An expression. Each of its `Val` leaves that is not a [`Kind::Lit`]
     /// value is a placeholder `Val(Var(HOLE))`, filled in reading order by
-    /// the children.
-    Expr(Box<Expr>, Vec<NodeId>),
+    /// the children. The expression itself is never changed once made, so
+    /// copies of the node share it.
+    Expr(Rc<Expr>, Vec<NodeId>),
 }
 
 /// The placeholder variable of an expression leaf held by a child node.
@@ -462,6 +463,12 @@ impl Graph {
 
 /// Whether the staging expression mentions `v`.
 pub fn mentions(s: &SExp, v: GVar) -> bool {
+    // The usual stages, a constant or one variable, without a stack.
+    match s {
+        SExp::Const(_) => return false,
+        SExp::Var(w) => return *w == v,
+        _ => {}
+    }
     let mut stack = vec![s];
     while let Some(s) = stack.pop() {
         match s {
@@ -483,6 +490,12 @@ pub fn mentions(s: &SExp, v: GVar) -> bool {
 
 /// The variables a staging expression mentions.
 pub fn stage_vars(s: &SExp, out: &mut Vec<GVar>) {
+    // The usual stages, a constant or one variable, without a stack.
+    match s {
+        SExp::Const(_) => return,
+        SExp::Var(w) => return out.push(*w),
+        _ => {}
+    }
     let mut stack = vec![s];
     while let Some(s) = stack.pop() {
         match s {
@@ -499,6 +512,17 @@ pub fn stage_vars(s: &SExp, out: &mut Vec<GVar>) {
 
 /// Rewrites every `Var(v)` of a staging expression with `f(v)`.
 pub fn rewrite_stage(s: &mut SExp, f: &dyn Fn(GVar) -> Option<SExp>) {
+    // The usual stages, a constant or one variable, without a stack.
+    match s {
+        SExp::Const(_) => return,
+        SExp::Var(w) => {
+            if let Some(new) = f(*w) {
+                *s = new;
+            }
+            return;
+        }
+        _ => {}
+    }
     let mut stack = vec![s];
     while let Some(s) = stack.pop() {
         match s {

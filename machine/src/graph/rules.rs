@@ -156,9 +156,14 @@ impl Machine {
             }
             _ => callee,
         };
-        let Kind::Lambda(l) = self.g.kind(lam).clone() else {
-            debug_assert!(false, "β without a lambda");
-            return;
+        // The lambda node goes: take its contents instead of copying them.
+        let l = match std::mem::replace(&mut self.g.nodes[lam.ix()].kind, Kind::Splice(NodeId::NONE)) {
+            Kind::Lambda(l) => l,
+            other => {
+                self.g.nodes[lam.ix()].kind = other;
+                debug_assert!(false, "β without a lambda");
+                return;
+            }
         };
         let body = l.body;
         self.g.nodes[body.ix()].parent = NodeId::NONE;

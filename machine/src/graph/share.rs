@@ -9,7 +9,7 @@
 
 use super::node::{stage_vars, Cmd, GVar, Kind, NodeId};
 use super::Machine;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 impl Machine {
     /// Whether a value is worth sharing rather than copying.
