@@ -181,6 +181,18 @@ impl Clone for Body {
 
 impl Clone for Atom {
     fn clone(&self) -> Atom {
+        // Scalars (most atoms cloned on a hot path) need no stack.
+        match self {
+            Atom::Var(v) => return Atom::Var(*v),
+            Atom::Int(i) => return Atom::Int(*i),
+            Atom::Float(f) => return Atom::Float(*f),
+            Atom::Bool(b) => return Atom::Bool(*b),
+            Atom::Str(x) => return Atom::Str(x.clone()),
+            Atom::Stage(b) => return Atom::Stage(*b),
+            Atom::Builtin(b) => return Atom::Builtin(*b),
+            Atom::Matrix(m) => return Atom::Matrix(m.clone()),
+            _ => {}
+        }
         let mut out = hole();
         fill(Pair::Atom(self, &mut out));
         out

@@ -91,6 +91,11 @@ impl Machine {
     /// Builds the nodes of a computed value (variables in it are graph
     /// variables); returns the detached node.
     pub(crate) fn import_value(&mut self, a: Atom) -> NodeId {
+        if import::is_lit(&a) {
+            // A number, boolean, string..: one leaf (the usual value of an
+            // expression), no walk.
+            return self.g.alloc(Kind::Lit(a));
+        }
         let mut imp = Importer::values();
         let id = imp.atom(&mut self.g, a);
         self.init_nodes(&imp.made);

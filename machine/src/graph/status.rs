@@ -196,8 +196,8 @@ impl Machine {
             // A computed head: only built-ins and lambdas can be applied.
             return match &v {
                 Atom::Var(v) => Look::Stuck(*v),
-                Atom::Lambda(l) => self.beta_check(l.params.iter().map(|p| p.rest).collect(), shapes, false),
-                Atom::Rec(r) => self.beta_check(r.lam.params.iter().map(|p| p.rest).collect(), shapes, false),
+                Atom::Lambda(l) => self.beta_check(arity_of(l.params.iter().map(|p| p.rest)), shapes, false),
+                Atom::Rec(r) => self.beta_check(arity_of(r.lam.params.iter().map(|p| p.rest)), shapes, false),
                 Atom::Builtin(Builtin::If) => self.if_check(shapes),
                 Atom::Builtin(Builtin::Exit) => exit_check(shapes),
                 _ => Look::Error(ErrorKind::NotAFunction),
@@ -207,35 +207,35 @@ impl Machine {
         match self.g.kind(head) {
             Kind::Ref(v) => match self.g.var(*v).bound {
                 Bound::SelfRec(r) => match self.g.kind(r) {
-                    Kind::Rec { lam, .. } => self.beta_check(self.rests(*lam), shapes, false),
+                    Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false),
                     _ => Look::Stuck(*v),
                 },
                 _ => Look::Stuck(*v),
             },
             Kind::Lambda(_) => {
                 let expr = args.len() == 1 && matches!(self.g.kind(args[0]), Kind::Expr(..));
-                self.beta_check(self.rests(head), shapes, expr)
+                self.beta_check(self.arity(head), shapes, expr)
             }
-            Kind::Rec { lam, .. } => self.beta_check(self.rests(*lam), shapes, false),
+            Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false),
             Kind::Lit(Atom::Builtin(Builtin::If)) => self.if_check(shapes),
             Kind::Lit(Atom::Builtin(Builtin::Exit)) => exit_check(shapes),
             _ => Look::Error(ErrorKind::NotAFunction),
         }
     }
 
-    /// For each parameter of the lambda node `l`, whether it is the rest one.
-    fn rests(&self, l: NodeId) -> Vec<bool> {
+    /// The arity of the lambda node `l`.
+    fn arity(&self, l: NodeId) -> Arity {
         match self.g.kind(l) {
-            Kind::Lambda(l) => l.params.iter().map(|p| p.rest).collect(),
-            _ => Vec::new(),
+            Kind::Lambda(l) => arity_of(l.params.iter().map(|p| p.rest)),
+            _ => Arity { k: 0, rest: None },
         }
     }
 
     /// The arity rules of β (LANGUAGE.md §5), as `reference::rules::beta`.
-    fn beta_check(&self, rests: Vec<bool>, args: Vec<Shape>, expr: bool) -> Look {
-        let k = rests.len();
+    fn beta_check(&self, arity: Arity, args: Vec<Shape>, expr: bool) -> Look {
+        let k = arity.k;
         let sym = first_sym_splice;
-        match rests.iter().position(|r| *r) {
+        match arity.rest {
             None => {
                 if let Some(v) = sym(&args) {
                     return Look::Stuck(v);
@@ -294,6 +294,25 @@ impl Machine {
             Err(l) => l,
         }
     }
+}
+
+/// How many parameters a lambda has, and which one is the rest parameter.
+#[derive(Clone, Copy)]
+struct Arity {
+    k: usize,
+    rest: Option<usize>,
+}
+
+/// The arity of parameters given by whether each is the rest one.
+fn arity_of(rests: impl Iterator<Item = bool>) -> Arity {
+    let mut a = Arity { k: 0, rest: None };
+    for r in rests {
+        if r && a.rest.is_none() {
+            a.rest = Some(a.k);
+        }
+        a.k += 1;
+    }
+    a
 }
 
 /// The variable of the first symbolic splice among `args`, if any.
