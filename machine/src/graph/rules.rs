@@ -47,6 +47,7 @@ impl Machine {
                 n
             }
             Shape::Value(a) => self.import_value(a),
+            Shape::Copy(n) => self.copy(n),
             Shape::SymSplice(None, v) => {
                 let r = self.import_value(Atom::Var(v));
                 let s = self.g.alloc(Kind::Splice(r));

@@ -16,6 +16,9 @@ pub enum Shape {
     Node(NodeId),
     /// A value computed by an expression (its variables are graph variables).
     Value(Atom),
+    /// A value computed by an expression that is a node of the graph as it
+    /// stands (an element read out of a tuple node): the rule gets a copy.
+    Copy(NodeId),
     /// A symbolic splice `!t`: the [`Kind::Splice`] node (`None` when it
     /// came out of a computed tuple) and its variable.
     SymSplice(Option<NodeId>, GVar),
@@ -97,6 +100,33 @@ impl Machine {
         }
     }
 
+    /// The element an expression `t[k]` reads, for a tuple node `t` (or a
+    /// shared one) without splices and a literal `k` in range: the value
+    /// the evaluator would compute is that node's term, so it is copied
+    /// rather than exported, evaluated and imported (a stack of the
+    /// builders holds code; exporting it at every `pop` costs its size).
+    /// `None` whenever evaluation might do anything else.
+    fn element_read(&self, e: &crate::expr::Expr, leaves: &[NodeId]) -> Option<NodeId> {
+        use crate::expr::ExprKind;
+        let ExprKind::Index(t, i) = &e.kind else { return None };
+        let (ExprKind::Val(Atom::Var(h)), ExprKind::Val(Atom::Int(k)), [leaf]) = (&t.kind, &i.kind, leaves) else {
+            return None;
+        };
+        if *h != HOLE {
+            return None;
+        }
+        let Kind::Tuple(xs) = self.g.kind(self.val(*leaf)) else {
+            return None;
+        };
+        if xs.iter().any(|x| matches!(self.g.kind(*x), Kind::Splice(_))) {
+            return None;
+        }
+        let x = *xs.get(usize::try_from(*k).ok()?)?;
+        // An expression element would be a value leaf the evaluator looks
+        // into: leave those to it.
+        (!matches!(self.g.kind(x), Kind::Expr(..))).then_some(x)
+    }
+
     /// Whether a tuple node holds an expression somewhere in its tuples.
     fn tuple_has_expr(&self, n: NodeId) -> bool {
         let mut stack = vec![n];
@@ -113,7 +143,14 @@ impl Machine {
 
     /// The value of an argument node, evaluating expressions (also those
     /// nested in tuples, LANGUAGE.md §5).
-    fn arg_value(&self, n: NodeId) -> Result<Shape, Look> {
+    /// `copies`: whether the value may be a [`Shape::Copy`] (not under a
+    /// splice, whose elements are taken apart).
+    fn arg_value(&self, n: NodeId, copies: bool) -> Result<Shape, Look> {
+        if let (true, Kind::Expr(e, leaves)) = (copies, self.g.kind(n)) {
+            if let Some(x) = self.element_read(e, leaves) {
+                return Ok(Shape::Copy(x));
+            }
+        }
         match self.g.kind(n) {
             Kind::Expr(..) => match self.eval_node(n) {
                 Ok(v) => Ok(Shape::Value(v)),
@@ -145,7 +182,7 @@ impl Machine {
         for &a in args {
             if let Kind::Splice(c) = self.g.kind(a) {
                 let c = *c;
-                let v = match self.arg_value(c) {
+                let v = match self.arg_value(c, false) {
                     Ok(v) => v,
                     Err(l) => return l,
                 };
@@ -177,7 +214,7 @@ impl Machine {
                     _ => return Look::Error(ErrorKind::Type),
                 }
             } else {
-                match self.arg_value(a) {
+                match self.arg_value(a, true) {
                     Ok(v) => shapes.push(v),
                     Err(l) => return l,
                 }
@@ -279,7 +316,7 @@ impl Machine {
             return Look::Error(ErrorKind::Arity);
         };
         let cond = match &c {
-            Shape::Node(n) => match self.g.kind(self.val(*n)) {
+            Shape::Node(n) | Shape::Copy(n) => match self.g.kind(self.val(*n)) {
                 Kind::Lit(Atom::Bool(b)) => Ok(*b),
                 Kind::Ref(v) => Err(Look::Stuck(*v)),
                 _ => Err(Look::Error(ErrorKind::Type)),
