@@ -94,6 +94,14 @@ impl Machine {
             // is mapped already).
             if let Kind::Body(b) = &mut kind {
                 super::node::rewrite_stage(&mut b.stage, &|v| map.get(&v).map(|w| SExp::Var(*w)));
+                // Its status came with it; stuck on a binder of the region,
+                // it is stuck on that binder's copy (now, for the same
+                // reason).
+                if let Status::Stuck(v) = b.status {
+                    if let Some(&w) = map.get(&v) {
+                        b.status = Status::Stuck(w);
+                    }
+                }
             }
             let id = self.g.alloc(kind);
             made.push(id);
@@ -126,17 +134,6 @@ impl Machine {
                 i += 1;
             });
             stack[at..].reverse();
-        }
-        // Statuses came with the bodies; a body stuck on a binder of the
-        // region is stuck on its copy.
-        for &id in &made {
-            if let Some(b) = self.g.body_mut(id) {
-                if let Status::Stuck(v) = b.status {
-                    if let Some(&w) = map.get(&v) {
-                        b.status = Status::Stuck(w);
-                    }
-                }
-            }
         }
         self.init_known(&made);
         self.copied += made.len() as u64;
