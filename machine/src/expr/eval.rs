@@ -163,6 +163,13 @@ fn unary(op: UnOp, v: Atom, span: Span) -> EResult<Atom> {
 
 /// Evaluates a left-nested chain of binary operators iteratively.
 fn eval_binary_chain(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
+    // A single operator (the common case) needs no spine to allocate.
+    if let ExprKind::Binary(op, l, r) = &e.kind {
+        if !matches!(l.kind, ExprKind::Binary(..)) {
+            let acc = eval_in(l, leaf)?;
+            return binary_step(*op, acc, r, e.span, leaf);
+        }
+    }
     let mut spine: Vec<(BinOp, &Expr, Span)> = Vec::new();
     let mut cur = e;
     while let ExprKind::Binary(op, l, r) = &cur.kind {
@@ -171,23 +178,28 @@ fn eval_binary_chain(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
     }
     let mut acc = eval_in(cur, leaf)?;
     for (op, r, span) in spine.into_iter().rev() {
-        acc = match op {
-            BinOp::And | BinOp::Or => {
-                let l = want_bool(&acc, op, span)?;
-                if l == (op == BinOp::Or) {
-                    Atom::Bool(l)
-                } else {
-                    let rv = eval_in(r, leaf)?;
-                    Atom::Bool(want_bool(&rv, op, span)?)
-                }
-            }
-            _ => {
-                let rv = eval_in(r, leaf)?;
-                binary(op, &acc, &rv, span)?
-            }
-        };
+        acc = binary_step(op, acc, r, span, leaf)?;
     }
     Ok(acc)
+}
+
+/// `acc op r`, evaluating `r` unless `&&` or `||` short-circuits.
+fn binary_step(op: BinOp, acc: Atom, r: &Expr, span: Span, leaf: Leaf<'_>) -> EResult<Atom> {
+    match op {
+        BinOp::And | BinOp::Or => {
+            let l = want_bool(&acc, op, span)?;
+            if l == (op == BinOp::Or) {
+                Ok(Atom::Bool(l))
+            } else {
+                let rv = eval_in(r, leaf)?;
+                Ok(Atom::Bool(want_bool(&rv, op, span)?))
+            }
+        }
+        _ => {
+            let rv = eval_in(r, leaf)?;
+            binary(op, &acc, &rv, span)
+        }
+    }
 }
 
 fn want_bool(a: &Atom, op: BinOp, span: Span) -> EResult<bool> {
