@@ -87,14 +87,14 @@ fn fill(start: Pair<'_, '_>) {
             }
             Pair::Atom(s, d) => {
                 *d = match s {
-                    Atom::Var(v) => Atom::Var(*v),
-                    Atom::Int(i) => Atom::Int(*i),
-                    Atom::Float(f) => Atom::Float(*f),
-                    Atom::Bool(b) => Atom::Bool(*b),
-                    Atom::Str(x) => Atom::Str(x.clone()),
-                    Atom::Stage(b) => Atom::Stage(*b),
-                    Atom::Builtin(b) => Atom::Builtin(*b),
-                    Atom::Matrix(m) => Atom::Matrix(m.clone()),
+                    Atom::Var(_)
+                    | Atom::Int(_)
+                    | Atom::Float(_)
+                    | Atom::Bool(_)
+                    | Atom::Str(_)
+                    | Atom::Stage(_)
+                    | Atom::Builtin(_)
+                    | Atom::Matrix(_) => flat(s).unwrap_or_else(hole),
                     Atom::Tuple(xs) => Atom::Tuple(arg_holes(xs)),
                     Atom::Record(fs) => Atom::Record(fs.iter().map(|(f, _)| (f.clone(), hole())).collect()),
                     Atom::Map(kvs) => Atom::Map(kvs.iter().map(|_| (hole(), hole())).collect()),
@@ -179,19 +179,27 @@ impl Clone for Body {
     }
 }
 
+/// The copy of an atom with nothing nested in it (`None` for the others).
+fn flat(a: &Atom) -> Option<Atom> {
+    Some(match a {
+        Atom::Var(v) => Atom::Var(*v),
+        Atom::Int(i) => Atom::Int(*i),
+        Atom::Float(f) => Atom::Float(*f),
+        Atom::Bool(b) => Atom::Bool(*b),
+        Atom::Str(x) => Atom::Str(x.clone()),
+        Atom::Stage(b) => Atom::Stage(*b),
+        Atom::Builtin(b) => Atom::Builtin(*b),
+        Atom::Matrix(m) => Atom::Matrix(m.clone()),
+        Atom::Tuple(_) | Atom::Record(_) | Atom::Map(_) | Atom::Expr(_) | Atom::Lambda(_) | Atom::Rec(_) => return None,
+    })
+}
+
 impl Clone for Atom {
     fn clone(&self) -> Atom {
-        // Scalars (most atoms cloned on a hot path) need no stack.
-        match self {
-            Atom::Var(v) => return Atom::Var(*v),
-            Atom::Int(i) => return Atom::Int(*i),
-            Atom::Float(f) => return Atom::Float(*f),
-            Atom::Bool(b) => return Atom::Bool(*b),
-            Atom::Str(x) => return Atom::Str(x.clone()),
-            Atom::Stage(b) => return Atom::Stage(*b),
-            Atom::Builtin(b) => return Atom::Builtin(*b),
-            Atom::Matrix(m) => return Atom::Matrix(m.clone()),
-            _ => {}
+        // Numbers, strings and the like are copied directly, without a
+        // work stack to allocate.
+        if let Some(a) = flat(self) {
+            return a;
         }
         let mut out = hole();
         fill(Pair::Atom(self, &mut out));

@@ -72,23 +72,49 @@ fn show_kind(a: &Atom) -> String {
     format!("{} ({})", show(a), a.kind_name())
 }
 
+/// What a variable leaf stands for, if anything: see [`eval_with`].
+type Leaf<'a> = &'a dyn Fn(VarId) -> Option<Atom>;
+
 /// Evaluates `e`.
 pub fn eval(e: &Expr) -> Result<Atom, EvalError> {
+    eval_in(e, &|_| None)
+}
+
+/// Evaluates `e` as if each leaf `Var(v)` for which `leaf(v)` is `Some(a)`
+/// held `a` instead, asking `leaf` only for the leaves evaluation reaches
+/// (not those `&&` and `||` skip). An expression `a` is evaluated on its
+/// own, as [`eval`] does (its leaves are not resolved through `leaf`). The
+/// graph machine evaluates its expressions in place this way, with
+/// placeholders standing for the nodes holding the values.
+pub fn eval_with(e: &Expr, leaf: &dyn Fn(VarId) -> Option<Atom>) -> Result<Atom, EvalError> {
+    eval_in(e, leaf)
+}
+
+fn eval_in(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
     match &e.kind {
         ExprKind::Val(Atom::Expr(inner)) => eval(inner),
+        ExprKind::Val(Atom::Var(v)) => match leaf(*v) {
+            Some(a) => {
+                if let Atom::Expr(inner) = &a {
+                    return eval(inner);
+                }
+                Ok(a)
+            }
+            None => Ok(Atom::Var(*v)),
+        },
         ExprKind::Val(a) => Ok(a.clone()),
         ExprKind::Name(_) => fail(ErrorKind::Type, "unresolved name", e.span),
         ExprKind::Tuple(xs) => {
             let mut elems = Vec::with_capacity(xs.len());
             for x in xs {
-                elems.push(eval(x)?);
+                elems.push(eval_in(x, leaf)?);
             }
             Ok(Atom::Tuple(elems.into_iter().map(Arg::Atom).collect()))
         }
         ExprKind::Record(fs) => {
             let mut fields: Vec<(Rc<str>, Atom)> = Vec::with_capacity(fs.len());
             for (f, x) in fs {
-                let v = eval(x)?;
+                let v = eval_in(x, leaf)?;
                 if fields.iter().any(|(g, _)| g == f) {
                     return fail(ErrorKind::Type, format!("duplicate field `{f}` in record"), e.span);
                 }
@@ -97,11 +123,11 @@ pub fn eval(e: &Expr) -> Result<Atom, EvalError> {
             Ok(Atom::Record(fields))
         }
         ExprKind::Unary(op, x) => {
-            let v = eval(x)?;
+            let v = eval_in(x, leaf)?;
             unary(*op, v, e.span)
         }
-        ExprKind::Binary(..) => eval_binary_chain(e),
-        ExprKind::Index(..) | ExprKind::Field(..) | ExprKind::Method(..) => eval_postfix_chain(e),
+        ExprKind::Binary(..) => eval_binary_chain(e, leaf),
+        ExprKind::Index(..) | ExprKind::Field(..) | ExprKind::Method(..) => eval_postfix_chain(e, leaf),
         ExprKind::Range(..) => fail(
             ErrorKind::Type,
             "a range `i..j` is only allowed as an index or a function argument",
@@ -111,7 +137,7 @@ pub fn eval(e: &Expr) -> Result<Atom, EvalError> {
             let sig = signature(name, xs.len(), e.span)?;
             let mut args = Vec::with_capacity(xs.len());
             for x in xs {
-                args.push(eval_arg(x)?);
+                args.push(eval_arg(x, leaf)?);
             }
             call(sig, name, args, e.span)
         }
@@ -136,32 +162,44 @@ fn unary(op: UnOp, v: Atom, span: Span) -> EResult<Atom> {
 }
 
 /// Evaluates a left-nested chain of binary operators iteratively.
-fn eval_binary_chain(e: &Expr) -> EResult<Atom> {
+fn eval_binary_chain(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
+    // A single operator (the common case) needs no spine to allocate.
+    if let ExprKind::Binary(op, l, r) = &e.kind {
+        if !matches!(l.kind, ExprKind::Binary(..)) {
+            let acc = eval_in(l, leaf)?;
+            return binary_step(*op, acc, r, e.span, leaf);
+        }
+    }
     let mut spine: Vec<(BinOp, &Expr, Span)> = Vec::new();
     let mut cur = e;
     while let ExprKind::Binary(op, l, r) = &cur.kind {
         spine.push((*op, r, cur.span));
         cur = l;
     }
-    let mut acc = eval(cur)?;
+    let mut acc = eval_in(cur, leaf)?;
     for (op, r, span) in spine.into_iter().rev() {
-        acc = match op {
-            BinOp::And | BinOp::Or => {
-                let l = want_bool(&acc, op, span)?;
-                if l == (op == BinOp::Or) {
-                    Atom::Bool(l)
-                } else {
-                    let rv = eval(r)?;
-                    Atom::Bool(want_bool(&rv, op, span)?)
-                }
-            }
-            _ => {
-                let rv = eval(r)?;
-                binary(op, &acc, &rv, span)?
-            }
-        };
+        acc = binary_step(op, acc, r, span, leaf)?;
     }
     Ok(acc)
+}
+
+/// `acc op r`, evaluating `r` unless `&&` or `||` short-circuits.
+fn binary_step(op: BinOp, acc: Atom, r: &Expr, span: Span, leaf: Leaf<'_>) -> EResult<Atom> {
+    match op {
+        BinOp::And | BinOp::Or => {
+            let l = want_bool(&acc, op, span)?;
+            if l == (op == BinOp::Or) {
+                Ok(Atom::Bool(l))
+            } else {
+                let rv = eval_in(r, leaf)?;
+                Ok(Atom::Bool(want_bool(&rv, op, span)?))
+            }
+        }
+        _ => {
+            let rv = eval_in(r, leaf)?;
+            binary(op, &acc, &rv, span)
+        }
+    }
 }
 
 fn want_bool(a: &Atom, op: BinOp, span: Span) -> EResult<bool> {
@@ -525,7 +563,7 @@ enum Post<'a> {
 }
 
 /// Evaluates a chain of postfix operators iteratively.
-fn eval_postfix_chain(e: &Expr) -> EResult<Atom> {
+fn eval_postfix_chain(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
     let mut chain: Vec<(Post<'_>, Span)> = Vec::new();
     let mut cur = e;
     loop {
@@ -545,17 +583,17 @@ fn eval_postfix_chain(e: &Expr) -> EResult<Atom> {
             _ => break,
         }
     }
-    let mut acc = eval(cur)?;
+    let mut acc = eval_in(cur, leaf)?;
     for (post, span) in chain.into_iter().rev() {
         acc = match post {
             Post::Index(i) => match &i.kind {
                 ExprKind::Range(lo, hi) => {
-                    let lo = eval(lo)?;
-                    let hi = eval(hi)?;
+                    let lo = eval_in(lo, leaf)?;
+                    let hi = eval_in(hi, leaf)?;
                     slice(&acc, &lo, &hi, span)?
                 }
                 _ => {
-                    let i = eval(i)?;
+                    let i = eval_in(i, leaf)?;
                     index(&acc, &i, span)?
                 }
             },
@@ -565,7 +603,7 @@ fn eval_postfix_chain(e: &Expr) -> EResult<Atom> {
                 let mut args = Vec::with_capacity(xs.len() + 1);
                 args.push(ArgV::Val(acc));
                 for x in xs {
-                    args.push(eval_arg(x)?);
+                    args.push(eval_arg(x, leaf)?);
                 }
                 call(sig, f, args, span)?
             }
@@ -675,10 +713,10 @@ enum ArgV {
     Range(Atom, Atom),
 }
 
-fn eval_arg(x: &Expr) -> EResult<ArgV> {
+fn eval_arg(x: &Expr, leaf: Leaf<'_>) -> EResult<ArgV> {
     match &x.kind {
-        ExprKind::Range(a, b) => Ok(ArgV::Range(eval(a)?, eval(b)?)),
-        _ => Ok(ArgV::Val(eval(x)?)),
+        ExprKind::Range(a, b) => Ok(ArgV::Range(eval_in(a, leaf)?, eval_in(b, leaf)?)),
+        _ => Ok(ArgV::Val(eval_in(x, leaf)?)),
     }
 }
 
@@ -1829,5 +1867,114 @@ mod tests {
                 other => panic!("{text}: {other:?}"),
             }
         }
+    }
+
+    /// Evaluates `text` with placeholders: the names `h0`, `h1`, .. become
+    /// variables `VarId(1000 + k)` resolved to `holes[k]` through
+    /// [`eval_with`]. Also evaluates `text` with the values substituted, as
+    /// the reference does, and checks that both agree (error kinds and
+    /// stuck variables included). Returns the result and the placeholders
+    /// asked for, in order.
+    fn run_holes(text: &str, holes: &[Atom]) -> (Result<Atom, EvalError>, Vec<usize>) {
+        let names: Vec<String> = (0..holes.len()).map(|k| format!("h{k}")).collect();
+        let as_vars: Vec<(&str, Atom)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| (n.as_str(), Atom::Var(VarId(1000 + k as u32))))
+            .collect();
+        let as_values: Vec<(&str, Atom)> = names.iter().map(String::as_str).zip(holes.iter().cloned()).collect();
+        let mut e = parse(text);
+        resolve(&mut e, &as_vars);
+        let asked = std::cell::RefCell::new(Vec::new());
+        let got = eval_with(&e, &|v| {
+            let k = v.0.checked_sub(1000)? as usize;
+            asked.borrow_mut().push(k);
+            holes.get(k).cloned()
+        });
+        dismantle(e);
+        let want = run_env(text, &as_values);
+        let same = match (&got, &want) {
+            (Ok(a), Ok(b)) => values_equal(a, b),
+            (Err(EvalError::Stuck(a)), Err(EvalError::Stuck(b))) => a == b,
+            (Err(EvalError::Fail { kind: a, message: m, .. }), Err(EvalError::Fail { kind: b, message: n, .. })) => a == b && m == n,
+            _ => false,
+        };
+        assert!(same, "{text}: with placeholders {got:?}, substituted {want:?}");
+        (got, asked.into_inner())
+    }
+
+    #[test]
+    fn placeholders_are_resolved_by_index_when_reached() {
+        let sym = |k: u32| Atom::Var(VarId(k));
+        // Short-circuits skip the right operand without asking for it.
+        let (r, asked) = run_holes("false && h1", &[Atom::Int(7), sym(3)]);
+        assert!(matches!(r, Ok(Atom::Bool(false))));
+        assert!(asked.is_empty(), "{asked:?}");
+        let (r, asked) = run_holes("h0 || h1", &[Atom::Bool(true), sym(3)]);
+        assert!(matches!(r, Ok(Atom::Bool(true))));
+        assert_eq!(asked, [0]);
+        let (r, asked) = run_holes("h0 || h1", &[Atom::Bool(false), Atom::Bool(true)]);
+        assert!(matches!(r, Ok(Atom::Bool(true))));
+        assert_eq!(asked, [0, 1]);
+        // The index, not the reading order, picks the value.
+        let (r, asked) = run_holes("h1 && h0", &[sym(3), Atom::Bool(false)]);
+        assert!(matches!(r, Ok(Atom::Bool(false))));
+        assert_eq!(asked, [1]);
+        let (r, _) = run_holes("h1 - h0", &[Atom::Int(1), Atom::Int(10)]);
+        assert!(matches!(r, Ok(Atom::Int(9))));
+        // A placeholder used twice is asked for twice.
+        let (r, asked) = run_holes("h0 * h0 + [h1][0]", &[Atom::Int(3), Atom::Int(4)]);
+        assert!(matches!(r, Ok(Atom::Int(13))));
+        assert_eq!(asked, [0, 0, 1]);
+        // An expression standing for a placeholder is evaluated.
+        let inner = Atom::Expr(Box::new(parse("2+3")));
+        let (r, _) = run_holes("h0 * 2", &[inner]);
+        assert!(matches!(r, Ok(Atom::Int(10))));
+    }
+
+    #[test]
+    fn placeholders_keep_error_and_stuck_decisions() {
+        let sym = |k: u32| Atom::Var(VarId(k));
+        // The right operand is evaluated before the symbolic left one is
+        // inspected: its failure wins.
+        let (r, _) = run_holes("h0 + 1/0", &[sym(3)]);
+        assert!(
+            matches!(
+                r,
+                Err(EvalError::Fail {
+                    kind: ErrorKind::DivisionByZero,
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+        let (r, _) = run_holes("1/h1 + h0", &[sym(3), Atom::Int(0)]);
+        assert!(
+            matches!(
+                r,
+                Err(EvalError::Fail {
+                    kind: ErrorKind::DivisionByZero,
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+        // Two evaluated operands, one symbolic and one of the wrong type:
+        // stuck, whichever side the symbolic one is on.
+        let (r, _) = run_holes("h0 + h1", &[sym(3), Atom::Bool(true)]);
+        assert!(matches!(r, Err(EvalError::Stuck(VarId(3)))), "{r:?}");
+        let (r, _) = run_holes("h1 * h0", &[sym(4), Atom::Str(Rc::from("s"))]);
+        assert!(matches!(r, Err(EvalError::Stuck(VarId(4)))), "{r:?}");
+        // Comparisons inspect the left operand fully first.
+        let (r, _) = run_holes("h0 < h1", &[Atom::Bool(true), sym(5)]);
+        assert!(r.is_err(), "{r:?}");
+        let (r, _) = run_holes("h0 == [1, h1]", &[sym(6), Atom::Int(1)]);
+        assert!(matches!(r, Err(EvalError::Stuck(VarId(6)))), "{r:?}");
+        let (r, _) = run_holes("h0 && h1", &[sym(3), Atom::Int(1)]);
+        assert!(matches!(r, Err(EvalError::Stuck(VarId(3)))), "{r:?}");
+        let (r, _) = run_holes("h0.f", &[sym(2)]);
+        assert!(r.is_err(), "{r:?}");
+        let (r, _) = run_holes("len(h0) + h1[1..2]", &[Atom::Int(1), sym(2)]);
+        assert!(r.is_err(), "{r:?}");
     }
 }

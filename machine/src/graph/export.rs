@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::node::{Bound, Cmd, GVar, Kind, NodeId, HOLE};
+use super::node::{hole_index, Bound, Cmd, GVar, Kind, NodeId};
 use super::Machine;
 use crate::term::{self, App, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
 
@@ -157,11 +157,14 @@ impl Machine {
                     })
                     .collect(),
             )),
-            Kind::Expr(e, _) => {
+            Kind::Expr(e, xs) => {
+                let mut filled: Vec<Option<Atom>> = xs.iter().map(|_| Some(atom_of(take()))).collect();
                 let mut e = (**e).clone();
                 for leaf in e.vals_mut() {
-                    if matches!(leaf, Atom::Var(v) if *v == HOLE) {
-                        *leaf = atom_of(take());
+                    if let Atom::Var(v) = leaf {
+                        if let Some(k) = hole_index(*v) {
+                            *leaf = filled.get_mut(k).and_then(Option::take).unwrap_or(Atom::Int(0));
+                        }
                     }
                 }
                 Piece::Atom(Atom::Expr(Box::new(e)))

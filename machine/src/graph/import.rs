@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::node::{Body, Bound, Cmd, GVar, Graph, Kind, Lambda, NodeId, Param, Status, HOLE};
+use super::node::{hole, Body, Bound, Cmd, GVar, Graph, Kind, Lambda, NodeId, Param, Status};
 use crate::expr::Expr;
 use crate::term::{self, Arg, Atom, SExp, VarId};
 
@@ -328,7 +328,8 @@ impl Importer {
                 let mut leaves = Vec::new();
                 for leaf in e.vals_mut() {
                     if !is_lit(leaf) {
-                        leaves.push(std::mem::replace(leaf, Atom::Var(HOLE)));
+                        let k = leaves.len();
+                        leaves.push(std::mem::replace(leaf, Atom::Var(hole(k))));
                     }
                 }
                 let id = self.node(g, Kind::Expr(std::rc::Rc::new(e), vec![NodeId::NONE; leaves.len()]), parent, slot);

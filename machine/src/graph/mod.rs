@@ -321,6 +321,21 @@ impl Machine {
                 if let Kind::Free(_) = self.g.kind(n) {
                     return Err(format!("{n:?} is reachable but free"));
                 }
+                if let Kind::Expr(e, xs) = self.g.kind(n) {
+                    // Placeholders `0..xs.len()` in reading order, and
+                    // otherwise plain values only.
+                    let mut next = 0;
+                    for leaf in e.vals() {
+                        match leaf {
+                            Atom::Var(v) if node::hole_index(*v) == Some(next) => next += 1,
+                            a if import::is_lit(a) => {}
+                            a => return Err(format!("{n:?} has the leaf {a:?} where placeholder {next} is due")),
+                        }
+                    }
+                    if next != xs.len() {
+                        return Err(format!("{n:?} has {next} placeholders for {} children", xs.len()));
+                    }
+                }
             }
             let got = self.g.tour.sequence(t);
             if got != expect {

@@ -142,14 +142,39 @@ pub enum Kind {
     /// pending), so the walk treats this node as a leaf.
     Share(NodeId),
     /// An expression. Each of its `Val` leaves that is not a [`Kind::Lit`]
-    /// value is a placeholder `Val(Var(HOLE))`, filled in reading order by
-    /// the children. The expression itself is never changed once made, so
-    /// copies of the node share it.
+    /// value is a placeholder `Val(Var(hole(k)))` standing for child `k`;
+    /// the placeholders are numbered `0, 1, ..` in reading order, one per
+    /// child. The evaluator resolves them by index (`Machine::eval_node`),
+    /// the export fills them in.
+    /// The expression itself is never changed once made, so copies of the
+    /// node share it.
     Expr(Rc<Expr>, Vec<NodeId>),
 }
 
-/// The placeholder variable of an expression leaf held by a child node.
-pub const HOLE: VarId = VarId(u32::MAX);
+/// The most placeholders one expression holds: the ids
+/// `FIRST_HOLE..=u32::MAX` are placeholders (see [`hole`]), so graph
+/// variables, allocated upward from 0 by [`Graph::fresh_var`], must stay
+/// below [`FIRST_HOLE`]. Neither bound can be reached in memory: 2^31 leaves
+/// of one expression, or 2^31 live variable slots, take well over 64 GiB.
+pub const MAX_HOLES: u32 = 1 << 31;
+
+/// The smallest placeholder id; every graph variable is below it.
+pub const FIRST_HOLE: u32 = u32::MAX - (MAX_HOLES - 1);
+
+/// The placeholder variable of the expression leaf held by child `k`
+/// (`k < MAX_HOLES`): `u32::MAX - k`, counting down from the top so that
+/// graph variables, counting up from 0, never meet it.
+pub fn hole(k: usize) -> VarId {
+    debug_assert!(k < MAX_HOLES as usize, "placeholder {k} of an expression");
+    let k = u32::try_from(k).unwrap_or(u32::MAX).min(MAX_HOLES - 1);
+    VarId(u32::MAX - k)
+}
+
+/// Which child a placeholder variable stands for (`None` for any other
+/// variable).
+pub fn hole_index(v: VarId) -> Option<usize> {
+    (v.0 >= FIRST_HOLE).then(|| (u32::MAX - v.0) as usize)
+}
 
 /// A node of the arena.
 #[derive(Clone, Debug)]
@@ -195,7 +220,9 @@ pub struct Graph {
     free: Option<NodeId>,
     /// Number of nodes in use.
     pub live: usize,
-    /// All variables, dead ones included.
+    /// All variables, dead ones included, indexed by id. Invariant: fewer
+    /// than [`FIRST_HOLE`] of them, so that no graph variable is an
+    /// expression placeholder ([`hole`]).
     pub vars: Vec<VarSlot>,
     /// Recycled variables.
     free_vars: Vec<GVar>,
@@ -292,6 +319,7 @@ impl Graph {
             }
             None => {
                 let v = VarId(u32::try_from(self.vars.len()).unwrap_or(u32::MAX));
+                debug_assert!(v.0 < FIRST_HOLE, "graph variable {v:?} in the placeholder range");
                 self.vars.push(slot);
                 v
             }
@@ -538,5 +566,23 @@ pub fn rewrite_stage(s: &mut SExp, f: &dyn Fn(GVar) -> Option<SExp>) {
                 stack.push(b);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_count_down_from_the_top() {
+        assert_eq!(hole(0), VarId(u32::MAX));
+        assert_eq!(hole(1), VarId(u32::MAX - 1));
+        let last = (MAX_HOLES - 1) as usize;
+        assert_eq!(hole(last), VarId(FIRST_HOLE));
+        for k in [0, 1, 2, 1000, last] {
+            assert_eq!(hole_index(hole(k)), Some(k));
+        }
+        assert_eq!(hole_index(VarId(0)), None);
+        assert_eq!(hole_index(VarId(FIRST_HOLE - 1)), None);
     }
 }

@@ -3,10 +3,10 @@
 //! decision for decision, on graph nodes instead of terms, and without
 //! looking below the body's own head and arguments.
 
-use super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId, Status, HOLE};
+use super::node::{hole_index, Bound, Cmd, GVar, Graph, Kind, NodeId, Status};
 use super::Machine;
 use crate::error::ErrorKind;
-use crate::expr::eval::{eval, EvalError};
+use crate::expr::eval::{eval, eval_with, EvalError};
 use crate::term::{Arg, Atom, Builtin, SExp};
 
 /// One argument after evaluation.
@@ -75,21 +75,21 @@ pub fn stage_value(g: &Graph, s: &SExp) -> bool {
 }
 
 impl Machine {
-    /// Evaluates an expression node (its leaves exported as they stand).
+    /// Evaluates an expression node in place: placeholder `k` stands for
+    /// child `k` as it stands, a plain value or variable read off the node,
+    /// anything else exported.
     pub(crate) fn eval_node(&self, n: NodeId) -> Result<Atom, EvalError> {
-        let Kind::Expr(e, leaves) = self.g.kind(n) else {
+        let Kind::Expr(e, kids) = self.g.kind(n) else {
             return Ok(Atom::Int(0));
         };
-        let mut e = (**e).clone();
-        let mut next = leaves.iter();
-        for leaf in e.vals_mut() {
-            if matches!(leaf, Atom::Var(v) if *v == HOLE) {
-                if let Some(c) = next.next() {
-                    *leaf = self.export_raw(*c);
-                }
-            }
-        }
-        eval(&e)
+        eval_with(e, &|v| {
+            let c = *kids.get(hole_index(v)?)?;
+            Some(match self.g.kind(c) {
+                Kind::Lit(a) => a.clone(),
+                Kind::Ref(w) => Atom::Var(*w),
+                _ => self.export_raw(c),
+            })
+        })
     }
 
     /// The node a value stands at, seen through a [`Kind::Share`] holder.
@@ -112,7 +112,7 @@ impl Machine {
         let (ExprKind::Val(Atom::Var(h)), ExprKind::Val(Atom::Int(k)), [leaf]) = (&t.kind, &i.kind, leaves) else {
             return None;
         };
-        if *h != HOLE {
+        if hole_index(*h) != Some(0) {
             return None;
         }
         let Kind::Tuple(xs) = self.g.kind(self.val(*leaf)) else {
