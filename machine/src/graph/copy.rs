@@ -30,9 +30,16 @@ impl Machine {
             }
             _ => {}
         }
-        let mut map: HashMap<GVar, GVar> = HashMap::default();
-        let mut made = Vec::new();
-        let mut stack = vec![(n, NodeId::NONE, 0usize)];
+        // The buffers of the last copy, emptied (their capacity kept).
+        let CopyScratch {
+            mut map,
+            mut made,
+            mut stack,
+        } = std::mem::take(&mut self.copy_scratch);
+        map.clear();
+        made.clear();
+        stack.clear();
+        stack.push((n, NodeId::NONE, 0usize));
         let mut root = NodeId::NONE;
         while let Some((src, parent, slot)) = stack.pop() {
             let src = match self.g.kind(src) {
@@ -137,6 +144,20 @@ impl Machine {
         }
         self.init_known(&made);
         self.copied += made.len() as u64;
+        self.copy_scratch = CopyScratch { map, made, stack };
         root
     }
+}
+
+/// The work buffers of [`Machine::copy`], kept between copies so that a
+/// copy of a small lambda (a loop's body, at every iteration) allocates
+/// only its nodes.
+#[derive(Default)]
+pub(crate) struct CopyScratch {
+    /// Binders of the region and their copies.
+    map: HashMap<GVar, GVar>,
+    /// The nodes made, in pre-order.
+    made: Vec<NodeId>,
+    /// The walk: (source node, parent of its copy, slot in the parent).
+    stack: Vec<(NodeId, NodeId, usize)>,
 }

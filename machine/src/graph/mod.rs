@@ -65,6 +65,8 @@ pub struct Machine {
     /// Bodies that turned pending during this step: those inside a shared
     /// value get it unshared (copied per holder) before the next step.
     pub(crate) new_pending: Vec<NodeId>,
+    /// The work buffers of `copy`.
+    copy_scratch: copy::CopyScratch,
 }
 
 impl Machine {
@@ -80,6 +82,7 @@ impl Machine {
             exit_vars: None,
             shared: Default::default(),
             new_pending: Vec::new(),
+            copy_scratch: Default::default(),
         };
         let mut imp = Importer::source();
         m.root = imp.body(&mut m.g, &program.body);

@@ -112,7 +112,7 @@ impl Machine {
 
     /// β: the callee's body takes the place of `b`, its parameters bound in
     /// place to the arguments.
-    fn rule_beta(&mut self, b: NodeId, args: Vec<Shape>) {
+    fn rule_beta(&mut self, b: NodeId, args: super::status::Shapes) {
         let used: Vec<NodeId> = args
             .iter()
             .filter_map(|s| match s {

@@ -24,6 +24,10 @@ pub enum Shape {
     SymSplice(Option<NodeId>, GVar),
 }
 
+/// The evaluated arguments of a body: a few, kept inline (a look is taken
+/// at every status change, so it should not allocate).
+pub type Shapes = smallvec::SmallVec<[Shape; 4]>;
+
 /// What a body would do if executed now.
 #[derive(Clone, Debug)]
 pub enum Look {
@@ -44,7 +48,7 @@ pub enum Plan {
     /// its own value); `expr` for the form `"e" (x) b`.
     Beta {
         /// The evaluated arguments.
-        args: Vec<Shape>,
+        args: Shapes,
         /// Whether it is the expression form.
         expr: bool,
     },
@@ -178,7 +182,7 @@ impl Machine {
             Cmd::Fix { .. } => return Look::Ready(Plan::Fix),
             Cmd::App { head, args, .. } => (*head, args),
         };
-        let mut shapes = Vec::with_capacity(args.len());
+        let mut shapes = Shapes::new();
         for &a in args {
             if let Kind::Splice(c) = self.g.kind(a) {
                 let c = *c;
@@ -269,7 +273,7 @@ impl Machine {
     }
 
     /// The arity rules of β (LANGUAGE.md §5), as `reference::rules::beta`.
-    fn beta_check(&self, arity: Arity, args: Vec<Shape>, expr: bool) -> Look {
+    fn beta_check(&self, arity: Arity, args: Shapes, expr: bool) -> Look {
         let k = arity.k;
         let sym = first_sym_splice;
         match arity.rest {
@@ -304,7 +308,7 @@ impl Machine {
         Look::Ready(Plan::Beta { args, expr })
     }
 
-    fn if_check(&self, args: Vec<Shape>) -> Look {
+    fn if_check(&self, args: Shapes) -> Look {
         if let Some(v) = first_sym_splice(&args) {
             return Look::Stuck(v);
         }
@@ -360,7 +364,7 @@ fn first_sym_splice(args: &[Shape]) -> Option<GVar> {
     })
 }
 
-fn exit_check(args: Vec<Shape>) -> Look {
+fn exit_check(args: Shapes) -> Look {
     if let Some(v) = first_sym_splice(&args) {
         return Look::Stuck(v);
     }
