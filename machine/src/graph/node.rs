@@ -290,8 +290,12 @@ impl Graph {
     /// The Euler tour of the subtree at `root` as its child lists give it:
     /// each node with `true` on entry and `false` on leaving, in walk order.
     pub fn tour_order(&self, root: NodeId) -> Vec<(NodeId, bool)> {
-        let mut order = Vec::new();
-        let mut stack = vec![(root, false)];
+        // Room for a small subtree from the start: most are (copies of
+        // lambdas, imported values), and growing from nothing reallocates
+        // several times.
+        let mut order = Vec::with_capacity(64);
+        let mut stack = Vec::with_capacity(16);
+        stack.push((root, false));
         while let Some((n, closing)) = stack.pop() {
             order.push((n, !closing));
             if !closing {

@@ -17,6 +17,13 @@
 //! the term per activation; on the builders, whose code runs at the bottom
 //! of the program built so far, that is quadratic (ARCHITECTURE.md).
 //!
+//! Moving a subtree costs `O(log)` of the sizes of the subtrees moved, not
+//! of the tree's: an interval is taken out below its lowest common ancestor
+//! in the treap (found by walking up by priority, [`Tour::lca`]) and a treap
+//! is put in a gap by splitting upwards only the entries of lower priority
+//! than its root ([`Tour::fill`]); the counts above change only when marks
+//! move. A subtree that already is a tree of its own is not cut at all.
+//!
 //! Entries are indexed `2n` (open) and `2n+1` (close) for `n = NodeId`.
 //! Everything here is iterative.
 
@@ -24,31 +31,48 @@ use super::node::NodeId;
 
 const NIL: u32 = u32::MAX;
 
-/// One entry of the tour: a treap node.
+/// The top bit of [`Entry::cnt`]: the entry itself is marked.
+const MARK: u32 = 1 << 31;
+
+/// One entry of the tour: a treap node (20 bytes).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     /// Left child, right child and parent in the treap (`NIL`: none).
     l: u32,
     r: u32,
     p: u32,
-    /// Marked entries in this treap subtree (the entry itself included).
+    /// The entry's priority: fixed per index ([`pri`]), set when the entry
+    /// is first made and never changed, so runs are deterministic.
+    /// Invariant (heap order): every entry's priority is greater than its
+    /// children's (priorities are distinct).
+    pri: u32,
+    /// Invariant: the low 31 bits count the marked entries in this treap
+    /// subtree (the entry itself included); [`MARK`] is set when the entry
+    /// itself is marked (only `close` entries of pending bodies). Counts
+    /// are added and subtracted on the whole word: the count never
+    /// underflows, so the mark bit is left alone.
     cnt: u32,
-    /// Whether this entry is marked (only `close` entries of pending bodies).
-    mark: bool,
 }
 
-const EMPTY: Entry = Entry {
-    l: NIL,
-    r: NIL,
-    p: NIL,
-    cnt: 0,
-    mark: false,
-};
+impl Entry {
+    /// Marked entries in this subtree.
+    fn count(self) -> u32 {
+        self.cnt & !MARK
+    }
+
+    /// Whether the entry itself is marked.
+    fn marked(self) -> bool {
+        self.cnt & MARK != 0
+    }
+}
 
 /// The Euler tours of all trees of a graph, one treap per tree.
 #[derive(Default, Debug, Clone)]
 pub struct Tour {
+    /// The entries, `open(n)` at `2n` and `close(n)` at `2n+1`.
     e: Vec<Entry>,
+    /// Scratch for [`Tour::build`] (the right spine), kept to reuse.
+    spine: Vec<u32>,
 }
 
 fn open(n: NodeId) -> u32 {
@@ -59,27 +83,55 @@ fn close(n: NodeId) -> u32 {
     n.0 * 2 + 1
 }
 
-/// A fixed pseudo-random priority per entry (a hash of its index), so runs
-/// are deterministic.
+/// A fixed pseudo-random priority per entry, so runs are deterministic: a
+/// bijective mix of its index (xor-shifts and odd multipliers), so no two
+/// entries share a priority and every ancestor's is strictly greater,
+/// which [`Tour::lca`] relies on. Computed once per entry, stored in
+/// [`Entry::pri`].
 fn pri(x: u32) -> u32 {
-    let mut z = u64::from(x).wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (z ^ (z >> 31)) as u32
+    let mut z = x.wrapping_add(0x9E37_79B9);
+    z ^= z >> 16;
+    z = z.wrapping_mul(0x7FEB_352D);
+    z ^= z >> 15;
+    z = z.wrapping_mul(0x846C_A68B);
+    z ^ (z >> 16)
+}
+
+/// An interval taken out of its treap by [`Tour::extract`]: its own treap,
+/// and the gap it left (the slot under `q` and what stood on both sides of
+/// the interval below that slot), to be filled by [`Tour::fill`].
+struct Gap {
+    /// The interval's treap.
+    m: u32,
+    /// Its marked entries.
+    mc: u32,
+    /// The entry whose child slot the interval's treap had (`NIL`: it was
+    /// the root), and which slot.
+    q: u32,
+    right: bool,
+    /// The entries before and after the interval that were below the slot
+    /// (two treaps).
+    a: u32,
+    d: u32,
 }
 
 impl Tour {
+    /// Marked entries in the treap subtree at `x` (`NIL`: none).
     fn cnt(&self, x: u32) -> u32 {
         if x == NIL {
             0
         } else {
-            self.e[x as usize].cnt
+            self.e[x as usize].count()
         }
     }
 
-    fn update(&mut self, x: u32) {
-        let e = self.e[x as usize];
-        self.e[x as usize].cnt = self.cnt(e.l) + self.cnt(e.r) + u32::from(e.mark);
+    /// Makes `x` an unlinked, unmarked entry (its priority stays).
+    fn clear(&mut self, x: u32) {
+        let e = &mut self.e[x as usize];
+        e.l = NIL;
+        e.r = NIL;
+        e.p = NIL;
+        e.cnt = 0;
     }
 
     fn set_p(&mut self, x: u32, p: u32) {
@@ -96,18 +148,124 @@ impl Tour {
         x
     }
 
+    /// The root of `n`'s treap if `n`'s interval is all of it (`open(n)`
+    /// first, `close(n)` last): two walks up that stop at the first step
+    /// from the other side.
+    fn whole(&self, n: NodeId) -> Option<u32> {
+        let (o, c) = (open(n), close(n));
+        if self.e[o as usize].l != NIL || self.e[c as usize].r != NIL {
+            return None;
+        }
+        let mut x = o;
+        loop {
+            let p = self.e[x as usize].p;
+            if p == NIL {
+                break;
+            }
+            if self.e[p as usize].l != x {
+                return None;
+            }
+            x = p;
+        }
+        let mut y = c;
+        loop {
+            let p = self.e[y as usize].p;
+            if p == NIL {
+                return Some(x);
+            }
+            if self.e[p as usize].r != y {
+                return None;
+            }
+            y = p;
+        }
+    }
+
+    /// The entry right after `x` in its treap (`NIL`: `x` is the last).
+    fn next(&self, x: u32) -> u32 {
+        let r = self.e[x as usize].r;
+        if r != NIL {
+            let mut y = r;
+            while self.e[y as usize].l != NIL {
+                y = self.e[y as usize].l;
+            }
+            return y;
+        }
+        let mut c = x;
+        let mut p = self.e[c as usize].p;
+        while p != NIL && self.e[p as usize].r == c {
+            c = p;
+            p = self.e[p as usize].p;
+        }
+        p
+    }
+
+    /// The entry right before `x` in its treap (`NIL`: `x` is the first).
+    fn prev(&self, x: u32) -> u32 {
+        let l = self.e[x as usize].l;
+        if l != NIL {
+            let mut y = l;
+            while self.e[y as usize].r != NIL {
+                y = self.e[y as usize].r;
+            }
+            return y;
+        }
+        let mut c = x;
+        let mut p = self.e[c as usize].p;
+        while p != NIL && self.e[p as usize].l == c {
+            c = p;
+            p = self.e[p as usize].p;
+        }
+        p
+    }
+
+    /// The lowest common ancestor of entries `x` and `y` of one treap: walk
+    /// up from both, always from the one of lower priority (priorities are
+    /// distinct and grow upwards, so neither walk passes it). Costs the
+    /// distance to it, `O(log)` of the number of entries between `x` and
+    /// `y`, not of the treap's size.
+    fn lca(&self, mut x: u32, mut y: u32) -> u32 {
+        while x != y {
+            if self.e[x as usize].pri < self.e[y as usize].pri {
+                x = self.e[x as usize].p;
+            } else {
+                y = self.e[y as usize].p;
+            }
+        }
+        x
+    }
+
+    /// Adds `add` to, then takes `sub` from, the counts of `y` and all its
+    /// ancestors (nothing when they cancel).
+    fn recount_up(&mut self, mut y: u32, add: u32, sub: u32) {
+        if add == sub {
+            return;
+        }
+        while y != NIL {
+            let e = &mut self.e[y as usize];
+            e.cnt = e.cnt + add - sub;
+            y = e.p;
+        }
+    }
+
     /// Makes node `n` a tree of its own with no children: `open(n) close(n)`.
     /// The caller makes sure no other treap links to its entries (see
     /// [`Tour::release`]).
     pub fn reset(&mut self, n: NodeId) {
-        let need = close(n) as usize + 1;
-        if self.e.len() < need {
-            self.e.resize(need, EMPTY);
-        }
         let (o, c) = (open(n), close(n));
-        self.e[o as usize] = EMPTY;
-        self.e[c as usize] = EMPTY;
-        if pri(o) > pri(c) {
+        let need = c as usize + 1;
+        if self.e.len() < need {
+            let from = u32::try_from(self.e.len()).unwrap_or(u32::MAX);
+            self.e.extend((from..=c).map(|x| Entry {
+                l: NIL,
+                r: NIL,
+                p: NIL,
+                pri: pri(x),
+                cnt: 0,
+            }));
+        }
+        self.clear(o);
+        self.clear(c);
+        if self.e[o as usize].pri > self.e[c as usize].pri {
             self.e[o as usize].r = c;
             self.e[c as usize].p = o;
         } else {
@@ -116,7 +274,10 @@ impl Tour {
         }
     }
 
-    /// Concatenates two treaps (`a` before `b`); returns the root.
+    /// Concatenates two treaps (`a` before `b`, both roots); returns the
+    /// root. One walk down the right spine of `a` and the left spine of
+    /// `b`; each winner's count gains the whole remaining other side, so
+    /// no second walk fixes counts.
     fn merge(&mut self, a: u32, b: u32) -> u32 {
         if a == NIL {
             return b;
@@ -124,110 +285,247 @@ impl Tour {
         if b == NIL {
             return a;
         }
+        let e = &mut self.e;
+        debug_assert!(e[a as usize].p == NIL && e[b as usize].p == NIL, "merge of non-roots");
         let (mut a, mut b) = (a, b);
-        let mut root = NIL;
-        // Where the next winner goes: under `parent`, on the right if `right`.
+        let root = if e[a as usize].pri > e[b as usize].pri { a } else { b };
+        // Where the next winner goes: under `parent`, on the right if
+        // `right` (the root has no parent and is already one).
         let mut parent = NIL;
         let mut right = false;
-        let attach = |t: &mut Tour, parent: u32, right: bool, x: u32, root: &mut u32| {
-            if parent == NIL {
-                *root = x;
-            } else if right {
-                t.e[parent as usize].r = x;
-            } else {
-                t.e[parent as usize].l = x;
-            }
-            t.set_p(x, parent);
-        };
         loop {
-            if a == NIL {
-                attach(self, parent, right, b, &mut root);
-                break;
-            }
-            if b == NIL {
-                attach(self, parent, right, a, &mut root);
-                break;
-            }
-            if pri(a) > pri(b) {
-                attach(self, parent, right, a, &mut root);
+            let (ea, eb) = (e[a as usize], e[b as usize]);
+            if ea.pri > eb.pri {
+                // `a` keeps its left side; its right side is merged with `b`.
+                let x = &mut e[a as usize];
+                x.cnt += eb.count();
+                x.p = parent;
+                if parent != NIL {
+                    if right {
+                        e[parent as usize].r = a;
+                    } else {
+                        e[parent as usize].l = a;
+                    }
+                }
+                if ea.r == NIL {
+                    e[a as usize].r = b;
+                    e[b as usize].p = a;
+                    break;
+                }
                 parent = a;
                 right = true;
-                a = self.e[a as usize].r;
+                a = ea.r;
             } else {
-                attach(self, parent, right, b, &mut root);
+                let x = &mut e[b as usize];
+                x.cnt += ea.count();
+                x.p = parent;
+                if parent != NIL {
+                    if right {
+                        e[parent as usize].r = b;
+                    } else {
+                        e[parent as usize].l = b;
+                    }
+                }
+                if eb.l == NIL {
+                    e[b as usize].l = a;
+                    e[a as usize].p = b;
+                    break;
+                }
                 parent = b;
                 right = false;
-                b = self.e[b as usize].l;
+                b = eb.l;
             }
-        }
-        // The counts changed along the path from `parent` up.
-        let mut x = parent;
-        while x != NIL {
-            self.update(x);
-            x = self.e[x as usize].p;
         }
         root
     }
 
-    /// Splits the treap holding `x` into the entries before `x` and those
-    /// from `x` on (`after = false`), or up to `x` and after it
-    /// (`after = true`). Returns the two roots.
-    fn split(&mut self, x: u32, after: bool) -> (u32, u32) {
+    /// Splits the treap subtree below `stop` (a child subtree of `stop`,
+    /// `NIL`: the whole treap) that holds `x` into the entries before `x`
+    /// and those from `x` on (`after = false`), or up to `x` and after it
+    /// (`after = true`). Returns the two roots (unlinked from `stop`, which
+    /// is left as it was) and their marked entries. One walk up from `x`;
+    /// the counts are fixed on the way from those of the two parts.
+    fn split_below(&mut self, x: u32, after: bool, stop: u32) -> (u32, u32, u32, u32) {
+        let e = &mut self.e;
         let xi = x as usize;
-        let (mut l, mut r);
+        let ex = e[xi];
+        // The two parts built so far, and their mark counts.
+        let (mut l, mut r, mut lc, mut rc);
         if after {
-            r = self.e[xi].r;
-            self.set_p(r, NIL);
-            self.e[xi].r = NIL;
+            r = ex.r;
+            rc = 0;
+            if r != NIL {
+                let er = &mut e[r as usize];
+                er.p = NIL;
+                rc = er.count();
+            }
+            let x_ = &mut e[xi];
+            x_.r = NIL;
+            x_.cnt -= rc;
+            lc = x_.count();
             l = x;
         } else {
-            l = self.e[xi].l;
-            self.set_p(l, NIL);
-            self.e[xi].l = NIL;
+            l = ex.l;
+            lc = 0;
+            if l != NIL {
+                let el = &mut e[l as usize];
+                el.p = NIL;
+                lc = el.count();
+            }
+            let x_ = &mut e[xi];
+            x_.l = NIL;
+            x_.cnt -= lc;
+            rc = x_.count();
             r = x;
         }
-        self.update(x);
+        e[xi].p = NIL;
         let mut cur = x;
-        let mut p = self.e[xi].p;
-        self.e[xi].p = NIL;
-        while p != NIL {
-            let pi = p as usize;
-            let pp = self.e[pi].p;
-            if self.e[pi].r == cur {
+        let mut p = ex.p;
+        while p != stop {
+            let ep = &mut e[p as usize];
+            let pp = ep.p;
+            ep.p = NIL;
+            if ep.r == cur {
                 // p comes before cur: it takes the left part on its right.
-                self.e[pi].r = l;
-                self.set_p(l, p);
+                ep.r = l;
+                ep.cnt -= rc;
+                lc = ep.count();
+                if l != NIL {
+                    e[l as usize].p = p;
+                }
                 l = p;
             } else {
-                self.e[pi].l = r;
-                self.set_p(r, p);
+                ep.l = r;
+                ep.cnt -= lc;
+                rc = ep.count();
+                if r != NIL {
+                    e[r as usize].p = p;
+                }
                 r = p;
             }
-            self.update(p);
-            self.e[pi].p = NIL;
             cur = p;
             p = pp;
         }
-        (l, r)
+        (l, r, lc, rc)
+    }
+
+    /// Takes the entries from `o` to `c` (in order, one treap) out as a
+    /// treap of their own. Only the treap below their lowest common
+    /// ancestor changes (it becomes the interval's root), so the cost is
+    /// `O(log)` of the interval's length; the ancestors above are left
+    /// for [`Tour::fill`], counts included.
+    fn extract(&mut self, o: u32, c: u32) -> Gap {
+        let top = self.lca(o, c);
+        let et = self.e[top as usize];
+        let q = et.p;
+        let right = q != NIL && self.e[q as usize].r == top;
+        let (a, b, bc) = if o == top {
+            (et.l, NIL, 0)
+        } else {
+            let (a, b, _, bc) = self.split_below(o, false, top);
+            (a, b, bc)
+        };
+        let (cc, d, ccc) = if c == top {
+            (NIL, et.r, 0)
+        } else {
+            let (cc, d, ccc, _) = self.split_below(c, true, top);
+            (cc, d, ccc)
+        };
+        self.set_p(a, NIL);
+        self.set_p(d, NIL);
+        self.set_p(b, top);
+        self.set_p(cc, top);
+        let mc = bc + ccc + u32::from(et.marked());
+        let t = &mut self.e[top as usize];
+        t.l = b;
+        t.r = cc;
+        t.p = NIL;
+        t.cnt = (et.cnt & MARK) | mc;
+        Gap {
+            m: top,
+            mc,
+            q,
+            right,
+            a,
+            d,
+        }
+    }
+
+    /// Puts the treap `m` (`NIL`: nothing) in the gap `g` left by
+    /// [`Tour::extract`], between `g.a` and `g.d`. Entries above the gap
+    /// with a lower priority than `m`'s root are split on the way up (as
+    /// few as `m` is small), and the counts of those above are fixed.
+    fn fill(&mut self, g: &Gap, m: u32) {
+        let (pm, mc) = if m == NIL {
+            (0, 0)
+        } else {
+            (self.e[m as usize].pri, self.e[m as usize].count())
+        };
+        let (mut q, mut right, mut l, mut r) = (g.q, g.right, g.a, g.d);
+        while q != NIL && self.e[q as usize].pri < pm {
+            // `q` goes below `m`'s root: to the left part if the gap is on
+            // its right, else to the right part.
+            let eq = self.e[q as usize];
+            let qq = eq.p;
+            let qright = qq != NIL && self.e[qq as usize].r == q;
+            let mark = eq.cnt & MARK;
+            if right {
+                let c = self.cnt(eq.l) + self.cnt(l);
+                self.set_p(l, q);
+                let x = &mut self.e[q as usize];
+                x.r = l;
+                x.cnt = mark | (c + u32::from(mark != 0));
+                l = q;
+            } else {
+                let c = self.cnt(eq.r) + self.cnt(r);
+                self.set_p(r, q);
+                let x = &mut self.e[q as usize];
+                x.l = r;
+                x.cnt = mark | (c + u32::from(mark != 0));
+                r = q;
+            }
+            self.e[q as usize].p = NIL;
+            q = qq;
+            right = qright;
+        }
+        let lm = self.merge(l, m);
+        let x = self.merge(lm, r);
+        if q != NIL {
+            if right {
+                self.e[q as usize].r = x;
+            } else {
+                self.e[q as usize].l = x;
+            }
+            self.set_p(x, q);
+            self.recount_up(q, mc, g.mc);
+        }
     }
 
     /// Cuts the interval of node `n` out of the tree it is in; `n`'s tour
-    /// becomes a treap of its own (the rest closes up).
+    /// becomes a treap of its own (the rest closes up). Returns its root.
+    fn cut_out(&mut self, n: NodeId) -> u32 {
+        if let Some(root) = self.whole(n) {
+            return root;
+        }
+        let g = self.extract(open(n), close(n));
+        self.fill(&g, NIL);
+        g.m
+    }
+
+    /// Cuts the interval of node `n` out of the tree it is in; `n`'s tour
+    /// becomes a treap of its own (the rest closes up). Costs `O(log)` of
+    /// `n`'s subtree size, whatever the tree's.
     pub fn cut(&mut self, n: NodeId) {
-        let (a, _) = self.split(open(n), false);
-        let (_, c) = self.split(close(n), true);
-        self.merge(a, c);
+        self.cut_out(n);
     }
 
     /// Puts the tour of `new` (cut from wherever it is) where the tour of
-    /// `old` stands; `old`'s tour becomes a treap of its own.
+    /// `old` stands; `old`'s tour becomes a treap of its own. Costs `O(log)`
+    /// of the two subtrees' sizes, whatever the tree's.
     pub fn replace(&mut self, old: NodeId, new: NodeId) {
-        self.cut(new);
-        let m = self.root(open(new));
-        let (a, _) = self.split(open(old), false);
-        let (_, c) = self.split(close(old), true);
-        let am = self.merge(a, m);
-        self.merge(am, c);
+        let m = self.cut_out(new);
+        let g = self.extract(open(old), close(old));
+        self.fill(&g, m);
     }
 
     /// Puts the tours of `kids` (each cut from wherever it is), in order,
@@ -236,27 +534,74 @@ impl Tour {
     pub fn relist(&mut self, n: NodeId, kids: &[NodeId]) {
         let mut seq = NIL;
         for &k in kids {
-            self.cut(k);
-            let m = self.root(open(k));
+            let m = self.cut_out(k);
             seq = self.merge(seq, m);
         }
-        let (a, _) = self.split(open(n), true);
-        let (_inner, c) = self.split(close(n), false);
-        let a = self.merge(a, seq);
-        self.merge(a, c);
+        let (o, c) = (open(n), close(n));
+        let first = self.next(o);
+        let g = if first == c {
+            if seq == NIL {
+                return;
+            }
+            // Nothing inside: the gap is the empty slot between `o` and `c`
+            // (`c` is the first entry of `o`'s right subtree, or `o` has
+            // none).
+            let eo = self.e[o as usize];
+            let (q, right) = if eo.r == NIL { (o, true) } else { (c, false) };
+            Gap {
+                m: NIL,
+                mc: 0,
+                q,
+                right,
+                a: NIL,
+                d: NIL,
+            }
+        } else {
+            let last = self.prev(c);
+            self.extract(first, last)
+        };
+        self.fill(&g, seq);
+    }
+
+    /// Takes entry `x`, which has at most one child, out of its treap (its
+    /// child takes its place).
+    fn splice_out(&mut self, x: u32) {
+        let ex = self.e[x as usize];
+        debug_assert!(ex.l == NIL || ex.r == NIL);
+        let child = if ex.l != NIL { ex.l } else { ex.r };
+        self.set_p(child, ex.p);
+        if ex.p != NIL {
+            let p = &mut self.e[ex.p as usize];
+            if p.l == x {
+                p.l = child;
+            } else {
+                p.r = child;
+            }
+            if ex.marked() {
+                self.recount_up(ex.p, 0, 1);
+            }
+        }
     }
 
     /// Takes node `n`'s own entries out of every treap (its interval's
     /// inside, if anything is left there, stays together on its own), so
     /// they can be reused.
     pub fn release(&mut self, n: NodeId) {
-        self.cut(n);
-        let (_, rest) = self.split(open(n), true);
-        if rest != NIL {
-            self.split(close(n), false);
+        let (o, c) = (open(n), close(n));
+        let (eo, ec) = (self.e[o as usize], self.e[c as usize]);
+        // The usual case, a tree of its own with nothing inside (a replaced
+        // leaf, an emptied body): the two entries, one the other's child.
+        let pair = (eo.p == c && ec.p == NIL && ec.l == o && ec.r == NIL && eo.l == NIL && eo.r == NIL)
+            || (ec.p == o && eo.p == NIL && eo.r == c && eo.l == NIL && ec.l == NIL && ec.r == NIL);
+        if !pair {
+            self.cut_out(n);
+            // `o` is now the first entry of its treap and `c` the last: no
+            // left child, no right child.
+            self.splice_out(o);
+            self.splice_out(c);
         }
-        self.e[open(n) as usize] = EMPTY;
-        self.e[close(n) as usize] = EMPTY;
+        self.clear(o);
+        self.clear(c);
     }
 
     /// Makes the fresh, unmarked nodes of `order` (a tour: node and whether
@@ -264,13 +609,15 @@ impl Tour {
     /// built along its right spine). The nodes must not be in any other
     /// tree.
     pub fn build(&mut self, order: &[(NodeId, bool)]) {
-        let mut spine: Vec<u32> = Vec::new();
+        let mut spine = std::mem::take(&mut self.spine);
+        spine.clear();
         for &(n, is_open) in order {
             let x = if is_open { open(n) } else { close(n) };
-            self.e[x as usize] = EMPTY;
+            self.clear(x);
+            let px = self.e[x as usize].pri;
             let mut last = NIL;
             while let Some(&t) = spine.last() {
-                if pri(t) < pri(x) {
+                if self.e[t as usize].pri < px {
                     last = t;
                     spine.pop();
                 } else {
@@ -285,32 +632,43 @@ impl Tour {
             }
             spine.push(x);
         }
+        self.spine = spine;
     }
 
     /// Forgets node `n`'s entries without unlinking them: only for a node
     /// of a tree that is freed whole (cut out first), whose entries all go.
     pub fn forget(&mut self, n: NodeId) {
-        self.e[open(n) as usize] = EMPTY;
-        self.e[close(n) as usize] = EMPTY;
+        self.clear(open(n));
+        self.clear(close(n));
     }
 
     /// Marks or unmarks node `n` (a pending body).
     pub fn mark(&mut self, n: NodeId, on: bool) {
         let x = close(n);
-        if self.e[x as usize].mark == on {
+        let e = &mut self.e[x as usize];
+        if e.marked() == on {
             return;
         }
-        self.e[x as usize].mark = on;
+        if on {
+            e.cnt |= MARK;
+        } else {
+            e.cnt &= !MARK;
+        }
         let mut y = x;
         while y != NIL {
-            self.update(y);
-            y = self.e[y as usize].p;
+            let e = &mut self.e[y as usize];
+            if on {
+                e.cnt += 1;
+            } else {
+                e.cnt -= 1;
+            }
+            y = e.p;
         }
     }
 
     /// Whether node `n` is marked.
     pub fn marked(&self, n: NodeId) -> bool {
-        self.e.get(close(n) as usize).is_some_and(|e| e.mark)
+        self.e.get(close(n) as usize).is_some_and(|e| e.marked())
     }
 
     /// Marked entries strictly before `x` in its treap.
@@ -321,7 +679,7 @@ impl Tour {
         while p != NIL {
             let e = self.e[p as usize];
             if e.r == cur {
-                c += self.cnt(e.l) + u32::from(e.mark);
+                c += self.cnt(e.l) + u32::from(e.marked());
             }
             cur = p;
             p = e.p;
@@ -332,7 +690,7 @@ impl Tour {
     /// Marked nodes in the subtree of `n`, `n` included.
     pub fn marks_in(&self, n: NodeId) -> u32 {
         let c = close(n);
-        self.before(c) + u32::from(self.e[c as usize].mark) - self.before(open(n))
+        self.before(c) + u32::from(self.e[c as usize].marked()) - self.before(open(n))
     }
 
     /// Marked nodes in the whole tree holding `n`.
@@ -350,7 +708,7 @@ impl Tour {
             let e = self.e[x as usize];
             if self.cnt(e.l) > 0 {
                 x = e.l;
-            } else if e.mark {
+            } else if e.marked() {
                 return Some(NodeId(x / 2));
             } else {
                 x = e.r;
@@ -479,6 +837,109 @@ mod tests {
         assert_eq!(seq(&t, 4), vec![(4, true), (4, false)]);
     }
 
+    /// Node `n` with `kids` as children, built in one go (fresh nodes).
+    fn fan(t: &mut Tour, n: u32, kids: &[u32]) {
+        let mut order = vec![(NodeId(n), true)];
+        for &k in kids {
+            order.push((NodeId(k), true));
+            order.push((NodeId(k), false));
+        }
+        order.push((NodeId(n), false));
+        for &(x, o) in &order {
+            if o {
+                t.reset(x);
+            }
+        }
+        t.build(&order);
+    }
+
+    fn leaves(n: u32, kids: &[u32]) -> Vec<(u32, bool)> {
+        let mut v = vec![(n, true)];
+        for &k in kids {
+            v.extend([(k, true), (k, false)]);
+        }
+        v.push((n, false));
+        v
+    }
+
+    #[test]
+    fn replace_by_a_tree_of_its_own() {
+        let mut t = Tour::default();
+        fan(&mut t, 0, &[1, 2, 3]);
+        fan(&mut t, 10, &[11, 12]);
+        t.mark(NodeId(12), true);
+        t.mark(NodeId(3), true);
+        // 10 is a detached tree: nothing to cut, it goes where 2 stood.
+        t.replace(NodeId(2), NodeId(10));
+        let mut want = vec![(0, true), (1, true), (1, false)];
+        want.extend(leaves(10, &[11, 12]));
+        want.extend([(3, true), (3, false), (0, false)]);
+        assert_eq!(seq(&t, 0), want);
+        assert_eq!(seq(&t, 2), vec![(2, true), (2, false)]);
+        assert_eq!(t.first_marked(NodeId(0)), Some(NodeId(12)));
+        assert_eq!(t.marks_in_tree(NodeId(1)), 2);
+        assert_eq!(t.marks_in(NodeId(10)), 1);
+        // A tree of its own again: cutting it changes nothing.
+        t.cut(NodeId(2));
+        assert_eq!(seq(&t, 2), vec![(2, true), (2, false)]);
+        // Release of a lone pair.
+        t.release(NodeId(2));
+        assert_eq!(seq(&t, 0), want);
+        // A subtree that is not a tree of its own is cut first: 10 takes
+        // the place of 1, and 3 is left alone after it.
+        t.replace(NodeId(1), NodeId(10));
+        let mut want = vec![(0, true)];
+        want.extend(leaves(10, &[11, 12]));
+        want.extend([(3, true), (3, false), (0, false)]);
+        assert_eq!(seq(&t, 3), want);
+        assert_eq!(seq(&t, 1), vec![(1, true), (1, false)]);
+        assert_eq!(t.first_marked(NodeId(3)), Some(NodeId(12)));
+    }
+
+    #[test]
+    fn relist_into_empty_and_full_intervals() {
+        let mut t = Tour::default();
+        for n in 0..8 {
+            t.reset(NodeId(n));
+        }
+        t.mark(NodeId(3), true);
+        // A fresh node takes fresh children (nothing stood inside).
+        t.relist(NodeId(0), &[NodeId(1), NodeId(2), NodeId(3)]);
+        assert_eq!(seq(&t, 2), leaves(0, &[1, 2, 3]));
+        assert_eq!(t.marks_in_tree(NodeId(0)), 1);
+        // Reordered, one child dropped (left alone), one taken from
+        // another tree.
+        t.relist(NodeId(4), &[NodeId(5)]);
+        t.relist(NodeId(0), &[NodeId(3), NodeId(5), NodeId(1)]);
+        assert_eq!(seq(&t, 0), leaves(0, &[3, 5, 1]));
+        assert_eq!(seq(&t, 2), vec![(2, true), (2, false)]);
+        assert_eq!(seq(&t, 4), vec![(4, true), (4, false)]);
+        assert_eq!(t.first_marked(NodeId(5)), Some(NodeId(3)));
+        // Emptied, then filled again.
+        t.relist(NodeId(0), &[]);
+        assert_eq!(seq(&t, 0), vec![(0, true), (0, false)]);
+        assert_eq!(t.marks_in_tree(NodeId(0)), 0);
+        assert_eq!(t.first_marked(NodeId(3)), Some(NodeId(3)));
+        t.relist(NodeId(0), &[NodeId(1), NodeId(3)]);
+        assert_eq!(seq(&t, 0), leaves(0, &[1, 3]));
+        // Release of a node with one child: the child stands alone.
+        t.relist(NodeId(6), &[NodeId(0)]);
+        t.release(NodeId(6));
+        assert_eq!(seq(&t, 0), leaves(0, &[1, 3]));
+        // Released with two children: its inside stays together.
+        t.release(NodeId(0));
+        assert_eq!(seq(&t, 3), vec![(1, true), (1, false), (3, true), (3, false)]);
+        assert_eq!(t.marks_in_tree(NodeId(1)), 1);
+    }
+
+    #[test]
+    fn priorities_are_distinct() {
+        let mut p: Vec<u32> = (0..1u32 << 20).map(pri).collect();
+        p.sort_unstable();
+        p.dedup();
+        assert_eq!(p.len(), 1 << 20);
+    }
+
     #[test]
     fn a_deep_chain_stays_shallow_in_the_treap() {
         let mut t = Tour::default();
@@ -501,5 +962,239 @@ mod tests {
             depth += 1;
         }
         assert!(depth < 100, "treap depth {depth}");
+    }
+}
+
+#[cfg(test)]
+mod model_tests {
+    //! The treap against a naive model (child lists, tours recomputed from
+    //! them) under random operations, fast paths included.
+    use super::*;
+
+    /// The model: parent and children of each live node; `None`: released.
+    struct Model {
+        live: Vec<bool>,
+        parent: Vec<Option<u32>>,
+        kids: Vec<Vec<u32>>,
+        marked: Vec<bool>,
+    }
+
+    impl Model {
+        fn tour(&self, root: u32) -> Vec<(u32, bool)> {
+            let mut out = Vec::new();
+            let mut stack = vec![(root, false)];
+            while let Some((n, closing)) = stack.pop() {
+                out.push((n, !closing));
+                if !closing {
+                    stack.push((n, true));
+                    stack.extend(self.kids[n as usize].iter().rev().map(|&k| (k, false)));
+                }
+            }
+            out
+        }
+
+        fn inside(&self, n: u32, anc: u32) -> bool {
+            let mut x = Some(n);
+            while let Some(y) = x {
+                if y == anc {
+                    return true;
+                }
+                x = self.parent[y as usize];
+            }
+            false
+        }
+
+        fn detach(&mut self, n: u32) {
+            if let Some(p) = self.parent[n as usize].take() {
+                self.kids[p as usize].retain(|&k| k != n);
+            }
+        }
+    }
+
+    /// Heap order, parent links and counts of the treap at `x`.
+    fn check_treap(t: &Tour, root: u32) {
+        assert_eq!(t.e[root as usize].p, NIL);
+        let mut stack = vec![root];
+        let mut order = Vec::new();
+        while let Some(x) = stack.pop() {
+            order.push(x);
+            let e = t.e[x as usize];
+            for c in [e.l, e.r] {
+                if c != NIL {
+                    assert_eq!(t.e[c as usize].p, x, "parent link of {c}");
+                    assert!(t.e[c as usize].pri <= e.pri, "heap order at {x}");
+                    stack.push(c);
+                }
+            }
+        }
+        for &x in order.iter().rev() {
+            let e = t.e[x as usize];
+            assert_eq!(e.count(), t.cnt(e.l) + t.cnt(e.r) + u32::from(e.marked()), "count at {x}");
+        }
+    }
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u32) -> u32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) % u64::from(n)) as u32
+        }
+    }
+
+    #[test]
+    fn random_operations_match_the_model() {
+        run_model(48, 40_000, 7);
+    }
+
+    #[test]
+    fn random_operations_on_bigger_trees_match_the_model() {
+        run_model(600, 6_000, 11);
+    }
+
+    /// `steps` random operations over `N` nodes, every live tree checked
+    /// against the model after each.
+    #[allow(non_snake_case)]
+    fn run_model(N: u32, steps: u32, seed: u64) {
+        let mut t = Tour::default();
+        let mut m = Model {
+            live: vec![true; N as usize],
+            parent: vec![None; N as usize],
+            kids: vec![Vec::new(); N as usize],
+            marked: vec![false; N as usize],
+        };
+        for n in 0..N {
+            t.reset(NodeId(n));
+        }
+        let mut rng = Rng(seed);
+        for step in 0..steps {
+            let a = rng.below(N);
+            let b = rng.below(N);
+            match rng.below(9) {
+                // Bring a released node back.
+                _ if !m.live[a as usize] => {
+                    t.reset(NodeId(a));
+                    m.live[a as usize] = true;
+                }
+                0 | 1 if m.live[b as usize] && a != b && !m.inside(a, b) => {
+                    // replace(a, b): b (cut) where a stands.
+                    t.replace(NodeId(a), NodeId(b));
+                    m.detach(b);
+                    if let Some(p) = m.parent[a as usize].take() {
+                        let i = m.kids[p as usize].iter().position(|&k| k == a).unwrap_or(0);
+                        m.kids[p as usize][i] = b;
+                        m.parent[b as usize] = Some(p);
+                    }
+                }
+                2 => {
+                    t.cut(NodeId(a));
+                    m.detach(a);
+                }
+                3 | 4 => {
+                    // relist(a, kids): some of a's children kept (in any
+                    // order), others taken from outside a's tree; at most
+                    // one child left out, which then stands alone.
+                    let old = m.kids[a as usize].clone();
+                    let mut kids: Vec<u32> = old.clone();
+                    let mut left_out = None;
+                    if !kids.is_empty() && rng.below(3) == 0 {
+                        left_out = Some(kids.remove(rng.below(kids.len() as u32) as usize));
+                    }
+                    if kids.len() > 1 && rng.below(2) == 0 {
+                        kids.reverse();
+                    }
+                    for _ in 0..rng.below(3) {
+                        let k = rng.below(N);
+                        // Kids are disjoint subtrees, none holding `a`.
+                        let apart = kids.iter().all(|&j| !m.inside(k, j) && !m.inside(j, k));
+                        if m.live[k as usize] && !m.inside(a, k) && apart && Some(k) != left_out {
+                            let at = rng.below(kids.len() as u32 + 1) as usize;
+                            kids.insert(at, k);
+                        }
+                    }
+                    t.relist(NodeId(a), &kids.iter().map(|&k| NodeId(k)).collect::<Vec<_>>());
+                    for &k in &kids {
+                        m.detach(k);
+                    }
+                    if let Some(k) = left_out {
+                        m.detach(k);
+                    }
+                    for &k in &kids {
+                        m.parent[k as usize] = Some(a);
+                    }
+                    m.kids[a as usize] = kids;
+                }
+                5 if m.kids[a as usize].len() <= 1 => {
+                    // release: its one child (if any) stands alone.
+                    t.release(NodeId(a));
+                    if let Some(&k) = m.kids[a as usize].first() {
+                        m.parent[k as usize] = None;
+                    }
+                    m.kids[a as usize].clear();
+                    m.detach(a);
+                    m.live[a as usize] = false;
+                    m.marked[a as usize] = false;
+                }
+                6 | 7 => {
+                    let on = rng.below(2) == 0;
+                    t.mark(NodeId(a), on);
+                    m.marked[a as usize] = on;
+                }
+                8 if m.parent[a as usize].is_none() && m.kids[a as usize].is_empty() => {
+                    // build a fresh chain-and-fan tree over released nodes
+                    // made anew.
+                    let fresh: Vec<u32> = (0..N).filter(|&k| !m.live[k as usize]).take(2 + N as usize / 8).collect();
+                    if fresh.is_empty() {
+                        continue;
+                    }
+                    for &k in &fresh {
+                        t.reset(NodeId(k));
+                        m.live[k as usize] = true;
+                    }
+                    m.kids[fresh[0] as usize] = fresh[1..].to_vec();
+                    for &k in &fresh[1..] {
+                        m.parent[k as usize] = Some(fresh[0]);
+                    }
+                    let order: Vec<(NodeId, bool)> = m.tour(fresh[0]).into_iter().map(|(n, o)| (NodeId(n), o)).collect();
+                    t.build(&order);
+                }
+                _ => continue,
+            }
+            // Every live tree's tour, counts and first mark.
+            for n in 0..N {
+                if !m.live[n as usize] || m.parent[n as usize].is_some() {
+                    continue;
+                }
+                let tour = m.tour(n);
+                assert_eq!(seq(&t, n), tour, "step {step}, tree of {n}");
+                let root = t.root(open(NodeId(n)));
+                check_treap(&t, root);
+                let first = tour.iter().find(|&&(k, o)| !o && m.marked[k as usize]).map(|&(k, _)| NodeId(k));
+                assert_eq!(t.first_marked(NodeId(n)), first, "step {step}");
+                // Marks in each subtree, from prefix counts over the tour.
+                let mut before = vec![0usize; N as usize];
+                let mut upto = 0usize;
+                for &(k, o) in &tour {
+                    if o {
+                        before[k as usize] = upto;
+                    } else {
+                        upto += usize::from(m.marked[k as usize]);
+                        let sub = upto - before[k as usize];
+                        assert_eq!(t.marks_in(NodeId(k)) as usize, sub, "step {step}, marks in {k}");
+                        assert_eq!(t.tree_root(NodeId(k)), NodeId(n));
+                        assert_eq!(t.marked(NodeId(k)), m.marked[k as usize]);
+                    }
+                }
+                let total = tour.iter().filter(|&&(j, o)| !o && m.marked[j as usize]).count();
+                assert_eq!(t.marks_in_tree(NodeId(n)) as usize, total);
+            }
+        }
+    }
+
+    fn seq(t: &Tour, n: u32) -> Vec<(u32, bool)> {
+        t.sequence(NodeId(n)).into_iter().map(|(a, b)| (a.0, b)).collect()
     }
 }
