@@ -237,7 +237,7 @@ impl Machine {
                 // One holder less; the value goes with its last holder.
                 let last = match self.shared.get_mut(&t) {
                     Some(holders) => {
-                        holders.retain(|h| *h != n);
+                        holders.swap_remove(&n);
                         holders.is_empty()
                     }
                     None => false,

@@ -120,7 +120,7 @@ impl Machine {
             match self.g.kind(id) {
                 Kind::Share(t) => {
                     let t = *t;
-                    self.shared.entry(t).or_default().push(id);
+                    self.shared.entry(t).or_default().insert(id);
                 }
                 Kind::Ref(v) => {
                     let v = *v;

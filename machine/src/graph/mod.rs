@@ -61,7 +61,7 @@ pub struct Machine {
     exit_vars: Option<Vars>,
     /// Shared values (detached subtrees) and the [`Kind::Share`] nodes that
     /// hold them. Invariant: each holder is a live `Share` of its key.
-    pub(crate) shared: rustc_hash::FxHashMap<NodeId, Vec<NodeId>>,
+    pub(crate) shared: rustc_hash::FxHashMap<NodeId, share::Holders>,
     /// Bodies that turned pending during this step: those inside a shared
     /// value get it unshared (copied per holder) before the next step.
     pub(crate) new_pending: Vec<NodeId>,

@@ -11,6 +11,11 @@ use super::node::{stage_vars, Cmd, GVar, Kind, NodeId};
 use super::Machine;
 use rustc_hash::FxHashMap as HashMap;
 
+/// The holders of a shared value: a set with constant-time removal (a
+/// library lambda such as the builders' `push` has a holder in every
+/// fragment built so far, and each use takes one out).
+pub(crate) type Holders = indexmap::IndexSet<NodeId, rustc_hash::FxBuildHasher>;
+
 impl Machine {
     /// Whether a value is worth sharing rather than copying.
     pub(crate) fn shareable(&self, v: NodeId) -> bool {
@@ -37,7 +42,7 @@ impl Machine {
         };
         debug_assert_eq!(self.g.tour.marks_in(target), 0, "sharing a value with a pending body");
         let s = self.g.alloc(Kind::Share(target));
-        self.shared.entry(target).or_default().push(s);
+        self.shared.entry(target).or_default().insert(s);
         s
     }
 
@@ -49,7 +54,7 @@ impl Machine {
         for x in xs.clone() {
             if self.shareable(x) && !matches!(self.g.kind(x), Kind::Share(_)) && self.g.tour.marks_in(x) == 0 {
                 let h = self.g.alloc(Kind::Share(x));
-                self.shared.insert(x, vec![h]);
+                self.shared.insert(x, std::iter::once(h).collect());
                 self.g.replace_child(t, x, h);
                 self.g.nodes[x.ix()].parent = NodeId::NONE;
             }
@@ -62,7 +67,7 @@ impl Machine {
     pub(crate) fn own(&mut self, s: NodeId) -> NodeId {
         let Kind::Share(t) = *self.g.kind(s) else { return s };
         let holders = self.shared.entry(t).or_default();
-        holders.retain(|h| *h != s);
+        holders.swap_remove(&s);
         let value = if holders.is_empty() {
             self.shared.remove(&t);
             t
@@ -138,12 +143,12 @@ impl Machine {
     /// holder the value itself).
     fn unshare(&mut self, t: NodeId) {
         let Some(holders) = self.shared.remove(&t) else { return };
-        let Some((&last, rest)) = holders.split_last() else { return };
-        for &h in rest {
-            self.shared.insert(t, vec![h, last]);
+        let Some(&last) = holders.last() else { return };
+        for &h in holders.iter().take(holders.len() - 1) {
+            self.shared.insert(t, [h, last].into_iter().collect());
             self.own(h);
         }
-        self.shared.insert(t, vec![last]);
+        self.shared.insert(t, std::iter::once(last).collect());
         self.own(last);
     }
 
