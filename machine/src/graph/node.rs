@@ -196,6 +196,9 @@ pub enum Bound {
     Dead,
 }
 
+/// A short list of nodes, inline up to four (the size of a `Vec`).
+pub type NodeList = smallvec::SmallVec<[NodeId; 4]>;
+
 /// A variable of the graph.
 #[derive(Clone, Debug)]
 pub struct VarSlot {
@@ -205,10 +208,11 @@ pub struct VarSlot {
     pub bound: Bound,
     /// Its occurrences: [`Kind::Ref`] nodes. May hold stale entries (nodes
     /// since freed or rewritten); users check the node still is `Ref(v)`.
-    pub occs: Vec<NodeId>,
+    /// Most variables occur a few times: kept inline up to four.
+    pub occs: NodeList,
     /// The bodies whose staging expression mentions it, and the bodies stuck
     /// on it. May hold stale entries; re-evaluating a body is idempotent.
-    pub waiters: Vec<NodeId>,
+    pub waiters: NodeList,
 }
 
 /// The arena of nodes and the variable table.
@@ -313,8 +317,8 @@ impl Graph {
         let slot = VarSlot {
             origin,
             bound: Bound::Symbolic,
-            occs: Vec::new(),
-            waiters: Vec::new(),
+            occs: NodeList::new(),
+            waiters: NodeList::new(),
         };
         match self.free_vars.pop() {
             Some(v) => {
@@ -337,8 +341,8 @@ impl Graph {
             return;
         }
         slot.bound = Bound::Dead;
-        slot.occs = Vec::new();
-        slot.waiters = Vec::new();
+        slot.occs = NodeList::new();
+        slot.waiters = NodeList::new();
         self.free_vars.push(v);
     }
 
@@ -368,7 +372,7 @@ impl Graph {
 
     /// Takes the occurrence list of `v`, keeping the live entries only
     /// (each once): the nodes that still are `Ref(v)`.
-    pub fn take_live_occs(&mut self, v: GVar) -> Vec<NodeId> {
+    pub fn take_live_occs(&mut self, v: GVar) -> NodeList {
         let mut occs = std::mem::take(&mut self.vars[v.0 as usize].occs);
         occs.sort_unstable();
         occs.dedup();
