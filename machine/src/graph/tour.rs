@@ -180,42 +180,44 @@ impl Tour {
         }
     }
 
-    /// The entry right after `x` in its treap (`NIL`: `x` is the last).
-    fn next(&self, x: u32) -> u32 {
-        let r = self.e[x as usize].r;
-        if r != NIL {
-            let mut y = r;
-            while self.e[y as usize].l != NIL {
-                y = self.e[y as usize].l;
+    /// The child of `x` on the right (`right`) or on the left.
+    fn child(&self, x: u32, right: bool) -> u32 {
+        let e = &self.e[x as usize];
+        if right {
+            e.r
+        } else {
+            e.l
+        }
+    }
+
+    /// The entry right after `x` (`forward`) or right before it in its
+    /// treap (`NIL`: `x` is the last, or the first).
+    fn neighbour(&self, x: u32, forward: bool) -> u32 {
+        let c = self.child(x, forward);
+        if c != NIL {
+            let mut y = c;
+            while self.child(y, !forward) != NIL {
+                y = self.child(y, !forward);
             }
             return y;
         }
         let mut c = x;
         let mut p = self.e[c as usize].p;
-        while p != NIL && self.e[p as usize].r == c {
+        while p != NIL && self.child(p, forward) == c {
             c = p;
             p = self.e[p as usize].p;
         }
         p
     }
 
+    /// The entry right after `x` in its treap (`NIL`: `x` is the last).
+    fn next(&self, x: u32) -> u32 {
+        self.neighbour(x, true)
+    }
+
     /// The entry right before `x` in its treap (`NIL`: `x` is the first).
     fn prev(&self, x: u32) -> u32 {
-        let l = self.e[x as usize].l;
-        if l != NIL {
-            let mut y = l;
-            while self.e[y as usize].r != NIL {
-                y = self.e[y as usize].r;
-            }
-            return y;
-        }
-        let mut c = x;
-        let mut p = self.e[c as usize].p;
-        while p != NIL && self.e[p as usize].l == c {
-            c = p;
-            p = self.e[p as usize].p;
-        }
-        p
+        self.neighbour(x, false)
     }
 
     /// The lowest common ancestor of entries `x` and `y` of one treap: walk
