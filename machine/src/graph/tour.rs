@@ -297,45 +297,36 @@ impl Tour {
         let mut right = false;
         loop {
             let (ea, eb) = (e[a as usize], e[b as usize]);
-            if ea.pri > eb.pri {
-                // `a` keeps its left side; its right side is merged with `b`.
-                let x = &mut e[a as usize];
-                x.cnt += eb.count();
-                x.p = parent;
-                if parent != NIL {
-                    if right {
-                        e[parent as usize].r = a;
-                    } else {
-                        e[parent as usize].l = a;
-                    }
+            // The winner `w` keeps its outer side; its inner side (right of
+            // `a`, left of `b`) is merged with the loser.
+            let a_wins = ea.pri > eb.pri;
+            let (w, loser, inner) = if a_wins { (a, eb, ea.r) } else { (b, ea, eb.l) };
+            let x = &mut e[w as usize];
+            x.cnt += loser.count();
+            x.p = parent;
+            if parent != NIL {
+                if right {
+                    e[parent as usize].r = w;
+                } else {
+                    e[parent as usize].l = w;
                 }
-                if ea.r == NIL {
+            }
+            if inner == NIL {
+                if a_wins {
                     e[a as usize].r = b;
                     e[b as usize].p = a;
-                    break;
-                }
-                parent = a;
-                right = true;
-                a = ea.r;
-            } else {
-                let x = &mut e[b as usize];
-                x.cnt += ea.count();
-                x.p = parent;
-                if parent != NIL {
-                    if right {
-                        e[parent as usize].r = b;
-                    } else {
-                        e[parent as usize].l = b;
-                    }
-                }
-                if eb.l == NIL {
+                } else {
                     e[b as usize].l = a;
                     e[a as usize].p = b;
-                    break;
                 }
-                parent = b;
-                right = false;
-                b = eb.l;
+                break;
+            }
+            parent = w;
+            right = a_wins;
+            if a_wins {
+                a = inner;
+            } else {
+                b = inner;
             }
         }
         root
