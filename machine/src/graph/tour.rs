@@ -342,35 +342,24 @@ impl Tour {
         let e = &mut self.e;
         let xi = x as usize;
         let ex = e[xi];
-        // The two parts built so far, and their mark counts.
-        let (mut l, mut r, mut lc, mut rc);
-        if after {
-            r = ex.r;
-            rc = 0;
-            if r != NIL {
-                let er = &mut e[r as usize];
-                er.p = NIL;
-                rc = er.count();
-            }
-            let x_ = &mut e[xi];
-            x_.r = NIL;
-            x_.cnt -= rc;
-            lc = x_.count();
-            l = x;
-        } else {
-            l = ex.l;
-            lc = 0;
-            if l != NIL {
-                let el = &mut e[l as usize];
-                el.p = NIL;
-                lc = el.count();
-            }
-            let x_ = &mut e[xi];
-            x_.l = NIL;
-            x_.cnt -= lc;
-            rc = x_.count();
-            r = x;
+        // `x`'s child on the side that goes to the other part is detached:
+        // the two parts built so far, and their mark counts.
+        let c = if after { ex.r } else { ex.l };
+        let mut cc = 0;
+        if c != NIL {
+            let ec = &mut e[c as usize];
+            ec.p = NIL;
+            cc = ec.count();
         }
+        let x_ = &mut e[xi];
+        if after {
+            x_.r = NIL;
+        } else {
+            x_.l = NIL;
+        }
+        x_.cnt -= cc;
+        let xc = x_.count();
+        let (mut l, mut r, mut lc, mut rc) = if after { (x, c, xc, cc) } else { (c, x, cc, xc) };
         e[xi].p = NIL;
         let mut cur = x;
         let mut p = ex.p;
