@@ -11,7 +11,8 @@ use super::Machine;
 use crate::term::SExp;
 
 impl Machine {
-    /// A detached copy of the subtree at `n`, with statuses and hotness set.
+    /// A detached copy of the subtree at `n`, with statuses, waiters and
+    /// its tour set.
     pub fn copy(&mut self, n: NodeId) -> NodeId {
         // Leaves (the common case: a number bound to a parameter that occurs
         // several times) need no walk, no binder map and no tour build.

@@ -4,16 +4,17 @@
 //! nodes of their own that know their occurrences and the bodies waiting on
 //! them. A step:
 //!
-//! 1. finds the first ready body in the reference order by walking from the
-//!    previous step's place, guided by per-node *hotness* (how many children
-//!    have a pending body below them); it never scans the whole term;
+//! 1. reads the first ready body in the reference order off the Euler tour
+//!    of the term ([`tour`]): the first pending body in post-order, in
+//!    `O(log size)`; it never scans the term;
 //! 2. decides what the body does ([`status`]), exactly as the reference
-//!    reducer's `prepare` would;
+//!    reducer's `prepare` would, evaluating expressions in place;
 //! 3. executes one rule ([`rules`]): β binds the callee's parameters in
 //!    place ([`bind`]), moving each argument into the occurrence of its
-//!    parameter (copying only for the second and later occurrences);
+//!    parameter (sharing or copying it for the others, [`share`]);
 //! 4. re-evaluates exactly the bodies that wait on the variables just bound,
-//!    propagating hotness on 0 ↔ non-zero transitions.
+//!    marking in the tour those that turn pending, and unshares the shared
+//!    values in which a body turned pending.
 //!
 //! Nodes freed by a step go on a free list and are reused, so memory tracks
 //! the live term. See ARCHITECTURE.md, "The graph machine".
