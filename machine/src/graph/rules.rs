@@ -1,5 +1,5 @@
 //! The rewrite rules of the graph machine, one method per rule behind one
-//! small dispatch ([`Machine::execute`]). A rule replaces the ready body
+//! small dispatch (`Machine::execute`). A rule replaces the ready body
 //! where it stands; β binds the callee's parameters in place, because in
 //! the graph every lambda has exactly one owner: the body applying it.
 

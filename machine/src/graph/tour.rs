@@ -19,9 +19,9 @@
 //!
 //! Moving a subtree costs `O(log)` of the sizes of the subtrees moved, not
 //! of the tree's: an interval is taken out below its lowest common ancestor
-//! in the treap (found by walking up by priority, [`Tour::lca`]) and a treap
+//! in the treap (found by walking up by priority, `Tour::lca`) and a treap
 //! is put in a gap by splitting upwards only the entries of lower priority
-//! than its root ([`Tour::fill`]); the counts above change only when marks
+//! than its root (`Tour::fill`); the counts above change only when marks
 //! move. A subtree that already is a tree of its own is not cut at all.
 //!
 //! Entries are indexed `2n` (open) and `2n+1` (close) for `n = NodeId`.
