@@ -7,7 +7,7 @@
 //! the value itself. So an `if` whose two branches mention a big value
 //! costs nothing for the branch that is dropped.
 
-use super::node::{stage_vars, Cmd, GVar, Kind, NodeId};
+use super::node::{any_stage_var, Cmd, GVar, Kind, NodeId};
 use super::Machine;
 use rustc_hash::FxHashMap as HashMap;
 
@@ -163,13 +163,7 @@ impl Machine {
             match self.g.kind(n) {
                 Kind::Ref(v) if map.contains_key(v) => return true,
                 Kind::Share(u) => stack.push(*u),
-                Kind::Body(b) => {
-                    let mut vs = Vec::new();
-                    stage_vars(&b.stage, &mut vs);
-                    if vs.iter().any(|v| map.contains_key(v)) {
-                        return true;
-                    }
-                }
+                Kind::Body(b) if any_stage_var(&b.stage, |v| map.contains_key(&v)) => return true,
                 _ => {}
             }
             self.g.for_children(n, |c| stack.push(c));
