@@ -2,11 +2,63 @@
 //! counts by rule kind, and the limits that stop a run as a result.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
+use crate::reference::Rule;
+use crate::span::Span;
 use crate::term::Atom;
+
+/// A machine the run loop ([`drive`]) steps until it stops.
+pub trait Stepper {
+    /// The clock is read every this many steps: each step for a machine
+    /// whose steps can be slow, rarely for a fast one.
+    const CLOCK_EVERY: u64;
+    /// Steps executed so far.
+    fn steps(&self) -> u64;
+    /// Live nodes, for a machine that counts them (`--max-nodes`).
+    fn live_nodes(&self) -> Option<usize> {
+        None
+    }
+    /// Whether some body is pending.
+    fn pending(&mut self) -> bool;
+    /// Executes the first ready body (`None`: none is pending), telling
+    /// `on_step` its number, rule and source; `Some(v)` inside is `$exit`.
+    fn step_once(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>>;
+}
+
+/// Runs `m` until no body is pending, `$exit`, a runtime error or a limit
+/// (time, then nodes, then steps, checked before each step).
+pub fn drive<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
+    let start = Instant::now();
+    let clock_every = S::CLOCK_EVERY;
+    loop {
+        let steps = m.steps();
+        if let Some(limit) = limits.timeout {
+            if steps.is_multiple_of(clock_every) && start.elapsed() >= limit {
+                return Outcome::Limit(StopReason::Time { limit, steps });
+            }
+        }
+        if let (Some(limit), Some(live)) = (limits.max_nodes, m.live_nodes()) {
+            if live > limit {
+                return Outcome::Limit(StopReason::Nodes { limit, steps });
+            }
+        }
+        if steps >= limits.max_steps {
+            if m.pending() {
+                return Outcome::Limit(StopReason::Steps(steps));
+            }
+            return Outcome::Residual;
+        }
+        match m.step_once(on_step) {
+            None => return Outcome::Residual,
+            Some(Ok(Some(v))) => return Outcome::Exit(v),
+            Some(Ok(None)) => {}
+            Some(Err(e)) => return Outcome::Error(e),
+        }
+    }
+}
 
 /// Steps executed, by language-level rule kind (LANGUAGE.md §5). Any correct
 /// machine reports the same counts for the same program.

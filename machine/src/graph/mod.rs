@@ -29,14 +29,12 @@ pub mod share;
 pub mod status;
 pub mod tour;
 
-use std::time::Instant;
-
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
 use crate::print::Printer;
 use crate::reference::rules::{prepare, Look as RefLook};
 use crate::reference::{Reducer, Rule};
-use crate::run::{Counts, Limits, Outcome, Report, StopReason};
+use crate::run::{drive, Counts, Limits, Outcome, Report, Stepper};
 use crate::span::Span;
 use crate::term::{self, Atom, Program, SExp, Vars};
 use export::Names;
@@ -199,32 +197,7 @@ impl Machine {
 
     /// Like [`Machine::run`], calling `on_step` after every step.
     pub fn run_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
-        let start = Instant::now();
-        loop {
-            let steps = self.counts.total();
-            if let Some(limit) = limits.timeout {
-                if steps.is_multiple_of(1024) && start.elapsed() >= limit {
-                    return Outcome::Limit(StopReason::Time { limit, steps });
-                }
-            }
-            if let Some(limit) = limits.max_nodes {
-                if self.g.live > limit {
-                    return Outcome::Limit(StopReason::Nodes { limit, steps });
-                }
-            }
-            if steps >= limits.max_steps {
-                if self.has_pending() {
-                    return Outcome::Limit(StopReason::Steps(steps));
-                }
-                return Outcome::Residual;
-            }
-            match self.step_traced(on_step) {
-                None => return Outcome::Residual,
-                Some(Ok(Some(v))) => return Outcome::Exit(v),
-                Some(Ok(None)) => {}
-                Some(Err(e)) => return Outcome::Error(e),
-            }
-        }
+        drive(self, limits, on_step)
     }
 
     /// The current term as a program (for printing and the views).
@@ -361,5 +334,26 @@ impl Machine {
             counts: self.counts,
         }
         .stuck_warnings()
+    }
+}
+
+impl Stepper for Machine {
+    /// A step takes microseconds: the clock every 1024 steps.
+    const CLOCK_EVERY: u64 = 1024;
+
+    fn steps(&self) -> u64 {
+        self.counts.total()
+    }
+
+    fn live_nodes(&self) -> Option<usize> {
+        Some(self.g.live)
+    }
+
+    fn pending(&mut self) -> bool {
+        self.has_pending()
+    }
+
+    fn step_once(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>> {
+        self.step_traced(on_step)
     }
 }

@@ -14,7 +14,7 @@ use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
 use crate::expr::{Expr, ExprKind};
 use crate::print::Printer;
-use crate::run::{Counts, Limits, Outcome, Report, StopReason};
+use crate::run::{drive, Counts, Limits, Outcome, Report, Stepper};
 use crate::span::Span;
 use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, VarId, Vars};
 pub use rules::Rule;
@@ -88,29 +88,7 @@ impl Reducer {
 
     /// Like [`Reducer::run`], calling `on_step` after every step.
     pub fn run_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
-        let start = std::time::Instant::now();
-        loop {
-            if let Some(limit) = limits.timeout {
-                if start.elapsed() >= limit {
-                    return Outcome::Limit(StopReason::Time {
-                        limit,
-                        steps: self.counts.total(),
-                    });
-                }
-            }
-            if self.counts.total() >= limits.max_steps {
-                if self.has_pending() {
-                    return Outcome::Limit(StopReason::Steps(self.counts.total()));
-                }
-                return Outcome::Residual;
-            }
-            match self.step_traced(on_step) {
-                None => return Outcome::Residual,
-                Some(Ok(Some(v))) => return Outcome::Exit(v),
-                Some(Ok(None)) => {}
-                Some(Err(e)) => return Outcome::Error(e),
-            }
-        }
+        drive(self, limits, on_step)
     }
 
     /// Warnings for the stuck bodies in the current term.
@@ -364,5 +342,22 @@ fn check_stuck(b: &Body, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnos
             b.span,
             format!("waits for `{name}`"),
         ));
+    }
+}
+
+impl Stepper for Reducer {
+    /// A step walks the whole term and can take long: the clock every step.
+    const CLOCK_EVERY: u64 = 1;
+
+    fn steps(&self) -> u64 {
+        self.counts.total()
+    }
+
+    fn pending(&mut self) -> bool {
+        self.has_pending()
+    }
+
+    fn step_once(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>> {
+        self.step_traced(on_step)
     }
 }
