@@ -2,30 +2,7 @@
 //! goes to stdout and stderr, and the exit codes (0 result, 1 runtime error,
 //! 2 usage/parse/static error, 3 limit).
 
-use std::ffi::OsString;
-
-use deepcps_tests::root;
-
-struct Ran {
-    code: u8,
-    out: String,
-    err: String,
-}
-
-fn deepcps(args: &[&str]) -> Ran {
-    let mut argv: Vec<OsString> = vec!["deepcps".into()];
-    argv.extend(args.iter().map(OsString::from));
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let base = root();
-    std::env::set_current_dir(&base).expect("workspace root");
-    let code = deepcps::main_with(argv, &mut out, &mut err);
-    Ran {
-        code,
-        out: String::from_utf8_lossy(&out).into_owned(),
-        err: String::from_utf8_lossy(&err).into_owned(),
-    }
-}
+use deepcps_tests::deepcps;
 
 fn temp_file(name: &str, bytes: &[u8]) -> String {
     let dir = std::env::temp_dir().join(format!("deepcps-cli-{}", std::process::id()));

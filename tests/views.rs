@@ -11,30 +11,10 @@ use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{LambdaGraph, Status};
-use deepcps_tests::root;
+use deepcps_tests::{deepcps, root};
 
 const SMALL: &str = "tests/inputs/views_small.dcps";
 const ARITH: &str = "corpus/paper/arith_built.dcps";
-
-struct Ran {
-    code: u8,
-    out: String,
-    err: String,
-}
-
-fn deepcps(args: &[&str]) -> Ran {
-    let mut argv: Vec<OsString> = vec!["deepcps".into()];
-    argv.extend(args.iter().map(OsString::from));
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    std::env::set_current_dir(root()).expect("workspace root");
-    let code = deepcps::main_with(argv, &mut out, &mut err);
-    Ran {
-        code,
-        out: String::from_utf8_lossy(&out).into_owned(),
-        err: String::from_utf8_lossy(&err).into_owned(),
-    }
-}
 
 /// Runs a command that must succeed silently and returns its output.
 fn ok(args: &[&str]) -> String {

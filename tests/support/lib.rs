@@ -107,6 +107,32 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// What one in-process run of the command line gave.
+pub struct Ran {
+    /// The exit code.
+    pub code: u8,
+    /// Standard output.
+    pub out: String,
+    /// Standard error.
+    pub err: String,
+}
+
+/// Runs `deepcps ARGS..` in-process (`deepcps::main_with`) from the
+/// workspace root.
+pub fn deepcps(args: &[&str]) -> Ran {
+    let mut argv: Vec<std::ffi::OsString> = vec!["deepcps".into()];
+    argv.extend(args.iter().map(std::ffi::OsString::from));
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    std::env::set_current_dir(root()).expect("workspace root");
+    let code = deepcps::main_with(argv, &mut out, &mut err);
+    Ran {
+        code,
+        out: String::from_utf8_lossy(&out).into_owned(),
+        err: String::from_utf8_lossy(&err).into_owned(),
+    }
+}
+
 /// Parses `text` as a program (no includes) and prints it canonically.
 pub fn reprint(text: &str) -> Result<String, String> {
     reprint_with(text, false)
