@@ -76,3 +76,22 @@ fn a_recursive_value_prints_as_a_fix_where_it_is_held() {
     assert_eq!(r, "(k) {\n  @never: fix loop(k) {\n    loop k\n  } in\n  loop k\n}\n");
     assert_eq!(reprint_open(&r).as_deref(), Ok(r.as_str()));
 }
+
+#[test]
+fn staging_expressions_print_with_minimal_parentheses() {
+    // `!` binds tighter than `&`, which binds tighter than `|`; operators
+    // associate to the left.
+    let cases = [
+        ("(a | b) & c", "(a | b) & c"),
+        ("a | b & c", "a | b & c"),
+        ("!(a & b) | c", "!(a & b) | c"),
+        ("a & (b & c)", "a & (b & c)"),
+        ("(a & b) & c", "a & b & c"),
+        ("a | (b | !c)", "a | (b | !c)"),
+    ];
+    for (written, printed) in cases {
+        let src = format!("$exit (a, b, c) {{\n  @{written}: $exit a\n}}");
+        let want = format!("$exit (a, b, c)\n@{printed}: $exit a\n");
+        assert_eq!(reprint(&src).as_deref(), Ok(want.as_str()), "{written}");
+    }
+}

@@ -103,45 +103,8 @@ impl<'v> Printer<'v> {
     fn stage_prefix(&mut self, s: &SExp, natural: Natural) {
         if !self.stage_omitted(s, natural) {
             self.out.push('@');
-            self.sexp(s, 0);
+            self.out.push_str(&sexp_text(s, &self.names));
             self.out.push_str(": ");
-        }
-    }
-
-    fn sexp(&mut self, s: &SExp, ctx: u8) {
-        let prec = match s {
-            SExp::Or(..) => 1,
-            SExp::And(..) => 2,
-            _ => 3,
-        };
-        let paren = prec < ctx;
-        if paren {
-            self.out.push('(');
-        }
-        match s {
-            SExp::Const(true) => self.out.push_str("always"),
-            SExp::Const(false) => self.out.push_str("never"),
-            SExp::Var(v) => {
-                let n = self.names.name(*v);
-                self.out.push_str(&n);
-            }
-            SExp::Not(a) => {
-                self.out.push('!');
-                self.sexp(a, 3);
-            }
-            SExp::And(a, b) => {
-                self.sexp(a, 2);
-                self.out.push_str(" & ");
-                self.sexp(b, 3);
-            }
-            SExp::Or(a, b) => {
-                self.sexp(a, 1);
-                self.out.push_str(" | ");
-                self.sexp(b, 2);
-            }
-        }
-        if paren {
-            self.out.push(')');
         }
     }
 
@@ -460,4 +423,54 @@ pub fn short_atom(a: &Atom, vars: &Vars) -> String {
     } else {
         one_line
     }
+}
+
+/// A staging expression as printed (`ct & !pt`, minimal parentheses), built
+/// with an explicit stack (the printer and the views' labels).
+pub fn sexp_text(s: &SExp, names: &Names) -> String {
+    enum Tok<'a> {
+        E(&'a SExp, u8),
+        T(&'static str),
+    }
+    let mut out = String::new();
+    let mut stack = vec![Tok::E(s, 0)];
+    while let Some(t) = stack.pop() {
+        let (s, ctx) = match t {
+            Tok::T(t) => {
+                out.push_str(t);
+                continue;
+            }
+            Tok::E(s, ctx) => (s, ctx),
+        };
+        let prec = match s {
+            SExp::Or(..) => 1,
+            SExp::And(..) => 2,
+            _ => 3,
+        };
+        let paren = prec < ctx;
+        if paren {
+            out.push('(');
+            stack.push(Tok::T(")"));
+        }
+        match s {
+            SExp::Const(true) => out.push_str("always"),
+            SExp::Const(false) => out.push_str("never"),
+            SExp::Var(v) => out.push_str(&names.name(*v)),
+            SExp::Not(a) => {
+                out.push('!');
+                stack.push(Tok::E(a, 3));
+            }
+            SExp::And(a, b) => {
+                stack.push(Tok::E(b, 3));
+                stack.push(Tok::T(" & "));
+                stack.push(Tok::E(a, 2));
+            }
+            SExp::Or(a, b) => {
+                stack.push(Tok::E(b, 2));
+                stack.push(Tok::T(" | "));
+                stack.push(Tok::E(a, 1));
+            }
+        }
+    }
+    out
 }

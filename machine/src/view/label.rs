@@ -8,6 +8,7 @@
 use crate::expr::print::{print_expr, print_value};
 use crate::print::free::FreeVars;
 use crate::print::names::{lambda_binders, Names};
+use crate::print::sexp_text;
 use crate::term::{Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, VarId};
 
 /// Longest label of an atom, in characters (longer ones end in `…`).
@@ -25,56 +26,6 @@ pub fn clip(s: &str, max: usize) -> String {
     let mut cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
     cut.push('…');
     cut
-}
-
-/// A staging expression as the printer writes it (`ct & !pt`), built with
-/// an explicit stack.
-pub fn sexp_text(s: &SExp, names: &Names) -> String {
-    enum Tok<'a> {
-        E(&'a SExp, u8),
-        T(&'static str),
-    }
-    let mut out = String::new();
-    let mut stack = vec![Tok::E(s, 0)];
-    while let Some(t) = stack.pop() {
-        let (s, ctx) = match t {
-            Tok::T(t) => {
-                out.push_str(t);
-                continue;
-            }
-            Tok::E(s, ctx) => (s, ctx),
-        };
-        let prec = match s {
-            SExp::Or(..) => 1,
-            SExp::And(..) => 2,
-            _ => 3,
-        };
-        let paren = prec < ctx;
-        if paren {
-            out.push('(');
-            stack.push(Tok::T(")"));
-        }
-        match s {
-            SExp::Const(true) => out.push_str("always"),
-            SExp::Const(false) => out.push_str("never"),
-            SExp::Var(v) => out.push_str(&names.name(*v)),
-            SExp::Not(a) => {
-                out.push('!');
-                stack.push(Tok::E(a, 3));
-            }
-            SExp::And(a, b) => {
-                stack.push(Tok::E(b, 3));
-                stack.push(Tok::T(" & "));
-                stack.push(Tok::E(a, 2));
-            }
-            SExp::Or(a, b) => {
-                stack.push(Tok::E(b, 2));
-                stack.push(Tok::T(" | "));
-                stack.push(Tok::E(a, 1));
-            }
-        }
-    }
-    out
 }
 
 /// The binders of a lambda as printed: `(x, !r)[y]` (no `[y]` when the
