@@ -6,7 +6,8 @@
 use super::node::{hole_index, Bound, Cmd, GVar, Graph, Kind, NodeId, Status};
 use super::Machine;
 use crate::error::ErrorKind;
-use crate::expr::eval::{eval, eval_with, EvalError};
+use crate::expr::eval::{eval_with, EvalError};
+use crate::reference::rules::eval_atom;
 use crate::term::{Arg, Atom, Builtin, SExp};
 
 /// One argument after evaluation.
@@ -161,7 +162,7 @@ impl Machine {
                 Err(EvalError::Stuck(v)) => Err(Look::Stuck(v)),
                 Err(EvalError::Fail { kind, .. }) => Err(Look::Error(kind)),
             },
-            Kind::Tuple(_) if self.tuple_has_expr(n) => match eval_tuple(self.export_raw(n)) {
+            Kind::Tuple(_) if self.tuple_has_expr(n) => match eval_atom(&self.export_raw(n)) {
                 Ok(v) => Ok(Shape::Value(v)),
                 Err(EvalError::Stuck(v)) => Err(Look::Stuck(v)),
                 Err(EvalError::Fail { kind, .. }) => Err(Look::Error(kind)),
@@ -374,24 +375,5 @@ fn exit_check(args: Shapes) -> Look {
     match args.into_iter().next() {
         Some(v) => Look::Ready(Plan::Exit(v)),
         None => Look::Error(ErrorKind::Arity),
-    }
-}
-
-/// Evaluates the expressions nested in a tuple (and its tuples).
-fn eval_tuple(a: Atom) -> Result<Atom, EvalError> {
-    match a {
-        Atom::Expr(ref e) => eval(e),
-        Atom::Tuple(_) => {
-            let xs = a.into_tuple().unwrap_or_default();
-            let mut out = Vec::with_capacity(xs.len());
-            for x in xs {
-                out.push(match x {
-                    Arg::Atom(a) => Arg::Atom(eval_tuple(a)?),
-                    Arg::Splice(a) => Arg::Splice(eval_tuple(a)?),
-                });
-            }
-            Ok(Atom::Tuple(out))
-        }
-        other => Ok(other),
     }
 }

@@ -99,8 +99,9 @@ fn fail(kind: ErrorKind, message: String, body: &Body, at: Option<Span>) -> Look
     })
 }
 
-/// Evaluates an expression atom, and the expressions nested in tuples.
-fn eval_atom(a: &Atom) -> Result<Atom, EvalError> {
+/// Evaluates an expression atom, and the expressions nested in tuples (the
+/// graph machine's too, on an exported tuple).
+pub(crate) fn eval_atom(a: &Atom) -> Result<Atom, EvalError> {
     match a {
         Atom::Expr(e) => eval(e),
         Atom::Tuple(xs) if xs.iter().any(has_expr) => {
