@@ -8,6 +8,7 @@
 //! error, 3 a limit reached.
 
 pub mod cli;
+pub mod debug;
 pub mod views;
 
 pub use cli::main_with;

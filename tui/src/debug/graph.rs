@@ -1,0 +1,1 @@
+//! The graph pane (to be written).
