@@ -21,6 +21,7 @@ pub mod graph;
 pub mod print;
 pub mod reference;
 pub mod run;
+pub mod session;
 pub mod span;
 pub mod syntax;
 pub mod term;

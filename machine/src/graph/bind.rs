@@ -6,7 +6,7 @@
 
 use super::node::{mentions, rewrite_stage, stage_vars, Cmd, GVar, Kind, NodeId, Status};
 use super::Machine;
-use crate::term::{Atom, SExp};
+use crate::term::{Atom, SExp, VarKind};
 
 impl Machine {
     /// Binds `x` to the detached node `v` (LANGUAGE.md §5, β).
@@ -36,10 +36,16 @@ impl Machine {
                 self.g.release(v);
             }
             Ok(truth) => {
+                let mut staging = false;
                 for &w in &waiters {
                     if let Some(b) = self.g.body_mut(w) {
+                        staging |= mentions(&b.stage, x);
                         rewrite_stage(&mut b.stage, &|u| (u == x).then_some(SExp::Const(truth)));
                     }
+                }
+                let origin = self.g.var(x).origin;
+                if staging || self.source.info(origin).kind == VarKind::Stage {
+                    self.events.fire(origin, truth, &self.source);
                 }
                 match occs.split_last() {
                     None => self.free(v),
@@ -139,6 +145,7 @@ impl Machine {
         if let Status::Stuck(_) = new {
             if old != new {
                 self.wait_on_parts(b);
+                self.events.stuck += 1;
             }
         }
         match (old == Status::Pending, new == Status::Pending) {
@@ -189,6 +196,7 @@ impl Machine {
                 }
                 if let Status::Stuck(_) = status {
                     self.wait_on_parts(n);
+                    self.events.stuck += 1;
                 }
                 if status == Status::Pending {
                     self.set_pending(n, true);

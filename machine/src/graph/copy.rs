@@ -153,7 +153,7 @@ impl Machine {
 /// The work buffers of [`Machine::copy`], kept between copies so that a
 /// copy of a small lambda (a loop's body, at every iteration) allocates
 /// only its nodes.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct CopyScratch {
     /// Binders of the region and their copies.
     map: HashMap<GVar, GVar>,

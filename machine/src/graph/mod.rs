@@ -21,6 +21,7 @@
 
 pub mod bind;
 pub mod copy;
+pub mod events;
 pub mod export;
 pub mod import;
 pub mod node;
@@ -40,9 +41,11 @@ use crate::term::{self, Atom, Program, SExp, Vars};
 use export::Names;
 use import::Importer;
 use node::{Graph, Kind, NodeId, Status};
-use status::Look;
+use status::{Look, Plan};
 
-/// The graph machine's state.
+/// The graph machine's state. `Clone` is a snapshot (the debugger's
+/// time travel): the arena, the variables and the tours are copied whole.
+#[derive(Clone)]
 pub struct Machine {
     /// The arena and the variables.
     pub g: Graph,
@@ -66,6 +69,8 @@ pub struct Machine {
     pub(crate) new_pending: Vec<NodeId>,
     /// The work buffers of `copy`.
     copy_scratch: copy::CopyScratch,
+    /// What the last step did that a debugger stops on.
+    pub events: events::StepEvents,
 }
 
 impl Machine {
@@ -82,6 +87,7 @@ impl Machine {
             shared: Default::default(),
             new_pending: Vec::new(),
             copy_scratch: Default::default(),
+            events: Default::default(),
         };
         let mut imp = Importer::source();
         m.root = imp.body(&mut m.g, &program.body);
@@ -124,6 +130,89 @@ impl Machine {
         self.g.tour.first_marked(self.root)
     }
 
+    /// What the next step will do, without doing it: the body (its node and
+    /// source) and the rule it executes, or the kind of error it fails
+    /// with. `None`: no body is pending.
+    pub fn peek(&self) -> Option<Next> {
+        let b = self.next_ready()?;
+        let span = self.g.body(b).map(|x| x.span).unwrap_or_default();
+        let what = match self.look(b) {
+            Look::Ready(Plan::Beta { expr: false, .. }) => NextKind::Rule(Rule::Beta),
+            Look::Ready(Plan::Beta { expr: true, .. }) => NextKind::Rule(Rule::Expr),
+            Look::Ready(Plan::If(_)) => NextKind::Rule(Rule::If),
+            Look::Ready(Plan::Fix) => NextKind::Rule(Rule::Fix),
+            Look::Ready(Plan::Exit(_)) => NextKind::Rule(Rule::Exit),
+            Look::Error(kind) => NextKind::Error(kind),
+            Look::Inactive | Look::Stuck(_) => NextKind::Stale,
+        };
+        Some(Next { body: b, span, what })
+    }
+
+    /// The front end's variable table: names and spans of the source
+    /// variables that graph variables copy ([`node::VarSlot::origin`]).
+    pub fn source_vars(&self) -> &Vars {
+        &self.source
+    }
+
+    /// The variable table of the exit value, once `$exit` has fired.
+    pub fn exit_vars(&self) -> Option<&Vars> {
+        self.exit_vars.as_ref()
+    }
+
+    /// Whether `n` lies in the subtree at `anchor` (the node at the
+    /// anchor's place, whatever node stands there now). Walks up from `n`:
+    /// `O(depth)`, for the debugger, not the run loop.
+    pub fn within(&self, n: NodeId, anchor: &Anchor) -> bool {
+        let mut x = n;
+        loop {
+            let p = self.g.nodes[x.ix()].parent;
+            if p == anchor.parent && (p == NodeId::NONE || self.g.children(p).get(anchor.slot) == Some(&x)) {
+                return p != NodeId::NONE || x == self.root;
+            }
+            if p == NodeId::NONE {
+                return false;
+            }
+            x = p;
+        }
+    }
+
+    /// The place of `n`: its parent and its position among the parent's
+    /// children (the root's place is the whole term).
+    pub fn anchor(&self, n: NodeId) -> Anchor {
+        let parent = self.g.nodes[n.ix()].parent;
+        let slot = if parent == NodeId::NONE {
+            0
+        } else {
+            self.g.children(parent).iter().position(|&c| c == n).unwrap_or(0)
+        };
+        Anchor { parent, slot }
+    }
+
+    /// The bodies of the main term in the order in which the lambda graph
+    /// of its export numbers them (`view::LambdaGraph`: depth first, a
+    /// body before its head and arguments, in reading order); a shared
+    /// value's bodies are listed at each of its holders, as the export
+    /// copies them there. Iterative.
+    pub fn bodies_in_order(&self) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.root];
+        let mut kids = Vec::new();
+        while let Some(n) = stack.pop() {
+            match self.g.kind(n) {
+                Kind::Body(_) => out.push(n),
+                Kind::Share(v) => {
+                    stack.push(*v);
+                    continue;
+                }
+                _ => {}
+            }
+            kids.clear();
+            self.g.for_children(n, |c| kids.push(c));
+            stack.extend(kids.iter().rev());
+        }
+        out
+    }
+
     /// Executes the first ready body. `None`: no body is pending.
     pub fn step(&mut self) -> Option<Result<Option<Atom>, RuntimeError>> {
         self.step_traced(&mut |_, _, _| {})
@@ -132,6 +221,7 @@ impl Machine {
     /// Like [`Machine::step`], telling `on_step` the step's number, rule and
     /// the source of the body executed.
     pub fn step_traced(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>> {
+        self.events.clear();
         loop {
             let b = self.next_ready()?;
             let span = self.g.body(b).map(|x| x.span).unwrap_or_default();
@@ -335,6 +425,39 @@ impl Machine {
         }
         .stuck_warnings()
     }
+}
+
+/// What the next step does ([`Machine::peek`]).
+#[derive(Clone, Debug)]
+pub struct Next {
+    /// The body it executes.
+    pub body: NodeId,
+    /// Where that body comes from.
+    pub span: Span,
+    /// The rule, or the error.
+    pub what: NextKind,
+}
+
+/// The rule of the next step, or why it cannot execute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextKind {
+    /// It executes this rule.
+    Rule(Rule),
+    /// It fails with a runtime error of this kind.
+    Error(crate::error::ErrorKind),
+    /// The body's status is out of date (never expected; the step brings it
+    /// up to date).
+    Stale,
+}
+
+/// A place in the term: the child at `slot` of `parent`, or the whole term
+/// when `parent` is [`NodeId::NONE`] ([`Machine::anchor`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Anchor {
+    /// The parent node.
+    pub parent: NodeId,
+    /// The position among its children.
+    pub slot: usize,
 }
 
 impl Stepper for Machine {

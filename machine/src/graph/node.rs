@@ -216,7 +216,7 @@ pub struct VarSlot {
 }
 
 /// The arena of nodes and the variable table.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Graph {
     /// All nodes, free ones included.
     pub nodes: Vec<Node>,

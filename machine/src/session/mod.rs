@@ -1,0 +1,304 @@
+//! A debugging session over the graph machine (issue 5): stepping,
+//! breakpoints, and time travel.
+//!
+//! The debugger drives the machine through this API only. Stepping back
+//! restores the nearest snapshot at or before the target step (a clone of
+//! the [`Machine`]) and replays forward: the machine is deterministic, so
+//! the state reached is the state that was left. Snapshots are taken every
+//! `interval` steps; when more than [`MAX_SNAPSHOTS`] are held, every other
+//! one is dropped and the interval doubles, so memory stays bounded on long
+//! runs and going back one step replays at most `interval` steps.
+
+pub mod breakpoint;
+
+use std::time::Instant;
+
+pub use breakpoint::{Breakpoint, Entry, Stop};
+
+use crate::error::RuntimeError;
+use crate::graph::{Anchor, Machine, Next, NextKind};
+use crate::reference::Rule;
+use crate::run::Counts;
+use crate::term::{Atom, Program, VarId};
+
+/// Snapshots kept at most (the one of step 0 always among them).
+pub const MAX_SNAPSHOTS: usize = 256;
+
+/// The first snapshot interval, in steps.
+const FIRST_INTERVAL: u64 = 32;
+
+/// How a run ended.
+#[derive(Clone, Debug)]
+pub enum End {
+    /// No body is pending: the term is the residual program.
+    Residual,
+    /// `$exit` executed with this value (over [`Machine::exit_vars`]).
+    Exit(Atom),
+    /// The next step fails with this error.
+    Error(RuntimeError),
+}
+
+/// A staging variable that fired: when, which, and to what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fired {
+    /// The step that bound it (counting from 1).
+    pub step: u64,
+    /// The source variable.
+    pub var: VarId,
+    /// Its source name.
+    pub name: String,
+    /// Whether the value was true (anything but `never`).
+    pub truth: bool,
+}
+
+/// A machine under a debugger.
+pub struct Session {
+    machine: Machine,
+    /// Snapshots `(step, machine)`, by increasing step; the first is step 0.
+    snapshots: Vec<(u64, Machine)>,
+    interval: u64,
+    end: Option<End>,
+    fired: Vec<Fired>,
+    /// The breakpoints, in the order they were set.
+    pub breakpoints: Vec<Entry>,
+    /// The breakpoint that stopped the last run, and the step it stopped
+    /// at: a run from there does not stop on it again before stepping.
+    last_hit: Option<(usize, u64)>,
+}
+
+impl Session {
+    /// A session at step 0 of `program`.
+    pub fn new(program: Program) -> Session {
+        let machine = Machine::new(program);
+        Session {
+            snapshots: vec![(0, machine.clone())],
+            machine,
+            interval: FIRST_INTERVAL,
+            end: None,
+            fired: Vec::new(),
+            breakpoints: Vec::new(),
+            last_hit: None,
+        }
+    }
+
+    /// The machine (its state, its views).
+    pub fn machine(&self) -> &Machine {
+        &self.machine
+    }
+
+    /// Steps executed.
+    pub fn steps(&self) -> u64 {
+        self.machine.counts.total()
+    }
+
+    /// Steps executed, by rule.
+    pub fn counts(&self) -> Counts {
+        self.machine.counts
+    }
+
+    /// How the run ended, once it has.
+    pub fn end(&self) -> Option<&End> {
+        self.end.as_ref()
+    }
+
+    /// What the next step does (`None` once the run has ended).
+    pub fn next(&self) -> Option<Next> {
+        if self.end.is_some() {
+            return None;
+        }
+        self.machine.peek()
+    }
+
+    /// The staging variables fired so far, in order.
+    pub fn fired(&self) -> &[Fired] {
+        &self.fired
+    }
+
+    /// Snapshots held and the current interval between them.
+    pub fn snapshot_stats(&self) -> (usize, u64) {
+        (self.snapshots.len(), self.interval)
+    }
+
+    /// Adds a breakpoint (enabled); returns its index. The same breakpoint
+    /// twice is one entry (re-enabled).
+    pub fn add_breakpoint(&mut self, at: Breakpoint) -> usize {
+        if let Some(i) = self.breakpoints.iter().position(|e| e.at == at) {
+            self.breakpoints[i].enabled = true;
+            return i;
+        }
+        self.breakpoints.push(Entry {
+            at,
+            enabled: true,
+            hits: 0,
+        });
+        self.breakpoints.len() - 1
+    }
+
+    /// Removes the breakpoint at `i` (no-op out of range).
+    pub fn remove_breakpoint(&mut self, i: usize) {
+        if i < self.breakpoints.len() {
+            self.breakpoints.remove(i);
+            self.last_hit = None;
+        }
+    }
+
+    /// Turns the breakpoint at `i` on or off (no-op out of range).
+    pub fn toggle_breakpoint(&mut self, i: usize) {
+        if let Some(e) = self.breakpoints.get_mut(i) {
+            e.enabled = !e.enabled;
+        }
+    }
+
+    /// Executes one step, whatever the breakpoints. Returns false when the
+    /// run has ended (then [`Session::end`] says how).
+    pub fn step(&mut self) -> bool {
+        if self.end.is_some() {
+            return false;
+        }
+        match self.machine.step() {
+            None => {
+                self.end = Some(End::Residual);
+                false
+            }
+            Some(Err(e)) => {
+                self.end = Some(End::Error(e));
+                false
+            }
+            Some(Ok(exit)) => {
+                let step = self.steps();
+                for &(var, truth) in &self.machine.events.fired {
+                    let name = self.machine.source_vars().name(var).unwrap_or("_").to_string();
+                    self.fired.push(Fired { step, var, name, truth });
+                }
+                if let Some(v) = exit {
+                    self.end = Some(End::Exit(v));
+                }
+                self.snapshot();
+                true
+            }
+        }
+    }
+
+    fn snapshot(&mut self) {
+        let step = self.steps();
+        if !step.is_multiple_of(self.interval) {
+            return;
+        }
+        if self.snapshots.last().is_some_and(|(s, _)| *s >= step) {
+            return;
+        }
+        self.snapshots.push((step, self.machine.clone()));
+        if self.snapshots.len() > MAX_SNAPSHOTS {
+            self.interval *= 2;
+            let interval = self.interval;
+            self.snapshots.retain(|(s, _)| s.is_multiple_of(interval));
+        }
+    }
+
+    /// Runs at most `budget` steps, stopping early at an enabled breakpoint,
+    /// when the run ends, when `deadline` passes (checked every 256 steps),
+    /// or, given `within`, when the next body to execute lies outside the
+    /// subtree at that place (`n`: reduce the focused body's subtree).
+    pub fn run(&mut self, budget: u64, deadline: Option<Instant>, within: Option<Anchor>) -> Stop {
+        let mut done = 0u64;
+        loop {
+            if self.end.is_some() {
+                return Stop::Ended;
+            }
+            let next = self.machine.peek();
+            let Some(next) = next else {
+                self.end = Some(End::Residual);
+                return Stop::Ended;
+            };
+            if let Some(a) = &within {
+                if !self.machine.within(next.body, a) {
+                    return Stop::SubtreeDone;
+                }
+            }
+            if let Some(i) = self.before_step(&next) {
+                return Stop::Breakpoint(i);
+            }
+            if done >= budget {
+                return Stop::Budget;
+            }
+            if done > 0 && done.is_multiple_of(256) && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Stop::Slice;
+            }
+            self.step();
+            done += 1;
+            if let Some(i) = self.after_step() {
+                return Stop::Breakpoint(i);
+            }
+        }
+    }
+
+    /// The breakpoint the step about to execute hits, if any (and it did
+    /// not stop the run at this very step already).
+    fn before_step(&mut self, next: &Next) -> Option<usize> {
+        let step = self.steps();
+        let hit = self.breakpoints.iter().position(|e| {
+            e.enabled
+                && match &e.at {
+                    Breakpoint::Line { file, start, end, .. } => {
+                        next.span.file == *file && next.span.start >= *start && next.span.start < *end
+                    }
+                    Breakpoint::Exit => next.what == NextKind::Rule(Rule::Exit),
+                    Breakpoint::Error => matches!(next.what, NextKind::Error(_)),
+                    Breakpoint::Step(n) => step == *n,
+                    Breakpoint::Fire(_) | Breakpoint::Stuck => false,
+                }
+        })?;
+        self.hit(hit, step)
+    }
+
+    /// The breakpoint the step just executed hits, if any.
+    fn after_step(&mut self) -> Option<usize> {
+        let step = self.steps();
+        let events = &self.machine.events;
+        let vars = self.machine.source_vars();
+        let hit = self.breakpoints.iter().position(|e| {
+            e.enabled
+                && match &e.at {
+                    Breakpoint::Fire(name) => events.fired.iter().any(|(v, _)| vars.name(*v) == Some(name.as_str())),
+                    Breakpoint::Stuck => events.stuck > 0,
+                    Breakpoint::Step(n) => step == *n,
+                    _ => false,
+                }
+        })?;
+        self.hit(hit, step)
+    }
+
+    fn hit(&mut self, i: usize, step: u64) -> Option<usize> {
+        if self.last_hit == Some((i, step)) {
+            return None;
+        }
+        self.last_hit = Some((i, step));
+        if let Some(e) = self.breakpoints.get_mut(i) {
+            e.hits += 1;
+        }
+        Some(i)
+    }
+
+    /// Goes back to the state after `step` steps (or forward to it, without
+    /// stopping at breakpoints): restores the nearest snapshot at or before
+    /// it and replays. Going forward past the end stops at the end.
+    pub fn goto(&mut self, step: u64) {
+        if step < self.steps() {
+            let i = self.snapshots.partition_point(|(s, _)| *s <= step).saturating_sub(1);
+            if let Some((at, m)) = self.snapshots.get(i) {
+                let at = *at;
+                self.machine = m.clone();
+                self.fired.retain(|f| f.step <= at);
+            }
+            self.end = None;
+        }
+        while self.steps() < step && self.step() {}
+        self.last_hit = None;
+    }
+
+    /// Goes back `n` steps (to step 0 at most).
+    pub fn back(&mut self, n: u64) {
+        let now = self.steps();
+        self.goto(now.saturating_sub(n));
+    }
+}

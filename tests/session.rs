@@ -1,0 +1,289 @@
+//! The debugging session (`deepcps_machine::session`): stepping, time
+//! travel by snapshots and replay, and every kind of breakpoint, on corpus
+//! programs and small sources.
+
+use std::path::Path;
+
+use deepcps_machine::graph::Machine;
+use deepcps_machine::print::Printer;
+use deepcps_machine::session::{Breakpoint, End, Session, Stop};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::term::Program;
+use deepcps_tests::{load_source, root};
+
+fn load(rel: &str) -> (Program, SourceMap) {
+    let mut sources = SourceMap::new();
+    match load_program(&RealFs, &root().join(rel), &mut sources) {
+        Ok(p) => (p, sources),
+        Err(ds) => panic!("{rel} does not load: {}", deepcps_tests::render(&sources, &ds)),
+    }
+}
+
+/// The printed term of a machine (what the program pane shows).
+fn text(m: &Machine) -> String {
+    let p = m.to_program();
+    Printer::new(&p.vars).program_text(&p.body)
+}
+
+/// The printed term after `n` steps of a fresh machine.
+fn fresh_after(program: &Program, n: u64) -> String {
+    let mut m = Machine::new(program.clone());
+    for _ in 0..n {
+        if !matches!(m.step(), Some(Ok(None))) {
+            break;
+        }
+    }
+    text(&m)
+}
+
+fn loop_source(n: u64) -> String {
+    let text = std::fs::read_to_string(root().join("corpus/bench/loop_sum.dcps")).expect("loop_sum.dcps");
+    text.replace("let N = 1000", &format!("let N = {n}"))
+}
+
+#[test]
+fn steps_to_the_end_like_the_machine() {
+    let (p, _) = load("corpus/paper/arith_built.dcps");
+    let mut s = Session::new(p);
+    while s.step() {}
+    assert_eq!(s.steps(), 330);
+    assert!(matches!(s.end(), Some(End::Exit(_))), "{:?}", s.end());
+    assert!(s.next().is_none());
+    // The builders' staging variables fired, `pt` among them, with the
+    // steps that bound them in order.
+    let names: Vec<&str> = s.fired().iter().map(|f| f.name.as_str()).collect();
+    assert!(names.contains(&"ct"), "{names:?}");
+    assert!(s.fired().windows(2).all(|w| w[0].step <= w[1].step));
+    assert!(s.fired().iter().all(|f| f.step >= 1 && f.step <= 330));
+}
+
+#[test]
+fn going_back_gives_the_state_that_was_left() {
+    let (p, _) = load("corpus/paper/arith_built.dcps");
+    let mut s = Session::new(p.clone());
+    let mut seen = vec![text(s.machine())];
+    while s.step() {
+        seen.push(text(s.machine()));
+    }
+    // Back one step at a time over the whole run, then jumps.
+    for k in (0..s.steps()).rev() {
+        s.back(1);
+        assert_eq!(s.steps(), k);
+        assert_eq!(text(s.machine()), seen[k as usize], "state after going back to step {k}");
+        assert!(s.end().is_none());
+    }
+    for k in [300, 5, 329, 0, 17] {
+        s.goto(k);
+        assert_eq!(s.steps(), k);
+        assert_eq!(text(s.machine()), seen[k as usize], "state after goto {k}");
+    }
+    // The fired list is cut back with the steps.
+    s.goto(10);
+    assert!(s.fired().iter().all(|f| f.step <= 10));
+    // Forward past the end stops at the end.
+    s.goto(10_000);
+    assert_eq!(s.steps(), 330);
+    assert!(matches!(s.end(), Some(End::Exit(_))));
+}
+
+#[test]
+fn time_travel_over_ten_thousand_steps() {
+    let p = load_source(&loop_source(2000)).expect("loop loads");
+    let mut s = Session::new(p.clone());
+    while s.step() {}
+    assert_eq!(s.steps(), 12_007);
+    let (held, interval) = s.snapshot_stats();
+    assert!(held <= deepcps_machine::session::MAX_SNAPSHOTS, "{held} snapshots");
+    assert!(interval >= 32);
+    for k in [12_006, 7, 6_000, 11_999, 1] {
+        s.goto(k);
+        assert_eq!(s.steps(), k);
+        assert_eq!(text(s.machine()), fresh_after(&p, k), "goto {k}");
+    }
+}
+
+#[test]
+fn snapshots_stay_bounded_on_long_runs() {
+    let p = load_source(&loop_source(20_000)).expect("loop loads");
+    let mut s = Session::new(p);
+    while s.step() {}
+    let (held, interval) = s.snapshot_stats();
+    assert!(held <= deepcps_machine::session::MAX_SNAPSHOTS);
+    assert!(interval > 32, "the interval grew: {interval}");
+    s.back(1);
+    assert_eq!(s.steps(), 120_006);
+}
+
+#[test]
+fn a_staging_variable_breakpoint_stops_after_it_fires() {
+    let (p, _) = load("corpus/paper/arith_built.dcps");
+    let mut s = Session::new(p);
+    let i = s.add_breakpoint(Breakpoint::Fire("ct".into()));
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Breakpoint(i));
+    let first = s.fired().iter().find(|f| f.name == "ct").map(|f| f.step);
+    assert_eq!(Some(s.steps()), first, "stopped right after the step that bound ct");
+    // Continuing stops at the next firing, later.
+    let at = s.steps();
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Breakpoint(i));
+    assert!(s.steps() > at);
+    assert_eq!(s.breakpoints[i].hits, 2);
+    // Disabled, it no longer stops: the run ends.
+    s.toggle_breakpoint(i);
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Ended);
+    assert_eq!(s.steps(), 330);
+}
+
+#[test]
+fn step_exit_and_budget_stops() {
+    let (p, _) = load("corpus/paper/arith_built.dcps");
+    let mut s = Session::new(p);
+    let st = s.add_breakpoint(Breakpoint::Step(100));
+    let ex = s.add_breakpoint(Breakpoint::Exit);
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Breakpoint(st));
+    assert_eq!(s.steps(), 100);
+    assert_eq!(s.run(10, None, None), Stop::Budget);
+    assert_eq!(s.steps(), 110);
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Breakpoint(ex));
+    // Stopped before `$exit`: the next step is it, and it has not run.
+    assert_eq!(s.steps(), 329);
+    assert!(s.end().is_none());
+    let next = s.next().expect("a next step");
+    assert_eq!(
+        next.what,
+        deepcps_machine::graph::NextKind::Rule(deepcps_machine::reference::Rule::Exit)
+    );
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Ended);
+    assert_eq!(s.steps(), 330);
+}
+
+#[test]
+fn error_breakpoint_stops_before_the_failing_step() {
+    let (p, _) = load("corpus/paper/arith_env_unbound.dcps");
+    let mut s = Session::new(p.clone());
+    let e = s.add_breakpoint(Breakpoint::Error);
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Breakpoint(e));
+    assert!(matches!(s.next().map(|n| n.what), Some(deepcps_machine::graph::NextKind::Error(_))));
+    // Without the breakpoint the run ends on the error, at the same step.
+    let at = s.steps();
+    let mut t = Session::new(p);
+    assert_eq!(t.run(u64::MAX, None, None), Stop::Ended);
+    assert_eq!(t.steps(), at);
+    match t.end() {
+        Some(End::Error(err)) => assert!(err.message.contains("'y'"), "{}", err.message),
+        other => panic!("expected an error end, got {other:?}"),
+    }
+}
+
+#[test]
+fn line_breakpoint_stops_before_a_body_of_that_line() {
+    let (p, sources) = load("corpus/paper/arith_built.dcps");
+    // Line 11 of arith_built.dcps: `number F 4 (F)`.
+    let file = sources
+        .files()
+        .iter()
+        .position(|f| f.name.ends_with("arith_built.dcps"))
+        .expect("file");
+    let f = &sources.files()[file];
+    let starts: Vec<usize> = std::iter::once(0).chain(f.text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let line = f.text.lines().position(|l| l == "number F 4 (F)").expect("the line");
+    let (start, end) = (starts[line] as u32, starts[line + 1] as u32);
+    let id = deepcps_machine::span::FileId(file as u32);
+    let mut s = Session::new(p);
+    let b = s.add_breakpoint(Breakpoint::Line {
+        file: id,
+        start,
+        end,
+        label: format!("arith_built.dcps:{}", line + 1),
+    });
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Breakpoint(b));
+    let next = s.next().expect("next");
+    assert_eq!(next.span.file, id);
+    assert!(next.span.start >= start && next.span.start < end);
+    assert!(s.steps() > 0, "the line's body runs after the ones before it");
+}
+
+#[test]
+fn stuck_breakpoint() {
+    let p = load_source("(x) { @always: x 1 } (f) { f 2 }").expect("loads");
+    let mut s = Session::new(p);
+    let b = s.add_breakpoint(Breakpoint::Stuck);
+    let stop = s.run(u64::MAX, None, None);
+    assert_eq!(stop, Stop::Breakpoint(b), "the body `x 1` turns stuck on x");
+}
+
+#[test]
+fn reduce_a_subtree_stops_when_it_holds_nothing_pending() {
+    let (p, _) = load("corpus/paper/arith_built.dcps");
+    let mut s = Session::new(p);
+    s.run(50, None, None);
+    let next = s.next().expect("next");
+    let anchor = s.machine().anchor(next.body);
+    let stop = s.run(u64::MAX, None, Some(anchor));
+    assert!(matches!(stop, Stop::SubtreeDone | Stop::Ended), "{stop:?}");
+    if let Some(n) = s.next() {
+        assert!(!s.machine().within(n.body, &anchor));
+    }
+    assert!(s.steps() > 50);
+}
+
+#[test]
+fn bodies_in_order_match_the_lambda_graph() {
+    for rel in [
+        "corpus/paper/arith_built.dcps",
+        "corpus/paper/merge_staged.dcps",
+        "corpus/paper/matrix_chain.dcps",
+    ] {
+        let (p, _) = load(rel);
+        let mut m = Machine::new(p);
+        for step in 0..60 {
+            let prog = m.to_program();
+            let lg = deepcps_machine::view::LambdaGraph::build(&prog.body, &prog.vars);
+            let views = lg
+                .graph
+                .node_indices()
+                .filter(|&n| matches!(lg.graph[n].kind, deepcps_machine::view::lambda_graph::NodeKind::Body { .. }));
+            let ids = m.bodies_in_order();
+            assert_eq!(ids.len(), views.count(), "{rel} at step {step}");
+            // The ready body of the view is the machine's next body.
+            let ready = lg.bodies_with_status("ready");
+            let order: Vec<_> = lg
+                .graph
+                .node_indices()
+                .filter(|&n| matches!(lg.graph[n].kind, deepcps_machine::view::lambda_graph::NodeKind::Body { .. }))
+                .collect();
+            if let (Some(r), Some(next)) = (ready.first(), m.peek()) {
+                let k = order.iter().position(|n| n == r).expect("ready is a body");
+                assert_eq!(ids[k], next.body, "{rel} at step {step}");
+            }
+            if !matches!(m.step(), Some(Ok(None))) {
+                break;
+            }
+        }
+    }
+}
+
+#[test]
+fn loads_every_paper_program() {
+    // A session starts on every paper program and runs it to the end like the machine.
+    for entry in std::fs::read_dir(root().join("corpus/paper")).expect("corpus/paper") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("dcps") {
+            continue;
+        }
+        let rel = path.strip_prefix(root()).unwrap_or(Path::new("?")).display().to_string();
+        let mut sources = SourceMap::new();
+        let Ok(p) = load_program(&RealFs, &path, &mut sources) else {
+            continue;
+        };
+        let mut m = Machine::new(p.clone());
+        let mut s = Session::new(p);
+        s.run(100_000, None, None);
+        let limits = deepcps_machine::run::Limits {
+            max_steps: 100_000,
+            ..Default::default()
+        };
+        m.run(&limits);
+        assert_eq!(s.steps(), m.counts.total(), "{rel}");
+    }
+}
