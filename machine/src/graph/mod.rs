@@ -290,6 +290,12 @@ impl Machine {
         drive(self, limits, on_step)
     }
 
+    /// The variables of the exit value, once `$exit` has run (the value
+    /// [`Machine::step`] returned is over these, not over the program's).
+    pub fn exit_vars(&self) -> Option<&Vars> {
+        self.exit_vars.as_ref()
+    }
+
     /// The current term as a program (for printing and the views).
     pub fn to_program(&self) -> Program {
         let mut names = Names::printing(&self.source);

@@ -8,11 +8,16 @@
 //! next line at the same indentation; `(x) { b } "e"` prints as `"e" (x)`;
 //! other lambdas are braced with their bodies indented by two spaces.
 //! [`names`] chooses the printed names of binders.
+//!
+//! A printer made with [`Printer::recording`] prints the same text and also
+//! notes where it put every body and every occurrence and binder of a
+//! variable ([`PrintMap`]), for the views that point into the text.
 
 pub mod free;
 pub mod names;
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 use crate::expr::print::{print_expr, print_value};
 use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Lambda, RecLambda, SExp, Sugar, VarId, Vars};
@@ -36,6 +41,115 @@ enum Natural {
     Sparam(VarId),
 }
 
+/// Where a body stands in the printed text (recording mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyPlace {
+    /// Byte offset where the body starts (its `@e: ` prefix if printed).
+    pub start: usize,
+    /// Byte offset where its extent ends: the end of the chain of bodies
+    /// that continue it (they are nested in it), or of the body itself.
+    pub end: usize,
+    /// Whether the printer printed the body. `false`: something else stands
+    /// for it (a recursive value printed as its name, a value inside an
+    /// expression string or a string, where lambdas print as `<lambda>`, or
+    /// the missing main body of a library being formatted); `start == end`
+    /// is then the place where that something starts.
+    pub printed: bool,
+}
+
+/// A printed occurrence of a variable (recording mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VarPlace {
+    /// Byte offset of the first byte of the printed name.
+    pub start: usize,
+    /// Byte offset just past the printed name.
+    pub end: usize,
+    /// The variable.
+    pub var: VarId,
+    /// The byte range of the name of the binder of `var`, printed earlier in
+    /// the text (the last one printed, should a variable be bound twice);
+    /// `None` when its binder is not printed (a free variable, an anonymous
+    /// staging parameter, the name of a recursive value printed as a value).
+    pub binder: Option<(usize, usize)>,
+}
+
+/// What a printer in recording mode ([`Printer::recording`]) noted.
+#[derive(Debug, Default)]
+pub struct PrintMap {
+    /// Every body of the term met by the printer, printed or not, keyed by
+    /// its address (`b as *const Body as usize`), valid while the term
+    /// printed is alive and unmoved.
+    pub bodies: HashMap<usize, BodyPlace>,
+    /// Every printed occurrence of a variable (heads, arguments, tuple
+    /// elements, staging expressions, expression strings, recursive values
+    /// printed as their name), in text order. Binders are not occurrences.
+    pub occurrences: Vec<VarPlace>,
+    /// The bodies of the chains being printed, with their starts: their
+    /// extent ends when their chain does.
+    open: Vec<(usize, usize)>,
+    /// The last printed binder of each variable.
+    binders: HashMap<VarId, (usize, usize)>,
+}
+
+impl PrintMap {
+    fn occurrence(&mut self, start: usize, end: usize, var: VarId) {
+        let binder = self.binders.get(&var).copied();
+        self.occurrences.push(VarPlace { start, end, var, binder });
+    }
+
+    /// Notes every body in `item` (not printed) at the offset `at`, unless
+    /// it is placed already; iterative.
+    fn hide(&mut self, item: Hidden<'_>, at: usize) {
+        let mut stack = vec![item];
+        while let Some(item) = stack.pop() {
+            match item {
+                Hidden::Body(b) => {
+                    self.bodies.entry(body_address(b)).or_insert(BodyPlace {
+                        start: at,
+                        end: at,
+                        printed: false,
+                    });
+                    match &b.cmd {
+                        Cmd::App(app) => {
+                            stack.push(Hidden::Atom(&app.head));
+                            stack.extend(app.args.iter().map(|a| match a {
+                                Arg::Atom(x) | Arg::Splice(x) => Hidden::Atom(x),
+                            }));
+                        }
+                        Cmd::Fix(fix) => {
+                            stack.push(Hidden::Body(&fix.lam.body));
+                            stack.push(Hidden::Body(&fix.body));
+                        }
+                    }
+                }
+                Hidden::Atom(a) => match a {
+                    Atom::Lambda(l) => stack.push(Hidden::Body(&l.body)),
+                    Atom::Rec(r) => stack.push(Hidden::Body(&r.lam.body)),
+                    Atom::Tuple(xs) => stack.extend(xs.iter().map(|x| match x {
+                        Arg::Atom(x) | Arg::Splice(x) => Hidden::Atom(x),
+                    })),
+                    Atom::Record(fs) => stack.extend(fs.iter().map(|(_, x)| Hidden::Atom(x))),
+                    Atom::Map(kvs) => stack.extend(kvs.iter().flat_map(|(k, v)| [Hidden::Atom(k), Hidden::Atom(v)])),
+                    Atom::Expr(e) => stack.extend(e.vals().into_iter().map(Hidden::Atom)),
+                    _ => {}
+                },
+            }
+        }
+    }
+}
+
+/// Something whose bodies the printer does not print.
+enum Hidden<'t> {
+    Body(&'t Body),
+    Atom(&'t Atom),
+}
+
+/// The address of a body, which identifies it while the term is alive and
+/// unmoved (no body holds another inline: nested bodies sit behind boxes).
+pub fn body_address(b: &Body) -> usize {
+    b as *const Body as usize
+}
+
 /// A printer over one variable table.
 pub struct Printer<'v> {
     names: Names<'v>,
@@ -47,6 +161,8 @@ pub struct Printer<'v> {
     hoisted: HashSet<VarId>,
     /// Free variables of the scopes entered.
     fv: FreeVars,
+    /// Where things were printed, in recording mode.
+    map: Option<PrintMap>,
 }
 
 impl<'v> Printer<'v> {
@@ -58,6 +174,17 @@ impl<'v> Printer<'v> {
             source_mode: false,
             hoisted: HashSet::new(),
             fv: FreeVars::default(),
+            map: None,
+        }
+    }
+
+    /// A printer that prints exactly what [`Printer::new`] prints and notes
+    /// where it puts bodies and variables: use [`Printer::program_map`] or
+    /// [`Printer::atom_map`].
+    pub fn recording(vars: &'v Vars) -> Printer<'v> {
+        Printer {
+            map: Some(PrintMap::default()),
+            ..Printer::new(vars)
         }
     }
 
@@ -84,6 +211,50 @@ impl<'v> Printer<'v> {
         self.out
     }
 
+    /// [`Printer::program_text`], with where things were printed (empty
+    /// unless the printer is [`Printer::recording`]).
+    pub fn program_map(mut self, b: &Body) -> (String, PrintMap) {
+        self.body(b, 0, Natural::Top);
+        self.out.push('\n');
+        (self.out, self.map.unwrap_or_default())
+    }
+
+    /// [`Printer::atom_text`], with where things were printed (empty unless
+    /// the printer is [`Printer::recording`]).
+    pub fn atom_map(mut self, a: &Atom) -> (String, PrintMap) {
+        self.atom(a, 0);
+        self.out.push('\n');
+        (self.out, self.map.unwrap_or_default())
+    }
+
+    /// Prints the name of an occurrence of `v`.
+    fn push_var(&mut self, v: VarId) {
+        let n = self.names.name(v);
+        let start = self.out.len();
+        self.out.push_str(&n);
+        if let Some(m) = &mut self.map {
+            m.occurrence(start, start + n.len(), v);
+        }
+    }
+
+    /// Prints the name of the binder `v`.
+    fn push_binder(&mut self, v: VarId) {
+        let n = self.names.name(v);
+        let start = self.out.len();
+        self.out.push_str(&n);
+        if let Some(m) = &mut self.map {
+            m.binders.insert(v, (start, start + n.len()));
+        }
+    }
+
+    /// Notes the bodies of `item`, which are not printed, at the current
+    /// offset (recording mode).
+    fn hide(&mut self, item: Hidden<'_>, at: usize) {
+        if let Some(m) = &mut self.map {
+            m.hide(item, at);
+        }
+    }
+
     fn newline(&mut self, indent: usize) {
         self.out.push('\n');
         for _ in 0..indent {
@@ -103,7 +274,12 @@ impl<'v> Printer<'v> {
     fn stage_prefix(&mut self, s: &SExp, natural: Natural) {
         if !self.stage_omitted(s, natural) {
             self.out.push('@');
-            self.out.push_str(&sexp_text(s, &self.names));
+            let map = &mut self.map;
+            sexp_write(s, &self.names, &mut self.out, &mut |start, end, v| {
+                if let Some(m) = map {
+                    m.occurrence(start, end, v);
+                }
+            });
             self.out.push_str(": ");
         }
     }
@@ -115,8 +291,20 @@ impl<'v> Printer<'v> {
     fn body(&mut self, b: &Body, indent: usize, natural: Natural) {
         let mut undo: Vec<Undo> = Vec::new();
         let mut next = Some((b, natural));
+        let mark = self.map.as_ref().map_or(0, |m| m.open.len());
         while let Some((b, natural)) = next {
+            if let Some(m) = &mut self.map {
+                m.open.push((body_address(b), self.out.len()));
+            }
             next = self.link(b, indent, natural, &mut undo);
+        }
+        if let Some(m) = &mut self.map {
+            // The bodies of a chain are nested in one another: all end here.
+            let end = self.out.len();
+            for (b, start) in m.open.split_off(mark) {
+                let printed = BodyPlace { start, end, printed: true };
+                m.bodies.insert(b, printed);
+            }
         }
         for u in undo.into_iter().rev() {
             match u {
@@ -145,7 +333,7 @@ impl<'v> Printer<'v> {
                     refs.insert(r.name);
                     undo.push(Undo::Scope(self.names.enter(&[r.name], &refs)));
                     self.out.push_str("fix ");
-                    self.out.push_str(&self.names.name(r.name));
+                    self.push_binder(r.name);
                     self.braced_lambda(&r.lam, indent);
                     self.out.push_str(" in");
                     self.newline(indent);
@@ -161,10 +349,11 @@ impl<'v> Printer<'v> {
                 undo.push(Undo::Scope(self.names.enter(&[fix.sparam, fix.name], &refs)));
                 self.out.push_str("fix ");
                 if !self.names.anonymous(fix.sparam) {
-                    let n = self.names.name(fix.sparam);
-                    self.out.push_str(&format!("[{n}] "));
+                    self.out.push('[');
+                    self.push_binder(fix.sparam);
+                    self.out.push_str("] ");
                 }
-                self.out.push_str(&self.names.name(fix.name));
+                self.push_binder(fix.name);
                 self.braced_lambda(&fix.lam, indent);
                 self.out.push_str(" in");
                 self.newline(indent);
@@ -218,6 +407,7 @@ impl<'v> Printer<'v> {
         }
         undo.push(Undo::Scope(self.names.enter(&lambda_binders(lam), &refs)));
         if matches!(&lam.body.cmd, Cmd::App(App { sugar: Sugar::Hole, .. })) {
+            self.hide(Hidden::Body(&lam.body), self.out.len());
             return None;
         }
         self.newline(indent);
@@ -226,11 +416,13 @@ impl<'v> Printer<'v> {
 
     fn let_head(&mut self, lam: &Lambda) {
         if !self.names.anonymous(lam.sparam) {
-            let n = self.names.name(lam.sparam);
-            self.out.push_str(&format!("[{n}] "));
+            self.out.push('[');
+            self.push_binder(lam.sparam);
+            self.out.push_str("] ");
         }
-        let n = self.names.name(lam.params[0].var);
-        self.out.push_str(&n);
+        if let Some(p) = lam.params.first() {
+            self.push_binder(p.var);
+        }
     }
 
     fn params(&mut self, lam: &Lambda) {
@@ -242,13 +434,13 @@ impl<'v> Printer<'v> {
             if p.rest {
                 self.out.push('!');
             }
-            let n = self.names.name(p.var);
-            self.out.push_str(&n);
+            self.push_binder(p.var);
         }
         self.out.push(')');
         if !self.names.anonymous(lam.sparam) {
-            let n = self.names.name(lam.sparam);
-            self.out.push_str(&format!("[{n}]"));
+            self.out.push('[');
+            self.push_binder(lam.sparam);
+            self.out.push(']');
         }
     }
 
@@ -330,10 +522,7 @@ impl<'v> Printer<'v> {
     /// Prints `a`, which is not a tuple.
     fn shallow_atom(&mut self, a: &Atom, indent: usize) {
         match a {
-            Atom::Var(v) => {
-                let n = self.names.name(*v);
-                self.out.push_str(&n);
-            }
+            Atom::Var(v) => self.push_var(*v),
             Atom::Int(i) => self.out.push_str(&i.to_string()),
             Atom::Float(f) => self.out.push_str(&format!("{f:?}")),
             Atom::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
@@ -341,24 +530,12 @@ impl<'v> Printer<'v> {
             Atom::Builtin(Builtin::Exit) => self.out.push_str("$exit"),
             Atom::Builtin(Builtin::If) => self.out.push_str("if"),
             Atom::Tuple(_) => self.atom(a, indent),
-            Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => {
-                let names = &self.names;
-                let text = print_value(a, &|v| names.name(v));
-                self.out.push('"');
-                self.out.push_str(&text);
-                self.out.push('"');
-            }
-            Atom::Expr(e) => {
-                let names = &self.names;
-                let text = print_expr(e, &|v| names.name(v));
-                self.out.push('"');
-                self.out.push_str(&text);
-                self.out.push('"');
-            }
+            Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) | Atom::Expr(_) => self.quoted(a),
             Atom::Lambda(l) => self.braced_lambda(l, indent),
             Atom::Rec(r) if self.hoisted.contains(&r.name) => {
-                let n = self.names.name(r.name);
-                self.out.push_str(&n);
+                // Its lambda is printed by the `fix .. in` around.
+                self.hide(Hidden::Atom(a), self.out.len());
+                self.push_var(r.name);
             }
             Atom::Rec(r) => {
                 // Only reached for a recursive value that no body holds
@@ -367,6 +544,75 @@ impl<'v> Printer<'v> {
             }
         }
     }
+}
+
+impl Printer<'_> {
+    /// Prints a value or an expression in double quotes, in expression
+    /// syntax; records the variables printed in it (recording mode).
+    fn quoted(&mut self, a: &Atom) {
+        let render = |name: &dyn Fn(VarId) -> String| match a {
+            Atom::Expr(e) => print_expr(e, name),
+            other => print_value(other, name),
+        };
+        let names = &self.names;
+        let text = render(&|v| names.name(v));
+        self.hide(Hidden::Atom(a), self.out.len());
+        self.out.push('"');
+        let start = self.out.len();
+        self.out.push_str(&text);
+        self.out.push('"');
+        if self.map.is_none() {
+            return;
+        }
+        // Printed again with a marker in place of each name, to learn where
+        // the names fall; kept only if the markers give back the same text.
+        let calls: RefCell<Vec<VarId>> = RefCell::new(Vec::new());
+        let marked = render(&|v| {
+            let mut calls = calls.borrow_mut();
+            calls.push(v);
+            format!("{MARK_OPEN}{}{MARK_CLOSE}", calls.len() - 1)
+        });
+        let calls = calls.into_inner();
+        if let Some(found) = unmark(&marked, &calls, &text, &self.names) {
+            if let Some(m) = &mut self.map {
+                for (s, e, v) in found {
+                    m.occurrence(start + s, start + e, v);
+                }
+            }
+        }
+    }
+}
+
+/// Marks around the number of a variable in an expression printed to find
+/// where its names fall (private-use characters; a string literal holding
+/// them at worst loses the places of that expression's variables).
+const MARK_OPEN: char = '\u{E000}';
+const MARK_CLOSE: char = '\u{E001}';
+
+/// The places of the names in `text`, from the same expression printed with
+/// numbered marks in place of the names of the variables `calls`; `None`
+/// when the marks do not give back `text` exactly.
+fn unmark(marked: &str, calls: &[VarId], text: &str, names: &Names) -> Option<Vec<(usize, usize, VarId)>> {
+    let mut rebuilt = String::with_capacity(text.len());
+    let mut found = Vec::with_capacity(calls.len());
+    let mut rest = marked;
+    while let Some(i) = rest.find(MARK_OPEN) {
+        rebuilt.push_str(&rest[..i]);
+        rest = &rest[i + MARK_OPEN.len_utf8()..];
+        let j = rest.find(MARK_CLOSE)?;
+        let k: usize = rest[..j].parse().ok()?;
+        rest = &rest[j + MARK_CLOSE.len_utf8()..];
+        if k != found.len() {
+            return None;
+        }
+        let v = *calls.get(k)?;
+        let name = names.name(v);
+        let start = rebuilt.len();
+        rebuilt.push_str(&name);
+        found.push((start, rebuilt.len(), v));
+    }
+    rebuilt.push_str(rest);
+    (rebuilt == text && found.len() == calls.len()).then_some(found)
 }
 
 /// Whether an argument prints as an expression string `"..."`.
@@ -428,11 +674,18 @@ pub fn short_atom(a: &Atom, vars: &Vars) -> String {
 /// A staging expression as printed (`ct & !pt`, minimal parentheses), built
 /// with an explicit stack (the printer and the views' labels).
 pub fn sexp_text(s: &SExp, names: &Names) -> String {
+    let mut out = String::new();
+    sexp_write(s, names, &mut out, &mut |_, _, _| {});
+    out
+}
+
+/// Writes a staging expression as [`sexp_text`] prints it to `out`, telling
+/// `on_var` the byte range in `out` of each variable's name.
+fn sexp_write(s: &SExp, names: &Names, out: &mut String, on_var: &mut dyn FnMut(usize, usize, VarId)) {
     enum Tok<'a> {
         E(&'a SExp, u8),
         T(&'static str),
     }
-    let mut out = String::new();
     let mut stack = vec![Tok::E(s, 0)];
     while let Some(t) = stack.pop() {
         let (s, ctx) = match t {
@@ -455,7 +708,12 @@ pub fn sexp_text(s: &SExp, names: &Names) -> String {
         match s {
             SExp::Const(true) => out.push_str("always"),
             SExp::Const(false) => out.push_str("never"),
-            SExp::Var(v) => out.push_str(&names.name(*v)),
+            SExp::Var(v) => {
+                let n = names.name(*v);
+                let start = out.len();
+                out.push_str(&n);
+                on_var(start, out.len(), *v);
+            }
             SExp::Not(a) => {
                 out.push('!');
                 stack.push(Tok::E(a, 3));
@@ -472,5 +730,4 @@ pub fn sexp_text(s: &SExp, names: &Names) -> String {
             }
         }
     }
-    out
 }

@@ -20,6 +20,7 @@ use petgraph::visit::EdgeRef;
 use super::label::{atom_label, body_label, clip, lambda_head, ATOM_MAX};
 use super::status::{local_status, stub_rec, Status};
 use super::{dot_escape, Places};
+use crate::print::body_address;
 use crate::print::free::FreeVars;
 use crate::print::names::{lambda_binders, Names};
 use crate::span::{SourceMap, Span};
@@ -153,6 +154,12 @@ pub struct LambdaGraph {
     /// The variables met in the term (binders, occurrences, staging
     /// expressions), with their printed names.
     pub vars: HashMap<VarId, VarView>,
+    /// Every body node in numbering order, with the address of the `Body`
+    /// it was built from ([`crate::print::body_address`]), to match the
+    /// nodes with another walk of the same term (the printer's, for
+    /// [`super::program::ProgramView`]); meaningful only while that term is
+    /// alive and unmoved.
+    pub body_addresses: Vec<(NodeIndex, usize)>,
 }
 
 /// What is left to do in the walk.
@@ -183,6 +190,8 @@ struct Builder<'v> {
     views: HashMap<VarId, VarView>,
     /// Per body being visited: whether something pending lies below it.
     below: Vec<bool>,
+    /// Body nodes and the addresses of their bodies.
+    addresses: Vec<(NodeIndex, usize)>,
 }
 
 impl LambdaGraph {
@@ -198,6 +207,7 @@ impl LambdaGraph {
             recs: Vec::new(),
             views: HashMap::new(),
             below: Vec::new(),
+            addresses: Vec::new(),
         };
         let mut tasks = vec![Task::Body(root, None)];
         while let Some(t) = tasks.pop() {
@@ -215,6 +225,7 @@ impl LambdaGraph {
         LambdaGraph {
             graph: b.graph,
             vars: b.views,
+            body_addresses: b.addresses,
         }
     }
 
@@ -349,6 +360,7 @@ impl Builder<'_> {
                     span: Some(b.span),
                 };
                 let n = self.add(node, from);
+                self.addresses.push((n, body_address(b)));
                 self.below.push(false);
                 tasks.push(Task::Finish(n));
                 tasks.push(Task::Leave(saved));
@@ -366,6 +378,7 @@ impl Builder<'_> {
                     span: Some(b.span),
                 };
                 let n = self.add(node, from);
+                self.addresses.push((n, body_address(b)));
                 self.below.push(false);
                 tasks.push(Task::Finish(n));
                 for (i, a) in app.args.iter().enumerate().rev() {

@@ -10,7 +10,9 @@
 //!   continuations those bodies pass or invoke (`deepcps dot --staging`);
 //! - [`chains`]: the staging chains of the paper (§ "Staging Chain", the
 //!   `ct` and `pt` chains of the builders) read off the staging graph as
-//!   text (`deepcps chains`).
+//!   text (`deepcps chains`);
+//! - [`program`]: the term printed canonically, with where every body and
+//!   every variable stands in the text (for the terminal debugger).
 //!
 //! Both graphs are canonical: nodes are numbered in the order of a
 //! left-to-right depth-first walk of the term and named with the printed
@@ -20,6 +22,7 @@
 pub mod chains;
 pub mod label;
 pub mod lambda_graph;
+pub mod program;
 pub mod staging_graph;
 pub mod status;
 
@@ -27,6 +30,7 @@ use crate::span::{SourceMap, Span};
 
 pub use chains::chains_text;
 pub use lambda_graph::LambdaGraph;
+pub use program::ProgramView;
 pub use staging_graph::StagingGraph;
 pub use status::Status;
 
