@@ -1,1 +1,0 @@
-//! The graph pane (to be written).
