@@ -26,11 +26,12 @@ use deepcps_machine::term::VarId;
 use deepcps_machine::view::label::clip;
 use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{LambdaGraph, Status};
-use petgraph::graph::NodeIndex;
 use petgraph::Direction;
 use ratatui::layout::Rect;
 
-pub use layout::{layout, Layout, NodeBox, Prim, Role, Zoom};
+pub use layout::{layout, Layout, NodeBox, Prim, Role, Zoom, BAND};
+/// The lambda graph's node indices (petgraph's), re-exported for the app.
+pub use petgraph::graph::NodeIndex;
 pub use widget::{centre_on_focus, GraphView};
 
 /// At most this many nodes (pseudo-nodes included) in a neighbourhood.
@@ -292,10 +293,11 @@ fn order(lg: &LambdaGraph, raw: &[Raw], slot: &HashMap<NodeIndex, usize>, focus:
     }
     edges.sort_by_key(|(me, _)| *me);
     let mut edges: Vec<ShownEdge> = edges.into_iter().map(|(_, e)| e).collect();
-    for node in &mut nodes {
-        node.children.sort_unstable();
-        if let Some(n) = node.index {
-            node.hidden = g.edges(n).count().saturating_sub(node.children.len());
+    for i in 0..nodes.len() {
+        nodes[i].children.sort_unstable();
+        if let Some(n) = nodes[i].index {
+            let shown = nodes[i].children.iter().filter(|&&c| nodes[c].index.is_some()).count();
+            nodes[i].hidden = g.edges(n).count().saturating_sub(shown);
         }
     }
     // Binding edges: binders shown, then the occurrences they bind.
