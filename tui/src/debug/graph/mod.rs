@@ -175,8 +175,9 @@ fn parent_of(lg: &LambdaGraph, n: NodeIndex) -> Option<NodeIndex> {
 /// Nearer nodes come first when the caps bite: at most [`MAX_CHILDREN`]
 /// children of a node and [`MAX_NODES`] nodes in all, the children left
 /// out summed up in a "… k more" pseudo-node. The focus and its ancestors
-/// are always shown. Iterative, and the cost is that of the nodes looked at
-/// (the shown nodes and their edges), not of the term.
+/// within the radius are always shown (at most `MAX_NODES / 2` ancestors,
+/// whatever the radius). Iterative; the cost is that of the nodes looked at
+/// (the nodes shown and the edges out of them), not of the term.
 pub fn neighbourhood(lg: &LambdaGraph, focus: NodeIndex, radius: usize) -> Neighbourhood {
     let g = &lg.graph;
     if g.node_weight(focus).is_none() {
@@ -187,7 +188,7 @@ pub fn neighbourhood(lg: &LambdaGraph, focus: NodeIndex, radius: usize) -> Neigh
     }
     // The focus and its ancestors up to `radius`: chain[j] is at distance j.
     let mut chain = vec![focus];
-    while chain.len() <= radius {
+    while chain.len() <= radius.min(MAX_NODES / 2) {
         match chain.last().and_then(|&n| parent_of(lg, n)) {
             Some(p) => chain.push(p),
             None => break,
@@ -208,6 +209,9 @@ pub fn neighbourhood(lg: &LambdaGraph, focus: NodeIndex, radius: usize) -> Neigh
     // the farthest nodes.
     let mut level: Vec<usize> = vec![raw.len() - 1];
     for d in 0..radius {
+        if level.is_empty() {
+            break;
+        }
         let mut next = Vec::new();
         for &s in &level {
             let Some(n) = raw[s].index else { continue };
