@@ -1,6 +1,6 @@
 //! The layered layout of a [`Neighbourhood`] in terminal cells: one band of
-//! [`BAND`] rows per layer (the node row, the parent's stem, the bar across
-//! the children, the drops onto the children, labelled with the edge), each
+//! [`BAND`] rows per layer (the node row, the bar from the parent across its
+//! children, the drops onto the children, labelled with the edge), each
 //! node a bracketed label `[label]` as wide as the [`Zoom`] allows, placed
 //! as a simple tidy tree: a subtree is as wide as its node or its children
 //! side by side, whichever is wider, and a parent stands centred over its
@@ -15,9 +15,9 @@ use ratatui::text::Span;
 
 use super::{Link, Neighbourhood, Shown};
 
-/// Rows per layer: the node row, the stem under a parent, the bar across
-/// its children, the drops onto the children.
-pub const BAND: i32 = 4;
+/// Rows per layer: the node row, the bar across a parent's children
+/// (joining the parent's centre), the drops onto the children.
+pub const BAND: i32 = 3;
 
 /// How wide node labels are drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -185,7 +185,7 @@ fn joint(up: bool, down: bool, left: bool, right: bool) -> char {
 
 /// Lays `n` out at `zoom`: node boxes never overlap (each stays within its
 /// subtree's columns, and subtrees of one layer are side by side), and
-/// every tree edge is a stem, a bar and a drop in the band between its
+/// every tree edge is a bar and a drop in the band between its
 /// parent's row and its child's. Linear in the nodes (iterative).
 pub fn layout(n: &Neighbourhood, zoom: Zoom) -> Layout {
     let nodes = &n.nodes;
@@ -294,30 +294,24 @@ pub fn layout(n: &Neighbourhood, zoom: Zoom) -> Layout {
             }
             continue;
         }
-        out.prims.push(Prim {
-            x: pc,
-            y: y + 1,
-            text: "│".into(),
-            role: Role::Edge,
-        });
         let cols: Vec<i32> = node.children.iter().map(|&c| centre(&bx, c)).collect();
         let lo = cols.iter().copied().chain([pc]).min().unwrap_or(pc);
         let hi = cols.iter().copied().chain([pc]).max().unwrap_or(pc);
         let bar: String = (lo..=hi).map(|x| joint(x == pc, cols.contains(&x), x > lo, x < hi)).collect();
         out.prims.push(Prim {
             x: lo,
-            y: y + 2,
+            y: y + 1,
             text: bar,
             role: Role::Edge,
         });
         for (&c, &x) in node.children.iter().zip(&cols) {
             out.prims.push(Prim {
                 x,
-                y: y + 3,
+                y: y + 2,
                 text: "│".into(),
                 role: Role::Edge,
             });
-            drops.push((y + 3, x, edge_text[c]));
+            drops.push((y + 2, x, edge_text[c]));
         }
     }
     // Edge texts after their drop, where they fit before the next drop.

@@ -26,11 +26,12 @@ use deepcps_machine::term::VarId;
 use deepcps_machine::view::label::clip;
 use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{LambdaGraph, Status};
-use petgraph::graph::NodeIndex;
 use petgraph::Direction;
 use ratatui::layout::Rect;
 
-pub use layout::{layout, Layout, NodeBox, Prim, Role, Zoom};
+pub use layout::{layout, Layout, NodeBox, Prim, Role, Zoom, BAND};
+/// The lambda graph's node indices (petgraph's), re-exported for the app.
+pub use petgraph::graph::NodeIndex;
 pub use widget::{centre_on_focus, GraphView};
 
 /// At most this many nodes (pseudo-nodes included) in a neighbourhood.
@@ -174,8 +175,9 @@ fn parent_of(lg: &LambdaGraph, n: NodeIndex) -> Option<NodeIndex> {
 /// Nearer nodes come first when the caps bite: at most [`MAX_CHILDREN`]
 /// children of a node and [`MAX_NODES`] nodes in all, the children left
 /// out summed up in a "… k more" pseudo-node. The focus and its ancestors
-/// are always shown. Iterative, and the cost is that of the nodes looked at
-/// (the shown nodes and their edges), not of the term.
+/// within the radius are always shown (at most `MAX_NODES / 2` ancestors,
+/// whatever the radius). Iterative; the cost is that of the nodes looked at
+/// (the nodes shown and the edges out of them), not of the term.
 pub fn neighbourhood(lg: &LambdaGraph, focus: NodeIndex, radius: usize) -> Neighbourhood {
     let g = &lg.graph;
     if g.node_weight(focus).is_none() {
@@ -186,7 +188,7 @@ pub fn neighbourhood(lg: &LambdaGraph, focus: NodeIndex, radius: usize) -> Neigh
     }
     // The focus and its ancestors up to `radius`: chain[j] is at distance j.
     let mut chain = vec![focus];
-    while chain.len() <= radius {
+    while chain.len() <= radius.min(MAX_NODES / 2) {
         match chain.last().and_then(|&n| parent_of(lg, n)) {
             Some(p) => chain.push(p),
             None => break,
@@ -207,6 +209,9 @@ pub fn neighbourhood(lg: &LambdaGraph, focus: NodeIndex, radius: usize) -> Neigh
     // the farthest nodes.
     let mut level: Vec<usize> = vec![raw.len() - 1];
     for d in 0..radius {
+        if level.is_empty() {
+            break;
+        }
         let mut next = Vec::new();
         for &s in &level {
             let Some(n) = raw[s].index else { continue };
@@ -292,10 +297,11 @@ fn order(lg: &LambdaGraph, raw: &[Raw], slot: &HashMap<NodeIndex, usize>, focus:
     }
     edges.sort_by_key(|(me, _)| *me);
     let mut edges: Vec<ShownEdge> = edges.into_iter().map(|(_, e)| e).collect();
-    for node in &mut nodes {
-        node.children.sort_unstable();
-        if let Some(n) = node.index {
-            node.hidden = g.edges(n).count().saturating_sub(node.children.len());
+    for i in 0..nodes.len() {
+        nodes[i].children.sort_unstable();
+        if let Some(n) = nodes[i].index {
+            let shown = nodes[i].children.iter().filter(|&&c| nodes[c].index.is_some()).count();
+            nodes[i].hidden = g.edges(n).count().saturating_sub(shown);
         }
     }
     // Binding edges: binders shown, then the occurrences they bind.
