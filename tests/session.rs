@@ -54,6 +54,12 @@ fn steps_to_the_end_like_the_machine() {
     // steps that bound them in order.
     let names: Vec<&str> = s.fired().iter().map(|f| f.name.as_str()).collect();
     assert!(names.contains(&"ct"), "{names:?}");
+    // `ct` fires (core time runs); `pt` never does in arith_built (the
+    // residual is staged on it) but is handed on along its chain.
+    use deepcps_machine::session::Bound;
+    assert!(s.fired().iter().any(|f| f.name == "ct" && f.to == Bound::Value(true)));
+    assert!(s.fired().iter().any(|f| f.name == "pt" && matches!(f.to, Bound::Var(_))));
+    assert!(!s.fired().iter().any(|f| f.name == "pt" && matches!(f.to, Bound::Value(_))));
     assert!(s.fired().windows(2).all(|w| w[0].step <= w[1].step));
     assert!(s.fired().iter().all(|f| f.step >= 1 && f.step <= 330));
 }
@@ -116,7 +122,7 @@ fn snapshots_stay_bounded_on_long_runs() {
 }
 
 #[test]
-fn a_staging_variable_breakpoint_stops_after_it_fires() {
+fn a_staging_variable_breakpoint_stops_after_it_is_bound() {
     let (p, _) = load("corpus/paper/arith_built.dcps");
     let mut s = Session::new(p);
     let i = s.add_breakpoint(Breakpoint::Fire("ct".into()));

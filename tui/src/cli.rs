@@ -95,6 +95,16 @@ enum Command {
         #[arg(long)]
         staging: bool,
     },
+    /// Debug a program in the terminal: step, step back, run to
+    /// breakpoints, watch the term, its lambda graph and staging chains.
+    Debug {
+        /// The program.
+        file: PathBuf,
+        /// Threads for reduction. The graph machine reduces on one thread
+        /// (parallel reduction is not built yet), so only 1 is accepted.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
     /// Print the staging chains of the program's state (the paper's `ct`
     /// and `pt` chains), one node per line.
     Chains {
@@ -158,6 +168,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             let view = if staging { View::StagingDot } else { View::LambdaDot };
             views::show(&file, step, view, ctx.out, ctx.err, ctx.color)
         }
+        Command::Debug { file, threads } => ctx.debug(file, threads),
         Command::Chains { file, step } => views::show(&file, step, View::Chains, ctx.out, ctx.err, ctx.color),
     }
 }
@@ -251,6 +262,40 @@ impl Ctx<'_> {
             }
         }
         code
+    }
+
+    fn debug(mut self, file: PathBuf, threads: usize) -> u8 {
+        // The program is checked here first, so that its diagnostics come
+        // before anything about the terminal (the worker loads it again).
+        let mut sources = SourceMap::new();
+        if let Err(ds) = load_program(&RealFs, &file, &mut sources) {
+            self.diags(&sources, &ds);
+            return EXIT_STATIC;
+        }
+        if threads != 1 {
+            let _ = writeln!(
+                self.err,
+                "deepcps: --threads {threads}: the graph machine reduces on one thread (parallel reduction is not built yet); use --threads 1"
+            );
+            return EXIT_STATIC;
+        }
+        if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+            let _ = writeln!(
+                self.err,
+                "deepcps: `deepcps debug` needs a terminal (stdin and stdout are not both terminals); use `deepcps run --trace` for a log"
+            );
+            return EXIT_STATIC;
+        }
+        match crate::debug::term::run(file, self.color) {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                let _ = write!(self.err, "{e}");
+                if !e.ends_with('\n') {
+                    let _ = writeln!(self.err);
+                }
+                EXIT_STATIC
+            }
+        }
     }
 
     fn check(mut self, file: &Path) -> u8 {

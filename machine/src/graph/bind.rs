@@ -4,6 +4,7 @@
 //! for, and every body waiting on it is re-evaluated. Plus the upkeep that
 //! goes with it: statuses, pending marks, and freeing dropped subtrees.
 
+use super::events::Binding;
 use super::node::{mentions, rewrite_stage, stage_vars, Cmd, GVar, Kind, NodeId, Status};
 use super::Machine;
 use crate::term::{Atom, SExp, VarKind};
@@ -26,12 +27,19 @@ impl Machine {
                     self.g.nodes[o.ix()].kind = Kind::Ref(y);
                     self.g.add_occ(y, o);
                 }
+                let mut staging = false;
                 for &w in &waiters {
                     let Some(b) = self.g.body_mut(w) else { continue };
                     if mentions(&b.stage, x) {
+                        staging = true;
                         rewrite_stage(&mut b.stage, &|u| (u == x).then_some(SExp::Var(y)));
                         self.g.add_waiter(y, w);
                     }
+                }
+                let origin = self.g.var(x).origin;
+                if staging || self.source.info(origin).kind == VarKind::Stage {
+                    let to = self.g.var(y).origin;
+                    self.events.bind(origin, Binding::Var(to), &self.source);
                 }
                 self.g.release(v);
             }
@@ -45,7 +53,7 @@ impl Machine {
                 }
                 let origin = self.g.var(x).origin;
                 if staging || self.source.info(origin).kind == VarKind::Stage {
-                    self.events.fire(origin, truth, &self.source);
+                    self.events.bind(origin, Binding::Value(truth), &self.source);
                 }
                 match occs.split_last() {
                     None => self.free(v),

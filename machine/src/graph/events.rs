@@ -1,19 +1,29 @@
 //! What the last step did that a debugger can stop on: the named staging
-//! variables it bound ("fired") and the bodies it left stuck. Cleared at the
+//! variables it bound (to a value: they fire; to another, still symbolic
+//! variable: the chain is handed on) and the bodies it left stuck. Cleared at the
 //! start of every step; the run loop never reads them, so they cost a push
 //! per named staging variable bound and a counter.
 
 use crate::term::{VarId, Vars};
 
+/// What a staging variable was bound to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// A value: it fires, true for anything but `never`.
+    Value(bool),
+    /// Another variable (a source variable), still symbolic: the bodies
+    /// staged on the first now wait on it.
+    Var(VarId),
+}
+
 /// The events of the last step.
 #[derive(Clone, Debug, Default)]
 pub struct StepEvents {
     /// Named staging variables bound by the step (source variables: a copy
-    /// of `pt` reports `pt`), with the truth of the value (`never` is
-    /// false, anything else true), in binding order. A staging variable is
-    /// a named staging parameter `[y]` or any variable that a staging
-    /// expression mentioned when it was bound.
-    pub fired: Vec<(VarId, bool)>,
+    /// of `pt` reports `pt`), with what they were bound to, in binding
+    /// order. A staging variable is a named staging parameter `[y]` or any
+    /// variable that a staging expression mentioned when it was bound.
+    pub bound: Vec<(VarId, Binding)>,
     /// How many bodies turned stuck (or were made stuck, by a copy or an
     /// import) during the step.
     pub stuck: u32,
@@ -22,15 +32,15 @@ pub struct StepEvents {
 impl StepEvents {
     /// Forgets the previous step's events.
     pub fn clear(&mut self) {
-        self.fired.clear();
+        self.bound.clear();
         self.stuck = 0;
     }
 
-    /// Notes that the source variable `origin` was bound to a value of truth
-    /// `truth`, if it has a name.
-    pub(crate) fn fire(&mut self, origin: VarId, truth: bool, vars: &Vars) {
+    /// Notes that the source variable `origin` was bound to `to`, if it has
+    /// a name.
+    pub(crate) fn bind(&mut self, origin: VarId, to: Binding, vars: &Vars) {
         if vars.name(origin).is_some() {
-            self.fired.push((origin, truth));
+            self.bound.push((origin, to));
         }
     }
 }

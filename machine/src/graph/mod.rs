@@ -154,11 +154,6 @@ impl Machine {
         &self.source
     }
 
-    /// The variable table of the exit value, once `$exit` has fired.
-    pub fn exit_vars(&self) -> Option<&Vars> {
-        self.exit_vars.as_ref()
-    }
-
     /// Whether `n` lies in the subtree at `anchor` (the node at the
     /// anchor's place, whatever node stands there now). Walks up from `n`:
     /// `O(depth)`, for the debugger, not the run loop.

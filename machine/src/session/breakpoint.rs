@@ -8,7 +8,8 @@ use crate::span::FileId;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Breakpoint {
     /// After a step that binds a staging variable of this source name (the
-    /// paper's `pt`, `ct`, or any named staging parameter).
+    /// paper's `pt`, `ct`, or any named staging parameter): to a value (it
+    /// fires) or to another staging variable (the chain is handed on).
     Fire(String),
     /// Before a step executing a body whose source starts on this line.
     Line {
@@ -34,7 +35,7 @@ pub enum Breakpoint {
 impl fmt::Display for Breakpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Breakpoint::Fire(name) => write!(f, "{name} fires"),
+            Breakpoint::Fire(name) => write!(f, "{name} is bound"),
             Breakpoint::Line { label, .. } => write!(f, "line {label}"),
             Breakpoint::Stuck => write!(f, "a body turns stuck"),
             Breakpoint::Exit => write!(f, "$exit"),

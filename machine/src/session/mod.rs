@@ -16,6 +16,7 @@ use std::time::Instant;
 pub use breakpoint::{Breakpoint, Entry, Stop};
 
 use crate::error::RuntimeError;
+use crate::graph::events::Binding;
 use crate::graph::{Anchor, Machine, Next, NextKind};
 use crate::reference::Rule;
 use crate::run::Counts;
@@ -38,7 +39,7 @@ pub enum End {
     Error(RuntimeError),
 }
 
-/// A staging variable that fired: when, which, and to what.
+/// A staging variable that was bound: when, which, and to what.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fired {
     /// The step that bound it (counting from 1).
@@ -47,8 +48,18 @@ pub struct Fired {
     pub var: VarId,
     /// Its source name.
     pub name: String,
-    /// Whether the value was true (anything but `never`).
-    pub truth: bool,
+    /// What it was bound to: a value (it fired; true for anything but
+    /// `never`) or another staging variable, by name (the chain goes on).
+    pub to: Bound,
+}
+
+/// What a staging variable was bound to ([`Fired::to`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// A value: true for anything but `never`.
+    Value(bool),
+    /// Another variable, still symbolic, of this name.
+    Var(String),
 }
 
 /// A machine under a debugger.
@@ -109,7 +120,7 @@ impl Session {
         self.machine.peek()
     }
 
-    /// The staging variables fired so far, in order.
+    /// The staging variables bound so far (fired, or handed on), in order.
     pub fn fired(&self) -> &[Fired] {
         &self.fired
     }
@@ -166,9 +177,14 @@ impl Session {
             }
             Some(Ok(exit)) => {
                 let step = self.steps();
-                for &(var, truth) in &self.machine.events.fired {
-                    let name = self.machine.source_vars().name(var).unwrap_or("_").to_string();
-                    self.fired.push(Fired { step, var, name, truth });
+                let vars = self.machine.source_vars();
+                for &(var, to) in &self.machine.events.bound {
+                    let name = vars.name(var).unwrap_or("_").to_string();
+                    let to = match to {
+                        Binding::Value(truth) => Bound::Value(truth),
+                        Binding::Var(y) => Bound::Var(vars.name(y).unwrap_or("_").to_string()),
+                    };
+                    self.fired.push(Fired { step, var, name, to });
                 }
                 if let Some(v) = exit {
                     self.end = Some(End::Exit(v));
@@ -259,7 +275,7 @@ impl Session {
         let hit = self.breakpoints.iter().position(|e| {
             e.enabled
                 && match &e.at {
-                    Breakpoint::Fire(name) => events.fired.iter().any(|(v, _)| vars.name(*v) == Some(name.as_str())),
+                    Breakpoint::Fire(name) => events.bound.iter().any(|(v, _)| vars.name(*v) == Some(name.as_str())),
                     Breakpoint::Stuck => events.stuck > 0,
                     Breakpoint::Step(n) => step == *n,
                     _ => false,

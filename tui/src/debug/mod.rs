@@ -1,8 +1,24 @@
 //! `deepcps debug FILE`: the terminal debugger (issue 5).
 //!
-//! - [`style`]: the palettes (256 colours, 16 colours, `NO_COLOR`).
-//! - [`graph`]: the graph pane: the lambda graph around the focus, laid out
-//!   in layers and drawn with box characters.
+//! The machine side is `deepcps_machine::session` (stepping, breakpoints,
+//! snapshots for stepping back); this module is the terminal around it:
+//!
+//! - [`worker`]: the engine (the session on a background thread, commands
+//!   in, frames of plain data out);
+//! - [`app`]: the state of the screen and what keys and the mouse do
+//!   (pure: tests script keys);
+//! - [`ui`]: the layout and drawing of the panes (program, graph, chains,
+//!   breakpoints, status lines, help);
+//! - [`graph`]: the graph pane: the lambda graph around the focus, laid
+//!   out in layers;
+//! - [`chains`]: the rows of the staging chains pane;
+//! - [`style`]: the palettes (256 colours, 16 colours, `NO_COLOR`);
+//! - [`term`]: the real terminal and the event loop.
 
+pub mod app;
+pub mod chains;
 pub mod graph;
 pub mod style;
+pub mod term;
+pub mod ui;
+pub mod worker;

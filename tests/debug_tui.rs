@@ -1,0 +1,272 @@
+//! The terminal debugger (`deepcps debug`), drawn on ratatui's
+//! `TestBackend` after scripted keys, with the engine on the test's thread
+//! (`Engine::inline`): the screens are snapshotted (insta) and checked for
+//! what a user must see at each point of the story of issue 5: start, ten
+//! steps, a step back, a breakpoint on `pt`, the end with the paper's
+//! residual, help, small and large terminals.
+
+use deepcps::debug::app::App;
+use deepcps::debug::style::{Colours, Palette};
+use deepcps::debug::ui::render;
+use deepcps::debug::worker::{Engine, Worker};
+use deepcps_machine::view::Status;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::Terminal;
+
+/// A debugger on `file` (relative to the repository root, where tests run).
+struct Debugger {
+    app: App,
+    engine: Engine,
+}
+
+impl Debugger {
+    fn open(file: &str) -> Debugger {
+        let w = match Worker::load(std::path::Path::new(file), false) {
+            Ok(w) => w,
+            Err(e) => panic!("{file} does not load: {e}"),
+        };
+        let mut engine = Engine::inline(w);
+        let first = engine.frames().remove(0);
+        let mut app = App::new(first, Palette::new(Colours::None));
+        app.frame.rss_bytes = None;
+        Debugger { app, engine }
+    }
+
+    /// Types `keys`: characters as they are, `<Name>` for special keys.
+    fn keys(&mut self, keys: &str) -> &mut Debugger {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let mut rest = keys;
+        while let Some(c) = rest.chars().next() {
+            let (code, mods, len) = if c == '<' {
+                let end = rest.find('>').expect("a closing >");
+                let name = &rest[1..end];
+                let code = match name {
+                    "Enter" => (KeyCode::Enter, KeyModifiers::NONE),
+                    "Esc" => (KeyCode::Esc, KeyModifiers::NONE),
+                    "Left" => (KeyCode::Left, KeyModifiers::NONE),
+                    "Right" => (KeyCode::Right, KeyModifiers::NONE),
+                    "Up" => (KeyCode::Up, KeyModifiers::NONE),
+                    "Down" => (KeyCode::Down, KeyModifiers::NONE),
+                    "Tab" => (KeyCode::Tab, KeyModifiers::NONE),
+                    "C-c" => (KeyCode::Char('c'), KeyModifiers::CONTROL),
+                    "Space" => (KeyCode::Char(' '), KeyModifiers::NONE),
+                    other => panic!("unknown key <{other}>"),
+                };
+                (code.0, code.1, end + 1)
+            } else {
+                (KeyCode::Char(c), KeyModifiers::NONE, c.len_utf8())
+            };
+            rest = &rest[len..];
+            for cmd in self.app.handle_key(KeyEvent::new(code, mods)) {
+                self.engine.send(cmd);
+            }
+            for f in self.engine.frames() {
+                self.app.receive(f);
+            }
+            self.app.frame.rss_bytes = None;
+        }
+        self
+    }
+
+    /// The screen of a `w`×`h` terminal as text.
+    fn screen(&mut self, w: u16, h: u16) -> String {
+        self.app.size = Rect::new(0, 0, w, h);
+        let mut t = Terminal::new(TestBackend::new(w, h)).expect("a test terminal");
+        t.draw(|f| render(f, &self.app)).expect("draws");
+        let buf = t.backend().buffer().clone();
+        let mut out = String::new();
+        for y in 0..h {
+            let mut line = String::new();
+            for x in 0..w {
+                line.push_str(buf[(x, y)].symbol());
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The modifiers of the first cell showing `needle` on the screen.
+    fn modifiers_at(&mut self, w: u16, h: u16, needle: &str) -> Option<Modifier> {
+        self.app.size = Rect::new(0, 0, w, h);
+        let mut t = Terminal::new(TestBackend::new(w, h)).expect("a test terminal");
+        t.draw(|f| render(f, &self.app)).expect("draws");
+        let buf = t.backend().buffer().clone();
+        for y in 0..h {
+            let line: String = (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect();
+            if let Some(col) = line.find(needle) {
+                let x = line[..col].chars().count() as u16;
+                return Some(buf[(x, y)].modifier);
+            }
+        }
+        None
+    }
+}
+
+const FILE: &str = "corpus/paper/arith_built.dcps";
+
+#[test]
+fn start() {
+    let mut d = Debugger::open(FILE);
+    let s = d.screen(120, 40);
+    assert!(s.contains("term · step 0"), "{s}");
+    assert!(s.contains("‖ paused │ step 0"), "{s}");
+    assert!(s.contains("ready 1"), "one ready body at the start: {s}");
+    assert!(s.contains("next: beta at"), "{s}");
+    // The ready body is drawn in the ready style (NO_COLOR: bold reversed).
+    let m = d.modifiers_at(120, 40, "(push) {").expect("the ready body is on screen");
+    assert_eq!(m, Palette::new(Colours::None).status(&Status::Ready).add_modifier);
+    insta::assert_snapshot!("start", s);
+}
+
+#[test]
+fn ten_steps_then_back() {
+    let mut d = Debugger::open(FILE);
+    let s = d.keys("10s").screen(120, 40);
+    assert!(s.contains("step 10 │"), "{s}");
+    insta::assert_snapshot!("after_10_steps", s);
+    let back = d.keys("u").screen(120, 40);
+    assert!(back.contains("step 9 │"), "{back}");
+    insta::assert_snapshot!("after_step_back", back);
+    // Back once more and forward again: the same screen as after 9 steps.
+    let again = d.keys("u<Right>").screen(120, 40);
+    assert_eq!(again, back);
+}
+
+#[test]
+fn breakpoint_on_pt_then_back_then_end() {
+    let mut d = Debugger::open(FILE);
+    let s = d.keys("bpt<Enter>").screen(120, 40);
+    assert!(s.contains("breakpoint set: pt is bound"), "{s}");
+    assert!(s.contains("1 [x] pt is bound"), "listed in the breakpoints pane: {s}");
+    let hit = d.keys("c").screen(120, 40);
+    assert!(hit.contains("breakpoint 1: pt is bound"), "{hit}");
+    let step = d.app.frame.steps;
+    assert!(step > 0 && step < 330, "stopped inside the run, at {step}");
+    let chains = d
+        .app
+        .view
+        .as_ref()
+        .map(|v| v.chains.iter().map(|r| r.text.clone()).collect::<Vec<_>>())
+        .unwrap_or_default();
+    assert!(
+        chains.iter().any(|r| r.contains(&format!("pt → pt handed on at step {step}"))),
+        "the chains pane lists pt handed on at this step: {chains:?}"
+    );
+    assert!(chains.iter().any(|r| r.contains("pt ⊥ waiting")), "{chains:?}");
+    insta::assert_snapshot!("breakpoint_pt", hit);
+    // Step back from the breakpoint, then run to the end.
+    d.keys("u");
+    assert_eq!(d.app.frame.steps, step - 1);
+    let end = d.keys("r").screen(120, 40);
+    assert_eq!(d.app.frame.steps, 330);
+    assert!(end.contains("exit value"), "{end}");
+    assert!(end.contains("■ ended"), "{end}");
+    for line in [
+        "(exit)[pt] {",
+        "@pt: \"4*2\" (prod)[pt]",
+        "@pt: \"1+prod\" (sum)[pt]",
+        "@pt: \"sum+3\" (sum)[pt]",
+        "@pt: exit sum",
+    ] {
+        assert!(end.contains(line), "the paper's residual line `{line}`: {end}");
+    }
+    insta::assert_snapshot!("end", end);
+}
+
+#[test]
+fn help_opens_and_closes() {
+    let mut d = Debugger::open(FILE);
+    let s = d.keys("?").screen(120, 40);
+    assert!(s.contains("deepcps debug: keys"), "{s}");
+    assert!(s.contains("Esc closes this help"), "{s}");
+    insta::assert_snapshot!("help", s);
+    let closed = d.keys("<Esc>").screen(120, 40);
+    assert!(!closed.contains("deepcps debug: keys"), "{closed}");
+}
+
+#[test]
+fn small_and_large_terminals() {
+    let mut d = Debugger::open(FILE);
+    d.keys("5s");
+    let small = d.screen(40, 12);
+    assert!(small.contains("step 5"), "{small}");
+    insta::assert_snapshot!("small_40x12", small);
+    let large = d.screen(200, 60);
+    assert!(large.contains("graph"), "{large}");
+    assert!(large.contains("staging chains"), "{large}");
+    insta::assert_snapshot!("large_200x60", large);
+    let tiny = d.screen(20, 5);
+    assert!(tiny.contains("too small"), "{tiny}");
+    // Any size draws without a panic.
+    for (w, h) in [(0, 0), (1, 1), (29, 8), (30, 7), (30, 8), (89, 15), (90, 16), (300, 3)] {
+        d.screen(w, h);
+    }
+}
+
+#[test]
+fn search_and_jump_to_binder() {
+    let mut d = Debugger::open(FILE);
+    d.keys("/number<Enter>");
+    let (pat, found) = d.app.search.clone().expect("a search");
+    assert_eq!(pat, "number");
+    assert!(found.len() >= 3, "{found:?}");
+    let first = d.app.cursor;
+    d.keys("n");
+    assert!(d.app.cursor > first, "n goes to the next match");
+    d.keys("N");
+    assert_eq!(d.app.cursor, first, "N goes back");
+    // Esc ends the search; `n` is then "reduce the subtree".
+    d.keys("<Esc>");
+    assert!(d.app.search.is_none());
+    // The cursor on an occurrence of F; Enter jumps to F's binder.
+    let v = d.app.view.clone().expect("a view");
+    let occ = v
+        .program
+        .occurrences
+        .iter()
+        .find(|o| o.binder.is_some() && &v.program.text[o.start..o.end] == "F")
+        .expect("an F");
+    d.app.cursor = occ.start;
+    d.app.follow = false;
+    d.keys("<Enter>");
+    assert_eq!(Some(d.app.cursor), occ.binder.map(|b| b.0));
+}
+
+#[test]
+fn count_prefix_goto_and_reduce_subtree() {
+    let mut d = Debugger::open(FILE);
+    d.keys("100s");
+    assert_eq!(d.app.frame.steps, 100);
+    d.keys("30u");
+    assert_eq!(d.app.frame.steps, 70);
+    d.keys("U250<Enter>");
+    assert_eq!(d.app.frame.steps, 250);
+    d.keys("U3<Enter>");
+    assert_eq!(d.app.frame.steps, 3);
+    let before = d.app.frame.steps;
+    d.keys("n");
+    assert!(d.app.frame.steps > before, "n reduces the ready body's subtree");
+}
+
+#[test]
+fn breakpoints_pane_toggles_and_deletes() {
+    let mut d = Debugger::open(FILE);
+    d.keys("bstep 40<Enter>bexit<Enter>");
+    let v = d.app.view.clone().expect("view");
+    assert_eq!(v.breakpoints.len(), 2);
+    d.keys("<Tab><Tab><Tab>");
+    d.keys("t");
+    let v = d.app.view.clone().expect("view");
+    assert!(!v.breakpoints[0].1, "the first is off");
+    d.keys("c");
+    assert_eq!(d.app.frame.steps, 329, "step 40 is off; stops before $exit");
+    d.keys("d");
+    let v = d.app.view.clone().expect("view");
+    assert_eq!(v.breakpoints.len(), 1);
+    // A bad breakpoint is an error message, not a crash.
+    let s = d.keys("bline 9999<Enter>").screen(120, 40);
+    assert!(s.contains("has no line 9999"), "{s}");
+}

@@ -1,0 +1,562 @@
+//! The debugger's state ([`App`]) and what keys and the mouse do to it.
+//!
+//! `handle_key` and `handle_mouse` are pure: they change the state and
+//! return the commands for the engine ([`Cmd`]); the event loop sends
+//! them and feeds the engine's frames back with [`App::receive`]. Tests
+//! drive the same functions with scripted keys.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use super::graph::GraphPane;
+use super::style::Palette;
+use super::ui::{layout, Areas};
+use super::worker::{Cmd, Frame, ViewData};
+
+/// The panes keys can go to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    /// The printed term.
+    Program,
+    /// The lambda graph around the focus.
+    Graph,
+    /// The staging chains.
+    Chains,
+    /// The breakpoints.
+    Breakpoints,
+}
+
+impl Pane {
+    const ALL: [Pane; 4] = [Pane::Program, Pane::Graph, Pane::Chains, Pane::Breakpoints];
+
+    fn next(self) -> Pane {
+        let i = Pane::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        Pane::ALL[(i + 1) % Pane::ALL.len()]
+    }
+
+    fn prev(self) -> Pane {
+        let i = Pane::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        Pane::ALL[(i + Pane::ALL.len() - 1) % Pane::ALL.len()]
+    }
+}
+
+/// A line of text being typed at the bottom of the screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// What it is for.
+    pub kind: PromptKind,
+    /// The text so far.
+    pub text: String,
+}
+
+/// What a prompt is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `/`: search the program pane.
+    Search,
+    /// `b`: a breakpoint.
+    Break,
+    /// `U`: go back (or forward) to a step.
+    Goto,
+}
+
+impl PromptKind {
+    /// The prompt's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            PromptKind::Search => "/",
+            PromptKind::Break => "break on (pt | 12 | file.dcps:12 | step N | exit | error | stuck): ",
+            PromptKind::Goto => "go to step: ",
+        }
+    }
+}
+
+/// The debugger's state.
+pub struct App {
+    /// The last frame from the engine.
+    pub frame: Frame,
+    /// The last views (a background run's frames carry none).
+    pub view: Option<Arc<ViewData>>,
+    /// Segments of the program text by innermost body (cached per view).
+    pub segments: Vec<(usize, usize, Option<usize>)>,
+    /// Colours.
+    pub palette: Palette,
+    /// The pane keys go to.
+    pub active: Pane,
+    /// Whether the help overlay is open.
+    pub help: bool,
+    /// A prompt being typed.
+    pub prompt: Option<Prompt>,
+    /// A count typed before a command (`100s`).
+    pub count: Option<u64>,
+    /// Whether the program pane follows the ready body.
+    pub follow: bool,
+    /// First line shown in the program pane.
+    pub scroll: usize,
+    /// The cursor in the program pane: a byte offset into the text.
+    pub cursor: usize,
+    /// The last search and its matches (byte offsets).
+    pub search: Option<(String, Vec<usize>)>,
+    /// The graph pane's state.
+    pub graph: GraphPane,
+    /// Selected row of the chains pane.
+    pub chains_sel: usize,
+    /// Selected row of the breakpoints pane.
+    pub bps_sel: usize,
+    /// The terminal size at the last draw (for the mouse and scrolling).
+    pub size: Rect,
+    /// Set by `q`.
+    pub quit: bool,
+}
+
+impl App {
+    /// A new app showing `frame`.
+    pub fn new(frame: Frame, palette: Palette) -> App {
+        let mut app = App {
+            frame: frame.clone(),
+            view: None,
+            segments: Vec::new(),
+            palette,
+            active: Pane::Program,
+            help: false,
+            prompt: None,
+            count: None,
+            follow: true,
+            scroll: 0,
+            cursor: 0,
+            search: None,
+            graph: GraphPane::default(),
+            chains_sel: 0,
+            bps_sel: 0,
+            size: Rect::new(0, 0, 120, 40),
+            quit: false,
+        };
+        app.receive(frame);
+        app
+    }
+
+    /// Takes a frame from the engine.
+    pub fn receive(&mut self, frame: Frame) {
+        if let Some(v) = &frame.view {
+            self.segments = v.program.segments();
+            self.view = Some(v.clone());
+            self.cursor = self.cursor.min(v.program.text.len().saturating_sub(1));
+            if let Some((pat, _)) = self.search.take() {
+                let found = find_all(&v.program.text, &pat);
+                self.search = Some((pat, found));
+            }
+            if self.follow {
+                self.follow_ready();
+            }
+            let rows = v.chains.len();
+            self.chains_sel = self.chains_sel.min(rows.saturating_sub(1));
+            self.bps_sel = self.bps_sel.min(v.breakpoints.len().saturating_sub(1));
+        }
+        self.frame = frame;
+    }
+
+    /// Puts the cursor on the ready body and scrolls it into view.
+    fn follow_ready(&mut self) {
+        let Some(v) = &self.view else { return };
+        if let Some(i) = v.program.ready() {
+            if let Some(b) = v.program.bodies.get(i) {
+                self.cursor = b.start;
+                self.scroll_to_cursor();
+            }
+        }
+    }
+
+    /// Height of the program pane's text area.
+    fn program_height(&self) -> usize {
+        let a: Areas = layout(self.size, self.active);
+        a.program.map_or(1, |r| r.height.saturating_sub(2).max(1) as usize)
+    }
+
+    fn scroll_to_cursor(&mut self) {
+        let Some(v) = &self.view else { return };
+        let line = v.program.line_of(self.cursor);
+        let h = self.program_height();
+        if line < self.scroll || line >= self.scroll + h {
+            self.scroll = line.saturating_sub(h / 3);
+        }
+    }
+
+    fn lines(&self) -> usize {
+        self.view.as_ref().map_or(0, |v| v.program.line_starts.len())
+    }
+
+    /// The body the focus is on: the innermost body at the cursor when not
+    /// following, else `None` (the ready body).
+    fn focus_body(&self) -> Option<usize> {
+        if self.follow {
+            return None;
+        }
+        let v = self.view.as_ref()?;
+        let i = self.segments.partition_point(|s| s.1 <= self.cursor);
+        self.segments.get(i).and_then(|s| s.2).or_else(|| v.program.ready())
+    }
+
+    /// Takes the count typed so far (1 when none).
+    fn take_count(&mut self) -> u64 {
+        self.count.take().unwrap_or(1).max(1)
+    }
+
+    /// What a key does.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && key.code == KeyCode::Char('c') {
+            self.prompt = None;
+            return vec![Cmd::Pause];
+        }
+        if let Some(p) = &mut self.prompt {
+            return match key.code {
+                KeyCode::Esc => {
+                    self.prompt = None;
+                    Vec::new()
+                }
+                KeyCode::Enter => {
+                    let p = self
+                        .prompt
+                        .take()
+                        .map(|p| (p.kind, p.text))
+                        .unwrap_or((PromptKind::Search, String::new()));
+                    self.submit(p.0, p.1)
+                }
+                KeyCode::Backspace => {
+                    p.text.pop();
+                    Vec::new()
+                }
+                KeyCode::Char(c) => {
+                    p.text.push(c);
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            };
+        }
+        if self.help {
+            if matches!(key.code, KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q')) {
+                self.help = false;
+            }
+            return Vec::new();
+        }
+        if self.frame.running {
+            // While running: pause, quit, help; nothing else changes the state.
+            return match key.code {
+                KeyCode::Char(' ') => vec![Cmd::Pause],
+                KeyCode::Char('q') => {
+                    self.quit = true;
+                    vec![Cmd::Pause, Cmd::Quit]
+                }
+                KeyCode::Char('?') => {
+                    self.help = true;
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            };
+        }
+        if let KeyCode::Char(c @ '0'..='9') = key.code {
+            if !(c == '0' && self.count.is_none() && self.active == Pane::Graph) {
+                let d = u64::from(c as u8 - b'0');
+                self.count = Some(self.count.unwrap_or(0).saturating_mul(10).saturating_add(d));
+                return Vec::new();
+            }
+        }
+        let cmds = match key.code {
+            KeyCode::Char('q') => {
+                self.quit = true;
+                vec![Cmd::Quit]
+            }
+            KeyCode::Char('?') => {
+                self.help = true;
+                Vec::new()
+            }
+            KeyCode::Esc => {
+                self.search = None;
+                Vec::new()
+            }
+            KeyCode::Char('s') | KeyCode::Right => vec![Cmd::Step(self.take_count())],
+            KeyCode::Char('u') | KeyCode::Left => vec![Cmd::Back(self.take_count())],
+            KeyCode::Char('U') => self.open(PromptKind::Goto),
+            KeyCode::Char('c') => vec![Cmd::Continue],
+            KeyCode::Char('r') => vec![Cmd::RunToEnd],
+            KeyCode::Char('b') if self.active != Pane::Chains => self.open(PromptKind::Break),
+            KeyCode::Char('/') => self.open(PromptKind::Search),
+            KeyCode::Char('n') if self.search.is_some() => {
+                self.next_match(true);
+                Vec::new()
+            }
+            KeyCode::Char('N') if self.search.is_some() => {
+                self.next_match(false);
+                Vec::new()
+            }
+            KeyCode::Char('n') => vec![Cmd::Next(self.focus_body())],
+            KeyCode::Char('f') => {
+                self.follow = !self.follow;
+                if self.follow {
+                    self.follow_ready();
+                }
+                vec![Cmd::Focus(self.focus_body())]
+            }
+            KeyCode::Tab => {
+                self.active = self.active.next();
+                Vec::new()
+            }
+            KeyCode::BackTab => {
+                self.active = self.active.prev();
+                Vec::new()
+            }
+            _ => self.pane_key(key),
+        };
+        self.count = None;
+        cmds
+    }
+
+    fn open(&mut self, kind: PromptKind) -> Vec<Cmd> {
+        self.prompt = Some(Prompt { kind, text: String::new() });
+        Vec::new()
+    }
+
+    fn submit(&mut self, kind: PromptKind, text: String) -> Vec<Cmd> {
+        match kind {
+            PromptKind::Search => {
+                if text.is_empty() {
+                    self.search = None;
+                    return Vec::new();
+                }
+                let found = self.view.as_ref().map(|v| find_all(&v.program.text, &text)).unwrap_or_default();
+                self.search = Some((text, found));
+                self.next_match(true);
+                Vec::new()
+            }
+            PromptKind::Break => vec![Cmd::Break(text)],
+            PromptKind::Goto => match text.trim().parse::<u64>() {
+                Ok(k) => vec![Cmd::Goto(k)],
+                Err(_) => Vec::new(),
+            },
+        }
+    }
+
+    /// Moves the cursor to the next (or previous) search match, wrapping.
+    fn next_match(&mut self, forward: bool) {
+        let Some((_, found)) = &self.search else { return };
+        if found.is_empty() {
+            return;
+        }
+        let at = if forward {
+            found.iter().copied().find(|&m| m > self.cursor).unwrap_or(found[0])
+        } else {
+            found
+                .iter()
+                .rev()
+                .copied()
+                .find(|&m| m < self.cursor)
+                .unwrap_or(found[found.len() - 1])
+        };
+        self.follow = false;
+        self.cursor = at;
+        self.scroll_to_cursor();
+    }
+
+    /// Keys that depend on the active pane.
+    fn pane_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+        match self.active {
+            Pane::Program => self.program_key(key),
+            Pane::Graph => self.graph_key(key),
+            Pane::Chains => self.chains_key(key),
+            Pane::Breakpoints => self.breakpoints_key(key),
+        }
+    }
+
+    fn program_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+        let Some(v) = self.view.clone() else { return Vec::new() };
+        let pv = &v.program;
+        let line = pv.line_of(self.cursor);
+        let h = self.program_height();
+        let goto_line = |app: &mut App, l: usize| {
+            let l = l.min(pv.line_starts.len().saturating_sub(1));
+            let start = pv.line_starts.get(l).copied().unwrap_or(0);
+            let end = pv.line_starts.get(l + 1).copied().unwrap_or(pv.text.len());
+            // Keep the column when the line is long enough.
+            let col = app.cursor - pv.line_starts.get(line).copied().unwrap_or(0);
+            app.cursor = (start + col).min(end.saturating_sub(1)).max(start);
+            app.follow = false;
+            app.scroll_to_cursor();
+        };
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') => goto_line(self, line + 1),
+            KeyCode::Up | KeyCode::Char('k') => goto_line(self, line.saturating_sub(1)),
+            KeyCode::PageDown => goto_line(self, line + h),
+            KeyCode::PageUp => goto_line(self, line.saturating_sub(h)),
+            KeyCode::Home | KeyCode::Char('g') => goto_line(self, 0),
+            KeyCode::End | KeyCode::Char('G') => goto_line(self, self.lines()),
+            KeyCode::Char('l') | KeyCode::Char('w') => {
+                // The next variable occurrence.
+                if let Some(o) = pv.occurrences.iter().find(|o| o.start > self.cursor) {
+                    self.cursor = o.start;
+                    self.follow = false;
+                    self.scroll_to_cursor();
+                }
+            }
+            KeyCode::Char('h') => {
+                if let Some(o) = pv.occurrences.iter().rev().find(|o| o.start < self.cursor) {
+                    self.cursor = o.start;
+                    self.follow = false;
+                    self.scroll_to_cursor();
+                }
+            }
+            KeyCode::Enter => {
+                if let Some(o) = pv.occurrence_at(self.cursor) {
+                    if let Some((b, _)) = o.binder {
+                        self.cursor = b;
+                        self.follow = false;
+                        self.scroll_to_cursor();
+                    }
+                }
+            }
+            _ => {}
+        }
+        if self.follow {
+            Vec::new()
+        } else {
+            vec![Cmd::Focus(self.focus_body())]
+        }
+    }
+
+    fn graph_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+        let g = &mut self.graph;
+        match key.code {
+            KeyCode::Char('+') | KeyCode::Char('=') => g.zoom_in(),
+            KeyCode::Char('-') => g.zoom_out(),
+            KeyCode::Char('h') => g.pan_by(-4, 0),
+            KeyCode::Char('l') => g.pan_by(4, 0),
+            KeyCode::Char('k') | KeyCode::Up => g.pan_by(0, -2),
+            KeyCode::Char('j') | KeyCode::Down => g.pan_by(0, 2),
+            KeyCode::Char('0') => g.recentre(),
+            KeyCode::Char(']') => {
+                g.radius_up();
+                return vec![Cmd::Radius(g.radius)];
+            }
+            KeyCode::Char('[') => {
+                g.radius_down();
+                return vec![Cmd::Radius(g.radius)];
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn chains_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+        let rows = self.view.as_ref().map_or(0, |v| v.chains.len());
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') => self.chains_sel = (self.chains_sel + 1).min(rows.saturating_sub(1)),
+            KeyCode::Up | KeyCode::Char('k') => self.chains_sel = self.chains_sel.saturating_sub(1),
+            KeyCode::Enter | KeyCode::Char('b') => {
+                let var = self
+                    .view
+                    .as_ref()
+                    .and_then(|v| v.chains.get(self.chains_sel))
+                    .and_then(|r| r.var.clone());
+                if let Some(name) = var {
+                    return vec![Cmd::BreakOn(name)];
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn breakpoints_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+        let rows = self.view.as_ref().map_or(0, |v| v.breakpoints.len());
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') => self.bps_sel = (self.bps_sel + 1).min(rows.saturating_sub(1)),
+            KeyCode::Up | KeyCode::Char('k') => self.bps_sel = self.bps_sel.saturating_sub(1),
+            KeyCode::Enter | KeyCode::Char('t') if rows > 0 => return vec![Cmd::Toggle(self.bps_sel)],
+            KeyCode::Delete | KeyCode::Char('d') | KeyCode::Char('x') if rows > 0 => {
+                return vec![Cmd::Remove(self.bps_sel)];
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// What the mouse does: the wheel scrolls the pane under the pointer, a
+    /// click activates that pane (and in the program pane, puts the cursor
+    /// there; in a list, selects the row).
+    pub fn handle_mouse(&mut self, ev: MouseEvent) -> Vec<Cmd> {
+        let a = layout(self.size, self.active);
+        let at = Position::new(ev.column, ev.row);
+        let pane = [
+            (Pane::Program, a.program),
+            (Pane::Graph, a.graph),
+            (Pane::Chains, a.chains),
+            (Pane::Breakpoints, a.breakpoints),
+        ]
+        .into_iter()
+        .find_map(|(p, r)| r.filter(|r| r.contains(at)).map(|r| (p, r)));
+        let Some((pane, rect)) = pane else { return Vec::new() };
+        match ev.kind {
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let down = ev.kind == MouseEventKind::ScrollDown;
+                match pane {
+                    Pane::Program => {
+                        let max = self.lines().saturating_sub(1);
+                        self.scroll = if down {
+                            (self.scroll + 3).min(max)
+                        } else {
+                            self.scroll.saturating_sub(3)
+                        };
+                        self.follow = false;
+                    }
+                    Pane::Graph => self.graph.pan_by(0, if down { 2 } else { -2 }),
+                    Pane::Chains => {
+                        let rows = self.view.as_ref().map_or(0, |v| v.chains.len());
+                        self.chains_sel = if down {
+                            (self.chains_sel + 1).min(rows.saturating_sub(1))
+                        } else {
+                            self.chains_sel.saturating_sub(1)
+                        };
+                    }
+                    Pane::Breakpoints => {}
+                }
+                Vec::new()
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.active = pane;
+                let row = usize::from(ev.row.saturating_sub(rect.y + 1));
+                match pane {
+                    Pane::Program => {
+                        let Some(v) = self.view.clone() else { return Vec::new() };
+                        let line = self.scroll + row;
+                        if let Some(&start) = v.program.line_starts.get(line) {
+                            let end = v.program.line_starts.get(line + 1).copied().unwrap_or(v.program.text.len());
+                            let col = usize::from(ev.column.saturating_sub(rect.x + 1));
+                            let text = &v.program.text[start..end];
+                            let off = text.char_indices().nth(col).map_or(end.saturating_sub(1), |(i, _)| start + i);
+                            self.cursor = off.max(start);
+                            self.follow = false;
+                            return vec![Cmd::Focus(self.focus_body())];
+                        }
+                    }
+                    Pane::Chains => self.chains_sel = row,
+                    Pane::Breakpoints => self.bps_sel = row,
+                    Pane::Graph => {}
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Byte offsets of every match of `pat` in `text`.
+fn find_all(text: &str, pat: &str) -> Vec<usize> {
+    if pat.is_empty() {
+        return Vec::new();
+    }
+    text.match_indices(pat).map(|(i, _)| i).collect()
+}

@@ -1,0 +1,114 @@
+//! The real terminal: raw mode, the alternate screen and mouse capture,
+//! restored when the debugger ends, however it ends (a guard's `Drop`, and
+//! a panic hook that restores before the panic message is printed); and the
+//! event loop that joins keys, the engine's frames and drawing.
+
+use std::io::{self, Stdout};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::execute;
+use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+
+use super::app::App;
+use super::style::Palette;
+use super::ui::render;
+use super::worker::Engine;
+
+/// How long the loop waits for a key before looking for frames.
+const POLL: Duration = Duration::from_millis(15);
+
+/// Puts the terminal back as it was: main screen, cooked mode, no mouse
+/// capture, cursor shown. Safe to call twice.
+pub fn restore() {
+    let _ = disable_raw_mode();
+    let _ = execute!(io::stdout(), LeaveAlternateScreen, DisableMouseCapture, crossterm::cursor::Show);
+}
+
+/// Owns the terminal while the debugger runs; restores it when dropped.
+struct Guard {
+    terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+impl Guard {
+    fn enter() -> io::Result<Guard> {
+        enable_raw_mode()?;
+        let mut out = io::stdout();
+        if let Err(e) = execute!(out, EnterAlternateScreen, EnableMouseCapture) {
+            restore();
+            return Err(e);
+        }
+        // The panic hook restores first, then prints the message on the
+        // normal screen.
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            default(info);
+        }));
+        match Terminal::new(CrosstermBackend::new(out)) {
+            Ok(terminal) => Ok(Guard { terminal }),
+            Err(e) => {
+                restore();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+        let _ = self.terminal.show_cursor();
+    }
+}
+
+/// Runs the debugger on `file` in the real terminal. Errors: the program
+/// does not load (its diagnostics), or the terminal cannot be set up.
+pub fn run(file: PathBuf, color: bool) -> Result<(), String> {
+    let mut engine = Engine::spawn(file, color)?;
+    let first = engine
+        .wait(Duration::from_secs(60))
+        .ok_or("deepcps: the debugger's worker did not answer")?;
+    let mut app = App::new(first, Palette::detect());
+    let mut guard = Guard::enter().map_err(|e| format!("deepcps: cannot set up the terminal: {e}"))?;
+    let mut dirty = true;
+    loop {
+        if dirty {
+            if let Ok(size) = guard.terminal.size() {
+                app.size = ratatui::layout::Rect::new(0, 0, size.width, size.height);
+            }
+            guard
+                .terminal
+                .draw(|f| render(f, &app))
+                .map_err(|e| format!("deepcps: cannot draw: {e}"))?;
+            dirty = false;
+        }
+        if event::poll(POLL).map_err(|e| format!("deepcps: cannot read the terminal: {e}"))? {
+            let cmds = match event::read().map_err(|e| format!("deepcps: cannot read the terminal: {e}"))? {
+                Event::Key(k) => app.handle_key(k),
+                Event::Mouse(m) => app.handle_mouse(m),
+                Event::Resize(w, h) => {
+                    app.size = ratatui::layout::Rect::new(0, 0, w, h);
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            };
+            for c in cmds {
+                engine.send(c);
+            }
+            dirty = true;
+        }
+        for fr in engine.frames() {
+            app.receive(fr);
+            dirty = true;
+        }
+        if app.quit {
+            break;
+        }
+    }
+    drop(guard);
+    Ok(())
+}

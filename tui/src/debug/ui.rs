@@ -1,0 +1,339 @@
+//! Drawing the debugger: the layout of the panes ([`layout`]) and
+//! [`render`], a function of the [`App`] alone.
+//!
+//! Wide terminals (at least 90×16) show the program pane on the left and
+//! the graph, chains and breakpoints panes stacked on the right; narrower
+//! ones show the active pane alone (Tab cycles); below 30×8 a "too small"
+//! notice replaces everything. Two status lines close the screen.
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame as TermFrame;
+
+use super::app::{App, Pane};
+use super::graph::{centre_on_focus, layout as graph_layout, GraphView};
+use super::worker::ViewData;
+
+/// Smallest screen drawn.
+pub const MIN_WIDTH: u16 = 30;
+/// Smallest screen drawn.
+pub const MIN_HEIGHT: u16 = 8;
+
+/// Where the panes are on a screen of a given size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Areas {
+    /// The program pane, when shown.
+    pub program: Option<Rect>,
+    /// The graph pane, when shown.
+    pub graph: Option<Rect>,
+    /// The chains pane, when shown.
+    pub chains: Option<Rect>,
+    /// The breakpoints pane, when shown.
+    pub breakpoints: Option<Rect>,
+    /// The two status lines.
+    pub status: Rect,
+    /// Whether the screen is too small to draw.
+    pub too_small: bool,
+}
+
+/// The areas of the panes on a screen `size` with `active` the active pane.
+pub fn layout(size: Rect, active: Pane) -> Areas {
+    if size.width < MIN_WIDTH || size.height < MIN_HEIGHT {
+        return Areas {
+            too_small: true,
+            ..Areas::default()
+        };
+    }
+    let rows = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([Constraint::Min(3), Constraint::Length(2)])
+        .split(size);
+    let (main, status) = (rows[0], rows[1]);
+    let mut a = Areas {
+        status,
+        ..Areas::default()
+    };
+    if size.width >= 90 && size.height >= 16 {
+        let cols = Layout::default()
+            .direction(Direction::Horizontal)
+            .constraints([Constraint::Percentage(58), Constraint::Percentage(42)])
+            .split(main);
+        let right = Layout::default()
+            .direction(Direction::Vertical)
+            .constraints([Constraint::Percentage(45), Constraint::Percentage(35), Constraint::Percentage(20)])
+            .split(cols[1]);
+        a.program = Some(cols[0]);
+        a.graph = Some(right[0]);
+        a.chains = Some(right[1]);
+        a.breakpoints = Some(right[2]);
+    } else {
+        match active {
+            Pane::Program => a.program = Some(main),
+            Pane::Graph => a.graph = Some(main),
+            Pane::Chains => a.chains = Some(main),
+            Pane::Breakpoints => a.breakpoints = Some(main),
+        }
+    }
+    a
+}
+
+/// Draws the whole screen.
+pub fn render(f: &mut TermFrame, app: &App) {
+    let size = f.area();
+    let a = layout(size, app.active);
+    if a.too_small {
+        let msg = format!(
+            "terminal too small ({}x{}): deepcps debug needs at least {MIN_WIDTH}x{MIN_HEIGHT}",
+            size.width, size.height
+        );
+        f.render_widget(Paragraph::new(msg).wrap(Wrap { trim: true }), size);
+        return;
+    }
+    let view = app.view.as_deref();
+    if let Some(r) = a.program {
+        program_pane(f, app, view, r);
+    }
+    if let Some(r) = a.graph {
+        graph_pane(f, app, view, r);
+    }
+    if let Some(r) = a.chains {
+        chains_pane(f, app, view, r);
+    }
+    if let Some(r) = a.breakpoints {
+        breakpoints_pane(f, app, view, r);
+    }
+    status_lines(f, app, view, a.status);
+    if app.help {
+        help(f, app, size);
+    }
+}
+
+fn block<'a>(app: &App, pane: Pane, title: String) -> Block<'a> {
+    let active = app.active == pane;
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(app.palette.border(active))
+        .title(Span::styled(title, app.palette.border(active)))
+}
+
+fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+    let title = match view {
+        Some(v) => format!(
+            " {} · step {}{} ",
+            v.title,
+            v.step,
+            if app.follow { " · following" } else { " · f: follow" }
+        ),
+        None => " term ".to_string(),
+    };
+    let b = block(app, Pane::Program, title);
+    let inner = b.inner(r);
+    f.render_widget(b, r);
+    let Some(v) = view else { return };
+    let pv = &v.program;
+    let matches: &[usize] = app.search.as_ref().map_or(&[], |(_, m)| m.as_slice());
+    let mlen = app.search.as_ref().map_or(0, |(p, _)| p.len());
+    let mut lines = Vec::new();
+    let mut seg = 0usize;
+    for l in app.scroll..(app.scroll + usize::from(inner.height)).min(pv.line_starts.len()) {
+        let start = pv.line_starts[l];
+        let end = pv.line_starts.get(l + 1).map_or(pv.text.len(), |e| e - 1).max(start);
+        let text = &pv.text[start..end.min(pv.text.len())];
+        seg = app.segments.partition_point(|s| s.1 <= start).max(seg.min(app.segments.len()));
+        let mut spans: Vec<Span> = Vec::new();
+        let mut run = String::new();
+        let mut run_style = Style::default();
+        for (i, ch) in text.char_indices() {
+            let at = start + i;
+            while seg < app.segments.len() && app.segments[seg].1 <= at {
+                seg += 1;
+            }
+            let body = app.segments.get(seg).filter(|s| s.0 <= at).and_then(|s| s.2);
+            let mut style = body
+                .and_then(|b| pv.bodies.get(b))
+                .map_or(Style::default(), |b| app.palette.status(&b.status));
+            let k = matches.partition_point(|&m| m + mlen <= at);
+            if matches.get(k).is_some_and(|&m| m <= at) {
+                style = style.patch(app.palette.matched());
+            }
+            if at == app.cursor && !app.follow {
+                style = style.patch(app.palette.focus());
+            }
+            if style != run_style && !run.is_empty() {
+                spans.push(Span::styled(std::mem::take(&mut run), run_style));
+            }
+            run_style = style;
+            run.push(ch);
+        }
+        if !run.is_empty() {
+            spans.push(Span::styled(run, run_style));
+        }
+        lines.push(Line::from(spans));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The status a ready body is drawn with.
+fn b_ready() -> deepcps_machine::view::Status {
+    deepcps_machine::view::Status::Ready
+}
+
+fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+    let g = &app.graph;
+    let title = format!(" graph · radius {} · zoom {:?} ", g.radius, g.zoom);
+    let b = block(app, Pane::Graph, title);
+    let inner = b.inner(r);
+    f.render_widget(b, r);
+    let Some(n) = view.and_then(|v| v.graph.as_ref()) else {
+        f.render_widget(Paragraph::new("no body to show"), inner);
+        return;
+    };
+    let lay = graph_layout(n, g.zoom);
+    let (cx, cy) = centre_on_focus(&lay, inner);
+    let pan = (cx + g.pan.0, cy + g.pan.1);
+    f.render_widget(GraphView::new(&lay, app.palette, pan), inner);
+}
+
+fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+    let b = block(app, Pane::Chains, " staging chains · Enter: break on it ".into());
+    let inner = b.inner(r);
+    f.render_widget(b, r);
+    let Some(v) = view else { return };
+    let h = usize::from(inner.height);
+    let top = app.chains_sel.saturating_sub(h.saturating_sub(1));
+    let lines: Vec<Line> = v
+        .chains
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(h)
+        .map(|(i, row)| {
+            let mut style = if row.heading {
+                app.palette.border(true)
+            } else if row.focus {
+                app.palette.status(&b_ready())
+            } else {
+                Style::default()
+            };
+            if i == app.chains_sel && app.active == Pane::Chains {
+                style = style.patch(app.palette.focus());
+            }
+            Line::from(Span::styled(row.text.clone(), style))
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+fn breakpoints_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+    let b = block(app, Pane::Breakpoints, " breakpoints · b add · t toggle · d delete ".into());
+    let inner = b.inner(r);
+    f.render_widget(b, r);
+    let Some(v) = view else { return };
+    if v.breakpoints.is_empty() {
+        f.render_widget(Paragraph::new(Span::styled("none (b to add)", app.palette.dim())), inner);
+        return;
+    }
+    let lines: Vec<Line> = v
+        .breakpoints
+        .iter()
+        .enumerate()
+        .map(|(i, (what, on, hits))| {
+            let text = format!("{} [{}] {what}  (hits {hits})", i + 1, if *on { "x" } else { " " });
+            let mut style = if *on { Style::default() } else { app.palette.dim() };
+            if i == app.bps_sel && app.active == Pane::Breakpoints {
+                style = style.patch(app.palette.focus());
+            }
+            Line::from(Span::styled(text, style))
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+fn status_lines(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+    let fr = &app.frame;
+    let c = fr.counts;
+    let state = if fr.running {
+        "▶ running"
+    } else if fr.end.is_some() {
+        "■ ended"
+    } else {
+        "‖ paused"
+    };
+    let mut first = format!(
+        "{state} │ step {} │ β{} expr{} if{} fix{} exit{}",
+        fr.steps, c.beta, c.expr, c.if_, c.fix, c.exit
+    );
+    if let Some(v) = view {
+        let [ready, pending, stuck, error, inactive] = v.statuses;
+        first.push_str(&format!(
+            " │ ready {ready} pend {pending} stuck {stuck} err {error} inact {inactive}"
+        ));
+    }
+    first.push_str(&format!(" │ {} nodes", fr.live_nodes));
+    if let Some(b) = fr.rss_bytes {
+        first.push_str(&format!(" │ {:.1} MB", b as f64 / 1e6));
+    }
+    first.push_str(" │ 1 thread");
+    if let Some(n) = app.count {
+        first.push_str(&format!(" │ count {n}"));
+    }
+    let second: Line = if let Some(p) = &app.prompt {
+        Line::from(vec![
+            Span::raw(p.kind.label()),
+            Span::styled(format!("{}█", p.text), app.palette.focus()),
+        ])
+    } else if let Some(m) = &fr.message {
+        Line::from(Span::styled(m.clone(), app.palette.alert()))
+    } else if let Some(e) = &fr.end {
+        Line::from(Span::styled(format!("{e} · u/← back · q quit"), app.palette.border(true)))
+    } else {
+        let mut spans = Vec::new();
+        if let Some(n) = &fr.next {
+            spans.push(Span::raw(format!("{n} · ")));
+        }
+        let hint = if app.search.is_some() {
+            "n/N match · Esc end search · ? help"
+        } else {
+            "s step · u back · c continue · r run · n next · b break · / search · Tab pane · ? help · q quit"
+        };
+        spans.push(Span::styled(hint, app.palette.dim()));
+        Line::from(spans)
+    };
+    f.render_widget(Paragraph::new(vec![Line::from(first), second]), r);
+}
+
+/// The help overlay's lines.
+pub const HELP: &[(&str, &str)] = &[
+    ("s, →", "one step (a count first: 100s)"),
+    ("u, ←", "one step back (100u)"),
+    ("U", "back (or forward) to a step you type"),
+    ("n", "reduce the focused body's subtree"),
+    ("c", "continue to a breakpoint or the end"),
+    ("r", "run to the end (breakpoints ignored)"),
+    ("space, Ctrl-C", "pause a run"),
+    ("b", "breakpoint: pt, 12, file:12, step N, exit, error, stuck"),
+    ("Tab, Shift-Tab", "next / previous pane"),
+    ("f", "follow the ready body on/off"),
+    ("/  n  N", "search the term; next, previous match; Esc ends"),
+    ("j k h l", "program: lines, variables; graph: pan"),
+    ("Enter", "program: jump to the binder; chains: break on the variable"),
+    ("+ - [ ] 0", "graph: zoom, radius, recentre"),
+    ("t  d", "breakpoints: toggle, delete"),
+    ("q", "quit"),
+];
+
+fn help(f: &mut TermFrame, app: &App, size: Rect) {
+    let w = size.width.saturating_sub(4).min(76);
+    let h = (HELP.len() as u16 + 4).min(size.height.saturating_sub(2));
+    let area = Rect::new(size.x + (size.width - w) / 2, size.y + (size.height - h) / 2, w, h);
+    f.render_widget(Clear, area);
+    let mut lines: Vec<Line> = HELP
+        .iter()
+        .map(|(k, what)| Line::from(vec![Span::styled(format!("{k:>15}  "), app.palette.border(true)), Span::raw(*what)]))
+        .collect();
+    lines.push(Line::from(Span::styled("Esc closes this help", app.palette.dim())));
+    let b = Block::default().borders(Borders::ALL).title(" deepcps debug: keys ");
+    f.render_widget(Paragraph::new(lines).block(b), area);
+}

@@ -1,0 +1,576 @@
+//! The debugger's engine: the [`Session`] and everything computed from it
+//! for a screen ([`Frame`]), behind commands ([`Cmd`]).
+//!
+//! The session holds the graph machine, which is not `Send` (its values
+//! share `Rc`s), so the worker *loads the program itself*, on the thread
+//! that runs it, and only commands and frames (plain data) cross threads.
+//! [`Engine::spawn`] runs it on a background thread (the `c` key keeps the
+//! UI drawing while it runs, in slices of [`SLICE`]); [`Engine::inline`]
+//! runs it on the caller's thread, synchronously, for tests.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::{Anchor, NextKind};
+use deepcps_machine::run::Counts;
+use deepcps_machine::session::{Breakpoint, End, Session, Stop};
+use deepcps_machine::span::{FileId, SourceMap, Span};
+use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::term::{App, Arg, Atom, Body, Builtin, Cmd as TermCmd, SExp};
+use deepcps_machine::view::program::ProgramView;
+use deepcps_machine::view::{LambdaGraph, Places, StagingGraph, Status};
+
+use super::chains::{chain_rows, ChainRow};
+use super::graph::{neighbourhood, Neighbourhood};
+
+/// How long a background run goes between two frames: 25 frames a second.
+pub const SLICE: Duration = Duration::from_millis(40);
+
+/// What the UI asks of the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cmd {
+    /// Execute up to `n` steps, stopping at breakpoints.
+    Step(u64),
+    /// Go back `n` steps.
+    Back(u64),
+    /// Go to the state after this many steps.
+    Goto(u64),
+    /// Run until a breakpoint or the end (in the background).
+    Continue,
+    /// Run to the end, breakpoints ignored.
+    RunToEnd,
+    /// Stop a background run.
+    Pause,
+    /// Reduce the subtree of this body (index in the program view's
+    /// bodies; `None`: the ready body's).
+    Next(Option<usize>),
+    /// Add the breakpoint the user typed (`pt`, `12`, `file.dcps:12`,
+    /// `step 100`, `exit`, `error`, `stuck`).
+    Break(String),
+    /// Add a breakpoint on a staging variable firing.
+    BreakOn(String),
+    /// Turn breakpoint `i` on or off.
+    Toggle(usize),
+    /// Remove breakpoint `i`.
+    Remove(usize),
+    /// Centre the graph pane on this body (`None`: follow the ready body).
+    Focus(Option<usize>),
+    /// The graph pane's radius.
+    Radius(usize),
+    /// End the worker.
+    Quit,
+}
+
+/// Everything a screen shows, as plain data.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// The program's file as given.
+    pub file: String,
+    /// Steps executed.
+    pub steps: u64,
+    /// By rule.
+    pub counts: Counts,
+    /// Whether a background run is going on.
+    pub running: bool,
+    /// How the run ended, if it has.
+    pub end: Option<String>,
+    /// What the last command did or why it stopped (a breakpoint hit, an
+    /// error in a typed breakpoint).
+    pub message: Option<String>,
+    /// The next step: rule and source place.
+    pub next: Option<String>,
+    /// Live nodes of the graph machine.
+    pub live_nodes: usize,
+    /// Node slots (live and free).
+    pub node_slots: usize,
+    /// Resident memory of the process, if the system tells.
+    pub rss_bytes: Option<u64>,
+    /// The views of the state (absent in the frames of a background run,
+    /// which keep the last ones: building them costs the term's size).
+    pub view: Option<Arc<ViewData>>,
+}
+
+/// The views of one state.
+#[derive(Debug)]
+pub struct ViewData {
+    /// The step they show.
+    pub step: u64,
+    /// Pane title: "term" or "exit value".
+    pub title: &'static str,
+    /// The printed term with its bodies and variables.
+    pub program: ProgramView,
+    /// Bodies by status: ready, pending, stuck, error, inactive.
+    pub statuses: [usize; 5],
+    /// The body the graph pane is centred on (index into program bodies).
+    pub focus: Option<usize>,
+    /// The lambda graph around it.
+    pub graph: Option<Neighbourhood>,
+    /// The staging chains.
+    pub chains: Vec<ChainRow>,
+    /// The breakpoints: description, enabled, hits.
+    pub breakpoints: Vec<(String, bool, u64)>,
+    /// Source place of each body (`file:line:col`).
+    pub places: Vec<String>,
+}
+
+/// The engine proper: a session over one program and the view settings.
+pub struct Worker {
+    session: Session,
+    sources: SourceMap,
+    file: String,
+    main_file: FileId,
+    focus: Option<usize>,
+    radius: usize,
+    running: Option<Run>,
+    message: Option<String>,
+}
+
+/// A background run in progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Run {
+    /// Until a breakpoint or the end.
+    Continue,
+    /// To the end, breakpoints ignored.
+    ToEnd,
+}
+
+impl Worker {
+    /// Loads `file`; the diagnostics, rendered, if it does not load.
+    pub fn load(file: &Path, color: bool) -> Result<Worker, String> {
+        let mut sources = SourceMap::new();
+        match load_program(&RealFs, file, &mut sources) {
+            Ok(p) => Ok(Worker {
+                session: Session::new(p),
+                main_file: FileId(0),
+                sources,
+                file: file.display().to_string(),
+                focus: None,
+                radius: 2,
+                running: None,
+                message: None,
+            }),
+            Err(ds) => Err(ds.iter().map(|d: &Diagnostic| d.render(&sources, color)).collect()),
+        }
+    }
+
+    /// Whether a background run is going on.
+    pub fn running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// Carries out `cmd` (a `Continue` or `RunToEnd` only starts the run:
+    /// [`Worker::slice`] advances it). False for [`Cmd::Quit`].
+    pub fn handle(&mut self, cmd: Cmd) -> bool {
+        self.message = None;
+        match cmd {
+            Cmd::Step(n) => {
+                let stop = self.session.run(n, None, None);
+                self.note_stop(stop);
+            }
+            Cmd::Back(n) => {
+                let before = self.session.steps();
+                self.session.back(n);
+                if before == 0 {
+                    self.message = Some("at step 0: nothing to go back to".into());
+                }
+            }
+            Cmd::Goto(k) => self.session.goto(k),
+            Cmd::Continue => self.running = Some(Run::Continue),
+            Cmd::RunToEnd => self.running = Some(Run::ToEnd),
+            Cmd::Pause => {
+                if self.running.take().is_some() {
+                    self.message = Some(format!("paused at step {}", self.session.steps()));
+                }
+            }
+            Cmd::Next(body) => self.next(body),
+            Cmd::Break(text) => match self.parse_breakpoint(&text) {
+                Ok(bp) => {
+                    let what = bp.to_string();
+                    self.session.add_breakpoint(bp);
+                    self.message = Some(format!("breakpoint set: {what}"));
+                }
+                Err(e) => self.message = Some(e),
+            },
+            Cmd::BreakOn(name) => {
+                self.session.add_breakpoint(Breakpoint::Fire(name.clone()));
+                self.message = Some(format!("breakpoint set: {name} is bound"));
+            }
+            Cmd::Toggle(i) => self.session.toggle_breakpoint(i),
+            Cmd::Remove(i) => self.session.remove_breakpoint(i),
+            Cmd::Focus(f) => self.focus = f,
+            Cmd::Radius(r) => self.radius = r.clamp(1, 8),
+            Cmd::Quit => return false,
+        }
+        true
+    }
+
+    /// Advances a background run by one slice (at most `SLICE` long);
+    /// returns whether it goes on.
+    pub fn slice(&mut self) -> bool {
+        let Some(run) = self.running else { return false };
+        let deadline = Some(Instant::now() + SLICE);
+        let stop = match run {
+            Run::Continue => self.session.run(u64::MAX, deadline, None),
+            Run::ToEnd => {
+                let saved = std::mem::take(&mut self.session.breakpoints);
+                let stop = self.session.run(u64::MAX, deadline, None);
+                self.session.breakpoints = saved;
+                stop
+            }
+        };
+        if stop == Stop::Slice {
+            return true;
+        }
+        self.running = None;
+        self.note_stop(stop);
+        false
+    }
+
+    fn note_stop(&mut self, stop: Stop) {
+        self.message = match stop {
+            Stop::Breakpoint(i) => self
+                .session
+                .breakpoints
+                .get(i)
+                .map(|e| format!("breakpoint {}: {} (step {})", i + 1, e.at, self.session.steps())),
+            Stop::SubtreeDone => Some("the focused body's subtree holds no pending body".into()),
+            Stop::Budget | Stop::Slice | Stop::Ended => None,
+        };
+    }
+
+    /// `n`: reduces the subtree of body `body` of the current view (or of
+    /// the ready body).
+    fn next(&mut self, body: Option<usize>) {
+        let m = self.session.machine();
+        let node = match body {
+            Some(i) => m.bodies_in_order().get(i).copied(),
+            None => self.session.next().map(|n| n.body),
+        };
+        let Some(node) = node else {
+            self.message = Some("no body to reduce".into());
+            return;
+        };
+        let anchor: Anchor = m.anchor(node);
+        let stop = self.session.run(u64::MAX, None, Some(anchor));
+        self.note_stop(stop);
+    }
+
+    /// Reads a typed breakpoint.
+    fn parse_breakpoint(&self, text: &str) -> Result<Breakpoint, String> {
+        let t = text.trim();
+        let words: Vec<&str> = t.split_whitespace().collect();
+        match words.as_slice() {
+            [] => {
+                Err("an empty breakpoint: type a staging variable (pt), a line (12 or file.dcps:12), step N, exit, error or stuck".into())
+            }
+            ["exit"] | ["$exit"] => Ok(Breakpoint::Exit),
+            ["error"] => Ok(Breakpoint::Error),
+            ["stuck"] => Ok(Breakpoint::Stuck),
+            ["step", n] => n.parse().map(Breakpoint::Step).map_err(|_| format!("`{n}` is not a step number")),
+            ["line", l] => self.line_breakpoint(l),
+            [one] if one.chars().next().is_some_and(|c| c.is_ascii_digit()) || one.contains(':') => self.line_breakpoint(one),
+            [name] if name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '\'') => Ok(Breakpoint::Fire((*name).to_string())),
+            _ => Err(format!("cannot read the breakpoint `{t}`")),
+        }
+    }
+
+    /// `12` (a line of the program's file) or `file.dcps:12` (a line of an
+    /// included file, named by the end of its path).
+    fn line_breakpoint(&self, text: &str) -> Result<Breakpoint, String> {
+        let (file, line) = match text.rsplit_once(':') {
+            Some((f, l)) => {
+                let id = self
+                    .sources
+                    .files()
+                    .iter()
+                    .position(|s| s.name == f || s.name.ends_with(&format!("/{f}")))
+                    .ok_or_else(|| format!("no file `{f}` in this program"))?;
+                (FileId(id as u32), l)
+            }
+            None => (self.main_file, text),
+        };
+        let n: usize = line.parse().map_err(|_| format!("`{line}` is not a line number"))?;
+        let f = self.sources.get(file);
+        let mut starts = std::iter::once(0).chain(f.text.match_indices('\n').map(|(i, _)| i + 1));
+        let start = n.checked_sub(1).and_then(|k| starts.nth(k)).filter(|&s| s < f.text.len() || n == 1);
+        let Some(start) = start else {
+            return Err(format!("{} has no line {n}", f.name));
+        };
+        let end = f.text[start..].find('\n').map_or(f.text.len(), |e| start + e + 1);
+        Ok(Breakpoint::Line {
+            file,
+            start: start as u32,
+            end: end as u32,
+            label: format!("{}:{n}", short_name(&f.name)),
+        })
+    }
+
+    /// A frame of the current state; `full` adds the views.
+    pub fn frame(&self, full: bool) -> Frame {
+        let s = &self.session;
+        let m = s.machine();
+        let places = Places::new(&self.sources);
+        let end = s.end().map(|e| match e {
+            End::Residual => "no body is pending: the term is the residual program".to_string(),
+            End::Exit(_) => "$exit executed: showing the exit value".to_string(),
+            End::Error(err) => format!("runtime error: {}", err.message),
+        });
+        let next = s.next().map(|n| {
+            let what = match n.what {
+                NextKind::Rule(r) => r.name().to_string(),
+                NextKind::Error(k) => format!("fails ({})", k.name()),
+                NextKind::Stale => "refresh".to_string(),
+            };
+            format!("next: {what} at {}", places.describe(n.span))
+        });
+        Frame {
+            file: self.file.clone(),
+            steps: s.steps(),
+            counts: s.counts(),
+            running: self.running.is_some(),
+            end,
+            message: self.message.clone(),
+            next,
+            live_nodes: m.live_nodes(),
+            node_slots: m.g.nodes.len(),
+            rss_bytes: rss(),
+            view: full.then(|| Arc::new(self.views())),
+        }
+    }
+
+    fn views(&self) -> ViewData {
+        let s = &self.session;
+        let m = s.machine();
+        let (body, vars, title, value) = match s.end() {
+            Some(End::Exit(v)) => {
+                let vars = m.exit_vars().cloned().unwrap_or_default();
+                (exit_body(v.clone()), vars, "exit value", Some(v))
+            }
+            _ => {
+                let p = m.to_program();
+                (p.body, p.vars, "term", None)
+            }
+        };
+        let lg = LambdaGraph::build(&body, &vars);
+        let program = match value {
+            Some(v) => ProgramView::of_value(v, &vars),
+            None => ProgramView::of_program(&body, &vars),
+        };
+        let mut statuses = [0usize; 5];
+        for b in &program.bodies {
+            let k = match b.status {
+                Status::Ready => 0,
+                Status::Pending => 1,
+                Status::Stuck { .. } => 2,
+                Status::Error(_) => 3,
+                Status::Inactive => 4,
+            };
+            statuses[k] += 1;
+        }
+        let focus = self
+            .focus
+            .filter(|&i| i < program.bodies.len())
+            .or_else(|| program.ready())
+            .or(if program.bodies.is_empty() { None } else { Some(0) });
+        let graph = focus
+            .and_then(|i| program.bodies.get(i))
+            .map(|b| neighbourhood(&lg, b.node, self.radius));
+        let sg = StagingGraph::from_lambda_graph(&lg);
+        let ready_node = program.ready().and_then(|i| program.bodies.get(i)).map(|b| b.node);
+        let chains = chain_rows(&sg, s.fired(), ready_node);
+        let breakpoints = s.breakpoints.iter().map(|e| (e.at.to_string(), e.enabled, e.hits)).collect();
+        let places_of = Places::new(&self.sources);
+        let places = program.bodies.iter().map(|b| describe_short(&places_of, b.span)).collect();
+        ViewData {
+            step: s.steps(),
+            title,
+            program,
+            statuses,
+            focus,
+            graph,
+            chains,
+            breakpoints,
+            places,
+        }
+    }
+}
+
+/// `file:line:col` with the file's name only (not its directories).
+fn describe_short(places: &Places, span: Span) -> String {
+    let full = places.describe(span);
+    match full.rsplit_once('/') {
+        Some((_, tail)) => tail.to_string(),
+        None => full,
+    }
+}
+
+fn short_name(name: &str) -> &str {
+    name.rsplit_once('/').map_or(name, |(_, t)| t)
+}
+
+/// The exit value as the argument of an inactive `$exit` body, so that the
+/// lambda graph and the staging graph can be built around it.
+fn exit_body(v: Atom) -> Body {
+    Body {
+        stage: SExp::Const(false),
+        cmd: TermCmd::App(App {
+            head: Atom::Builtin(Builtin::Exit),
+            args: vec![Arg::Atom(v)],
+            sugar: Default::default(),
+        }),
+        span: Span::default(),
+    }
+}
+
+/// Resident memory from `/proc/self/statm` (Linux); `None` elsewhere.
+fn rss() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
+/// The engine as the UI sees it: commands in, frames out.
+pub enum Engine {
+    /// On the caller's thread (tests): every command is carried out at
+    /// once, a background run included (to its stop).
+    Inline(Box<Worker>, Vec<Frame>),
+    /// On a background thread.
+    Thread {
+        /// Commands to the worker.
+        to: Sender<Cmd>,
+        /// Frames from it.
+        from: Receiver<Frame>,
+        /// The thread.
+        handle: Option<std::thread::JoinHandle<()>>,
+    },
+}
+
+impl Engine {
+    /// An engine on this thread.
+    pub fn inline(w: Worker) -> Engine {
+        let first = w.frame(true);
+        Engine::Inline(Box::new(w), vec![first])
+    }
+
+    /// Loads `file` on a new thread and runs the worker there; the load's
+    /// diagnostics if it fails.
+    pub fn spawn(file: PathBuf, color: bool) -> Result<Engine, String> {
+        let (to, commands) = channel::<Cmd>();
+        let (frames, from) = channel::<Frame>();
+        let (loaded, load_result) = channel::<Result<(), String>>();
+        let handle = std::thread::Builder::new()
+            .name("deepcps-debug-worker".into())
+            .stack_size(1 << 30)
+            .spawn(move || {
+                let mut w = match Worker::load(&file, color) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        let _ = loaded.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = loaded.send(Ok(()));
+                worker_loop(&mut w, &commands, &frames);
+            })
+            .map_err(|e| format!("deepcps: cannot start the debugger's worker: {e}"))?;
+        match load_result.recv() {
+            Ok(Ok(())) => Ok(Engine::Thread {
+                to,
+                from,
+                handle: Some(handle),
+            }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err("deepcps: the debugger's worker stopped while loading".into()),
+        }
+    }
+
+    /// Sends a command.
+    pub fn send(&mut self, cmd: Cmd) {
+        match self {
+            Engine::Inline(w, frames) => {
+                let full = !matches!(cmd, Cmd::Quit);
+                w.handle(cmd);
+                while w.slice() {}
+                if full {
+                    frames.push(w.frame(true));
+                }
+            }
+            Engine::Thread { to, .. } => {
+                let _ = to.send(cmd);
+            }
+        }
+    }
+
+    /// The frames that arrived since the last call, oldest first.
+    pub fn frames(&mut self) -> Vec<Frame> {
+        match self {
+            Engine::Inline(_, frames) => std::mem::take(frames),
+            Engine::Thread { from, .. } => from.try_iter().collect(),
+        }
+    }
+
+    /// Waits at most `timeout` for a frame (threaded engine).
+    pub fn wait(&mut self, timeout: Duration) -> Option<Frame> {
+        match self {
+            Engine::Inline(_, frames) => (!frames.is_empty()).then(|| frames.remove(0)),
+            Engine::Thread { from, .. } => from.recv_timeout(timeout).ok(),
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Engine::Thread { to, handle, .. } = self {
+            let _ = to.send(Cmd::Pause);
+            let _ = to.send(Cmd::Quit);
+            if let Some(h) = handle.take() {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+/// The background thread: waits for commands while idle; while running,
+/// alternates a slice of steps with a light frame and a look at the
+/// commands (so `Pause` is seen within one slice).
+fn worker_loop(w: &mut Worker, commands: &Receiver<Cmd>, frames: &Sender<Frame>) {
+    if frames.send(w.frame(true)).is_err() {
+        return;
+    }
+    loop {
+        let cmd = if w.running() {
+            match commands.try_recv() {
+                Ok(c) => Some(c),
+                Err(TryRecvError::Empty) => None,
+                Err(TryRecvError::Disconnected) => return,
+            }
+        } else {
+            match commands.recv() {
+                Ok(c) => Some(c),
+                Err(_) => return,
+            }
+        };
+        if let Some(cmd) = cmd {
+            let quit = matches!(cmd, Cmd::Quit);
+            let starts = matches!(cmd, Cmd::Continue | Cmd::RunToEnd);
+            if !w.handle(cmd) || quit {
+                return;
+            }
+            if !starts && frames.send(w.frame(!w.running())).is_err() {
+                return;
+            }
+            if starts && frames.send(w.frame(false)).is_err() {
+                return;
+            }
+        }
+        if w.running() {
+            let goes_on = w.slice();
+            if frames.send(w.frame(!goes_on)).is_err() {
+                return;
+            }
+        }
+    }
+}
