@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# End-to-end test of `deepcps debug` in a real terminal: the release binary
+# runs inside tmux; keys go in with send-keys, the screen comes back with
+# capture-pane, and each step of the story of issue 5 is checked:
+# start, ten steps, a breakpoint on `pt`, continue to it, step back, run to
+# the end and read the paper's residual, help, a resize, quitting with the
+# terminal restored; then a long run (1.2 million steps) that keeps the
+# screen updating and pauses on a key.
+#
+# Usage: scripts/tui-e2e.sh [--no-build]   (installs tmux with apt-get when missing)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+if ! command -v tmux >/dev/null; then
+  echo "== installing tmux"
+  (apt-get update -qq && apt-get install -y -qq tmux) >/dev/null 2>&1 || { echo "FAIL: cannot install tmux" >&2; exit 1; }
+fi
+[ "${1:-}" = "--no-build" ] || cargo build -q --release -p deepcps
+bin="$root/target/release/deepcps"
+sock="deepcps-e2e-$$"
+work=$(mktemp -d)
+t() { tmux -L "$sock" "$@"; }
+cleanup() { t kill-server 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+fail() { echo "FAIL: $1" >&2; echo "--- screen:" >&2; t capture-pane -p -t e2e >&2 || true; exit 1; }
+
+# Waits (up to 10 s) until the screen shows $1.
+wait_for() {
+  for _ in $(seq 1 100); do
+    if t capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
+    sleep 0.1
+  done
+  fail "the screen never showed: $1"
+}
+
+start() {
+  t kill-server 2>/dev/null || true
+  t new-session -d -s e2e -x "${3:-120}" -y "${4:-40}" \
+    "cd '$root' && TERM=xterm-256color '$bin' debug '$1'; echo \"deepcps exited \$?\"; stty -a | grep -q ' icanon' && echo cooked; sleep 600"
+  wait_for "$2"
+}
+
+echo "== the story on arith_built.dcps"
+start corpus/paper/arith_built.dcps "‖ paused │ step 0 │"
+wait_for "term · step 0"
+t send-keys -t e2e 1 0 s
+wait_for "step 10 │"
+t send-keys -t e2e b p t Enter
+wait_for "1 [x] pt is bound"
+t send-keys -t e2e c
+wait_for "breakpoint 1: pt is bound (step 284)"
+t send-keys -t e2e u
+wait_for "step 283 │"
+t send-keys -t e2e '?'
+wait_for "deepcps debug: keys"
+t send-keys -t e2e Escape
+sleep 0.3
+t capture-pane -p -t e2e | grep -qF "deepcps debug: keys" && fail "help did not close"
+t send-keys -t e2e r
+wait_for "■ ended │ step 330"
+for line in '(exit)[pt] {' '@pt: "4*2" (prod)[pt]' '@pt: "1+prod" (sum)[pt]' '@pt: "sum+3" (sum)[pt]' '@pt: exit sum'; do
+  wait_for "$line"
+done
+echo "ok: start, 10 steps, breakpoint on pt, step back, help, run to the end, the paper's residual"
+
+t resize-window -t e2e -x 40 -y 12
+wait_for "exit value"
+t resize-window -t e2e -x 20 -y 5
+wait_for "too small"
+t resize-window -t e2e -x 120 -y 40
+wait_for "■ ended │ step 330"
+echo "ok: resized to 40x12, 20x5 (too small) and back"
+
+t send-keys -t e2e q
+wait_for "deepcps exited 0"
+wait_for "cooked"
+echo "ok: q quits with exit code 0 and the terminal back in cooked mode"
+
+echo "== a long run keeps drawing and pauses on a key"
+sed 's/let N = 1000/let N = 200000/' corpus/bench/loop_sum.dcps > "$work/loop.dcps"
+start "$work/loop.dcps" "‖ paused │ step 0 │"
+t send-keys -t e2e c
+wait_for "▶ running"
+s1=$(t capture-pane -p -t e2e | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+sleep 0.5
+s2=$(t capture-pane -p -t e2e | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+[ -n "$s1" ] && [ -n "$s2" ] && [ "$s2" -gt "$s1" ] || fail "the step count did not move while running ($s1, $s2)"
+t0=$(date +%s%N)
+t send-keys -t e2e Space
+for _ in $(seq 1 500); do
+  t capture-pane -p -t e2e | grep -qF "paused at step" && break
+  sleep 0.01
+done
+t1=$(date +%s%N)
+wait_for "paused at step"
+pause_ms=$(( (t1 - t0) / 1000000 ))
+# The screen answers within a frame or two; 1 s leaves room for a loaded CI
+# machine (tmux's own capture takes a few milliseconds each time).
+[ "$pause_ms" -lt 1000 ] || fail "pausing took $pause_ms ms"
+s3=$(t capture-pane -p -t e2e | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+sleep 0.5
+s4=$(t capture-pane -p -t e2e | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+[ "$s3" = "$s4" ] || fail "still running after the pause ($s3, $s4)"
+echo "ok: running drew steps $s1 then $s2; paused at $s3, seen on screen $pause_ms ms after the key"
+t send-keys -t e2e C-c
+t send-keys -t e2e q
+wait_for "deepcps exited 0"
+
+echo "== bad input: a file that does not parse, --threads 2"
+out=$("$bin" debug corpus/err/syntax_truncated.dcps 2>&1 || true)
+echo "$out" | grep -q "syntax_truncated.dcps" || { echo "FAIL: no diagnostic: $out" >&2; exit 1; }
+out=$("$bin" debug --threads 2 corpus/paper/arith_built.dcps 2>&1 || true)
+echo "$out" | grep -q "one thread" || { echo "FAIL: --threads 2 not refused: $out" >&2; exit 1; }
+echo "ok: diagnostics and refusals outside the terminal"
+echo "tui-e2e: all passed"
