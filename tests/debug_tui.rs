@@ -270,3 +270,97 @@ fn breakpoints_pane_toggles_and_deletes() {
     let s = d.keys("bline 9999<Enter>").screen(120, 40);
     assert!(s.contains("has no line 9999"), "{s}");
 }
+
+#[test]
+fn mouse_scrolls_clicks_and_focuses_panes() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    use deepcps::debug::app::Pane;
+    let mut d = Debugger::open(FILE);
+    d.screen(120, 40);
+    let mouse = |kind, column, row| MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    // The wheel over the program pane scrolls it and stops following.
+    assert_eq!(d.app.scroll, 0);
+    d.app.handle_mouse(mouse(MouseEventKind::ScrollDown, 10, 10));
+    assert_eq!(d.app.scroll, 3);
+    assert!(!d.app.follow);
+    d.app.handle_mouse(mouse(MouseEventKind::ScrollUp, 10, 10));
+    assert_eq!(d.app.scroll, 0);
+    // A click on the third text line puts the cursor there.
+    let cmds = d.app.handle_mouse(mouse(MouseEventKind::Down(MouseButton::Left), 5, 3));
+    let v = d.app.view.clone().expect("view");
+    assert_eq!(v.program.line_of(d.app.cursor), 2);
+    assert!(!cmds.is_empty(), "the graph pane is told the new focus");
+    // A click in the right column's lowest pane makes the breakpoints pane
+    // active.
+    d.app.handle_mouse(mouse(MouseEventKind::Down(MouseButton::Left), 100, 35));
+    assert_eq!(d.app.active, Pane::Breakpoints);
+    // Clicks outside every pane do nothing.
+    assert!(d.app.handle_mouse(mouse(MouseEventKind::Down(MouseButton::Left), 5, 39)).is_empty());
+}
+
+#[test]
+fn a_breakpoint_by_selection_in_the_chains_pane() {
+    let mut d = Debugger::open(FILE);
+    d.keys("300s<Tab><Tab>");
+    let v = d.app.view.clone().expect("view");
+    let row = v.chains.iter().position(|r| r.var.as_deref() == Some("pt")).expect("a pt row");
+    for _ in 0..row {
+        d.keys("j");
+    }
+    assert_eq!(d.app.chains_sel, row);
+    d.keys("<Enter>");
+    let v = d.app.view.clone().expect("view");
+    assert_eq!(v.breakpoints.first().map(|b| b.0.as_str()), Some("pt is bound"));
+}
+
+#[test]
+fn palettes_keep_statuses_apart() {
+    let statuses = [
+        Status::Ready,
+        Status::Pending,
+        Status::Stuck {
+            var: deepcps_machine::term::VarId(0),
+            what: "head",
+        },
+        Status::Error("e".into()),
+        Status::Inactive,
+    ];
+    for colours in [Colours::None, Colours::Basic, Colours::Indexed] {
+        let p = Palette::new(colours);
+        let styles: Vec<_> = statuses.iter().map(|s| p.status(s)).collect();
+        for i in 0..styles.len() {
+            for j in 0..i {
+                assert_ne!(styles[i], styles[j], "{colours:?}: {:?} and {:?} look alike", statuses[i], statuses[j]);
+            }
+        }
+        if colours == Colours::None {
+            assert!(styles.iter().all(|s| s.fg.is_none() && s.bg.is_none()), "NO_COLOR uses no colour");
+        }
+    }
+}
+
+#[test]
+fn debug_command_errors() {
+    use deepcps_tests::deepcps;
+    // A file that does not parse: its diagnostic, exit 2, before any terminal.
+    let r = deepcps(&["debug", "corpus/err/syntax_truncated.dcps"]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("syntax_truncated.dcps"), "{}", r.err);
+    // A missing file.
+    let r = deepcps(&["debug", "corpus/nope.dcps"]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("nope.dcps"), "{}", r.err);
+    // More threads than the machine reduces on.
+    let r = deepcps(&["debug", "--threads", "4", FILE]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("one thread"), "{}", r.err);
+    // Tests run without a terminal: a clear refusal, not a garbled screen.
+    let r = deepcps(&["debug", FILE]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("needs a terminal"), "{}", r.err);
+}
