@@ -23,20 +23,23 @@ t() { tmux -L "$sock" "$@"; }
 cleanup() { t kill-server 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-fail() { echo "FAIL: $1" >&2; echo "--- screen:" >&2; t capture-pane -p -t e2e >&2 || true; exit 1; }
+fail() { echo "FAIL: $1" >&2; echo "--- screen:" >&2; t capture-pane -p -t "$cur" >&2 || true; exit 1; }
 
 # Waits (up to 10 s) until the screen shows $1.
 wait_for() {
   for _ in $(seq 1 100); do
-    if t capture-pane -p -t e2e | grep -qF -- "$1"; then return 0; fi
+    if t capture-pane -p -t "$cur" | grep -qF -- "$1"; then return 0; fi
     sleep 0.1
   done
   fail "the screen never showed: $1"
 }
 
+# Each program gets a session of its own on one tmux server (killing the
+# server between programs races with starting the next).
+cur=e2e0
 start() {
-  t kill-server 2>/dev/null || true
-  t new-session -d -s e2e -x "${3:-120}" -y "${4:-40}" \
+  cur="e2e$((${cur#e2e} + 1))"
+  t new-session -d -s "$cur" -x "${3:-120}" -y "${4:-40}" \
     "cd '$root' && TERM=xterm-256color '$bin' debug '$1'; echo \"deepcps exited \$?\"; stty -a | grep -q ' icanon' && echo cooked; sleep 600"
   wait_for "$2"
 }
@@ -44,35 +47,35 @@ start() {
 echo "== the story on arith_built.dcps"
 start corpus/paper/arith_built.dcps "‖ paused │ step 0 │"
 wait_for "term · step 0"
-t send-keys -t e2e 1 0 s
+t send-keys -t "$cur" 1 0 s
 wait_for "step 10 │"
-t send-keys -t e2e b p t Enter
+t send-keys -t "$cur" b p t Enter
 wait_for "1 [x] pt is bound"
-t send-keys -t e2e c
+t send-keys -t "$cur" c
 wait_for "breakpoint 1: pt is bound (step 284)"
-t send-keys -t e2e u
+t send-keys -t "$cur" u
 wait_for "step 283 │"
-t send-keys -t e2e '?'
+t send-keys -t "$cur" '?'
 wait_for "deepcps debug: keys"
-t send-keys -t e2e Escape
+t send-keys -t "$cur" Escape
 sleep 0.3
-t capture-pane -p -t e2e | grep -qF "deepcps debug: keys" && fail "help did not close"
-t send-keys -t e2e r
+t capture-pane -p -t "$cur" | grep -qF "deepcps debug: keys" && fail "help did not close"
+t send-keys -t "$cur" r
 wait_for "■ ended │ step 330"
 for line in '(exit)[pt] {' '@pt: "4*2" (prod)[pt]' '@pt: "1+prod" (sum)[pt]' '@pt: "sum+3" (sum)[pt]' '@pt: exit sum'; do
   wait_for "$line"
 done
 echo "ok: start, 10 steps, breakpoint on pt, step back, help, run to the end, the paper's residual"
 
-t resize-window -t e2e -x 40 -y 12
+t resize-window -t "$cur" -x 40 -y 12
 wait_for "exit value"
-t resize-window -t e2e -x 20 -y 5
+t resize-window -t "$cur" -x 20 -y 5
 wait_for "too small"
-t resize-window -t e2e -x 120 -y 40
+t resize-window -t "$cur" -x 120 -y 40
 wait_for "■ ended │ step 330"
 echo "ok: resized to 40x12, 20x5 (too small) and back"
 
-t send-keys -t e2e q
+t send-keys -t "$cur" q
 wait_for "deepcps exited 0"
 wait_for "cooked"
 echo "ok: q quits with exit code 0 and the terminal back in cooked mode"
@@ -80,16 +83,16 @@ echo "ok: q quits with exit code 0 and the terminal back in cooked mode"
 echo "== a long run keeps drawing and pauses on a key"
 sed 's/let N = 1000/let N = 200000/' corpus/bench/loop_sum.dcps > "$work/loop.dcps"
 start "$work/loop.dcps" "‖ paused │ step 0 │"
-t send-keys -t e2e c
+t send-keys -t "$cur" c
 wait_for "▶ running"
-s1=$(t capture-pane -p -t e2e | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+s1=$(t capture-pane -p -t "$cur" | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
 sleep 0.5
-s2=$(t capture-pane -p -t e2e | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+s2=$(t capture-pane -p -t "$cur" | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
 [ -n "$s1" ] && [ -n "$s2" ] && [ "$s2" -gt "$s1" ] || fail "the step count did not move while running ($s1, $s2)"
 t0=$(date +%s%N)
-t send-keys -t e2e Space
+t send-keys -t "$cur" Space
 for _ in $(seq 1 500); do
-  t capture-pane -p -t e2e | grep -qF "paused at step" && break
+  t capture-pane -p -t "$cur" | grep -qF "paused at step" && break
   sleep 0.01
 done
 t1=$(date +%s%N)
@@ -98,14 +101,24 @@ pause_ms=$(( (t1 - t0) / 1000000 ))
 # The screen answers within a frame or two; 1 s leaves room for a loaded CI
 # machine (tmux's own capture takes a few milliseconds each time).
 [ "$pause_ms" -lt 1000 ] || fail "pausing took $pause_ms ms"
-s3=$(t capture-pane -p -t e2e | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+s3=$(t capture-pane -p -t "$cur" | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
 sleep 0.5
-s4=$(t capture-pane -p -t e2e | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+s4=$(t capture-pane -p -t "$cur" | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
 [ "$s3" = "$s4" ] || fail "still running after the pause ($s3, $s4)"
 echo "ok: running drew steps $s1 then $s2; paused at $s3, seen on screen $pause_ms ms after the key"
-t send-keys -t e2e C-c
-t send-keys -t e2e q
+t send-keys -t "$cur" C-c
+t send-keys -t "$cur" q
 wait_for "deepcps exited 0"
+
+echo "== a panic gives the terminal back"
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 120 -y 40 \
+  "cd '$root' && DEEPCPS_DEBUG_TEST_PANIC=1 TERM=xterm-256color '$bin' debug corpus/paper/arith_built.dcps; echo \"deepcps exited \$?\"; stty -a | grep -q ' icanon' && echo cooked; sleep 600"
+wait_for "deepcps exited 101"
+wait_for "internal error"
+wait_for "cooked"
+t capture-pane -p -t "$cur" | grep -qF "paused" && fail "the debugger's screen was left behind"
+echo "ok: after a panic, exit code 101, the message on the normal screen, the terminal cooked"
 
 echo "== bad input: a file that does not parse, --threads 2"
 out=$("$bin" debug corpus/err/syntax_truncated.dcps 2>&1 || true)

@@ -28,7 +28,7 @@ impl Debugger {
             Err(e) => panic!("{file} does not load: {e}"),
         };
         let mut engine = Engine::inline(w);
-        let first = engine.frames().remove(0);
+        let first = engine.frames().expect("frames").remove(0);
         let mut app = App::new(first, Palette::new(Colours::None));
         app.frame.rss_bytes = None;
         Debugger { app, engine }
@@ -62,7 +62,7 @@ impl Debugger {
             for cmd in self.app.handle_key(KeyEvent::new(code, mods)) {
                 self.engine.send(cmd);
             }
-            for f in self.engine.frames() {
+            for f in self.engine.frames().expect("frames") {
                 self.app.receive(f);
             }
             self.app.frame.rss_bytes = None;
@@ -335,7 +335,11 @@ fn palettes_keep_statuses_apart() {
         let styles: Vec<_> = statuses.iter().map(|s| p.status(s)).collect();
         for i in 0..styles.len() {
             for j in 0..i {
-                assert_ne!(styles[i], styles[j], "{colours:?}: {:?} and {:?} look alike", statuses[i], statuses[j]);
+                assert_ne!(
+                    styles[i], styles[j],
+                    "{colours:?}: {:?} and {:?} look alike",
+                    statuses[i], statuses[j]
+                );
             }
         }
         if colours == Colours::None {

@@ -75,6 +75,9 @@ pub fn run(file: PathBuf, color: bool) -> Result<(), String> {
     let mut app = App::new(first, Palette::detect());
     let mut guard = Guard::enter().map_err(|e| format!("deepcps: cannot set up the terminal: {e}"))?;
     let mut dirty = true;
+    // For scripts/tui-e2e.sh: a panic after the first screen, to check that
+    // the panic hook gives the terminal back.
+    let panic_for_test = std::env::var_os("DEEPCPS_DEBUG_TEST_PANIC").is_some();
     loop {
         if dirty {
             if let Ok(size) = guard.terminal.size() {
@@ -85,6 +88,9 @@ pub fn run(file: PathBuf, color: bool) -> Result<(), String> {
                 .draw(|f| render(f, &app))
                 .map_err(|e| format!("deepcps: cannot draw: {e}"))?;
             dirty = false;
+            if panic_for_test {
+                panic!("DEEPCPS_DEBUG_TEST_PANIC is set: panicking after the first screen, as asked");
+            }
         }
         if event::poll(POLL).map_err(|e| format!("deepcps: cannot read the terminal: {e}"))? {
             let cmds = match event::read().map_err(|e| format!("deepcps: cannot read the terminal: {e}"))? {
@@ -101,9 +107,17 @@ pub fn run(file: PathBuf, color: bool) -> Result<(), String> {
             }
             dirty = true;
         }
-        for fr in engine.frames() {
-            app.receive(fr);
-            dirty = true;
+        match engine.frames() {
+            Ok(frames) => {
+                for fr in frames {
+                    app.receive(fr);
+                    dirty = true;
+                }
+            }
+            Err(e) => {
+                drop(guard);
+                return Err(e);
+            }
         }
         if app.quit {
             break;

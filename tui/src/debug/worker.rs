@@ -504,11 +504,26 @@ impl Engine {
         }
     }
 
-    /// The frames that arrived since the last call, oldest first.
-    pub fn frames(&mut self) -> Vec<Frame> {
+    /// The frames that arrived since the last call, oldest first; an error
+    /// when the worker thread is gone (it panicked: a bug).
+    pub fn frames(&mut self) -> Result<Vec<Frame>, String> {
         match self {
-            Engine::Inline(_, frames) => std::mem::take(frames),
-            Engine::Thread { from, .. } => from.try_iter().collect(),
+            Engine::Inline(_, frames) => Ok(std::mem::take(frames)),
+            Engine::Thread { from, .. } => {
+                let mut out = Vec::new();
+                loop {
+                    match from.try_recv() {
+                        Ok(f) => out.push(f),
+                        Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(out),
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) if out.is_empty() => {
+                            return Err(
+                                "deepcps: the debugger's worker stopped (an internal error; please report it with the input)".into(),
+                            )
+                        }
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) => return Ok(out),
+                    }
+                }
+            }
         }
     }
 
