@@ -300,7 +300,7 @@ mod tests {
         load_from(&MemFs::default(), id, &mut sources, false).expect("loads")
     }
 
-    fn region_text<'a>(v: &'a ProgramView, i: usize) -> &'a str {
+    fn region_text(v: &ProgramView, i: usize) -> &str {
         &v.text[v.bodies[i].start..v.bodies[i].end]
     }
 
