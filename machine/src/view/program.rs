@@ -300,7 +300,7 @@ mod tests {
         load_from(&MemFs::default(), id, &mut sources, false).expect("loads")
     }
 
-    fn region_text<'a>(v: &'a ProgramView, i: usize) -> &'a str {
+    fn region_text(v: &ProgramView, i: usize) -> &str {
         &v.text[v.bodies[i].start..v.bodies[i].end]
     }
 
@@ -360,6 +360,33 @@ mod tests {
             assert!(v.text[b.start..].starts_with("@"), "{}", &v.text[b.start..]);
             assert!(v.bodies[0].start <= b.start && b.end <= v.bodies[0].end);
         }
+    }
+
+    #[test]
+    fn a_recursive_value_held_twice_prints_once() {
+        let p = load("fix f(x) { $exit x } in (a, b) { a 1 } f f\n");
+        let mut r = crate::reference::Reducer::new(p);
+        assert!(matches!(r.step(), Some(Ok(None))), "the fix runs");
+        let v = ProgramView::of_program(&r.body, &r.vars);
+        assert_eq!(v.text, "fix f(x) {\n  $exit x\n} in\n(a, b) {\n  a 1\n} f f\n");
+        // The body, `a 1`, and the body of each copy of the value.
+        assert_eq!(v.bodies.len(), 4);
+        let printed: Vec<(&str, bool)> = (0..4).map(|i| (region_text(&v, i), v.bodies[i].printed)).collect();
+        assert_eq!(
+            printed,
+            [(v.text.trim_end(), true), ("a 1", true), ("$exit x", true), ("", false)],
+            "{:?}",
+            v.bodies
+        );
+        // The second copy stands at the second `f`, whose binder is `fix f`.
+        let at = v.bodies[3].start;
+        assert_eq!(at, v.text.len() - 2);
+        let f = v.occurrence_at(at).expect("f");
+        assert_eq!(f.binder, Some((4, 5)));
+        assert_eq!(v.occurrence_at(at - 2).map(|o| o.binder), Some(Some((4, 5))));
+        // `x` in `$exit x` is bound by `f(x)`, `a` by `(a, b)`.
+        let binders: Vec<Option<(usize, usize)>> = v.occurrences.iter().map(|o| o.binder).collect();
+        assert_eq!(binders, [Some((6, 7)), Some((27, 28)), Some((4, 5)), Some((4, 5))]);
     }
 
     #[test]
