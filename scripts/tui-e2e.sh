@@ -5,7 +5,8 @@
 # start, ten steps, a breakpoint on `pt`, continue to it, step back, run to
 # the end and read the paper's residual, help, a resize, quitting with the
 # terminal restored; then a long run (1.2 million steps) that keeps the
-# screen updating and pauses on a key.
+# screen updating and pauses on a key; a panic that gives the terminal back;
+# and Ctrl-C stopping `deepcps run` with the counts so far.
 #
 # Usage: scripts/tui-e2e.sh [--no-build]   (installs tmux with apt-get when missing)
 set -euo pipefail
@@ -119,6 +120,18 @@ wait_for "internal error"
 wait_for "cooked"
 t capture-pane -p -t "$cur" | grep -qF "paused" && fail "the debugger's screen was left behind"
 echo "ok: after a panic, exit code 101, the message on the normal screen, the terminal cooked"
+
+echo "== Ctrl-C stops deepcps run cleanly, with the counts so far"
+printf 'fix loop(i) {\n  "i+1" (j)\n  loop j\n} in\nloop 0\n' > "$work/forever.dcps"
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 120 -y 20 \
+  "cd '$root' && '$bin' run '$work/forever.dcps' --max-steps 1000000000000; echo \"deepcps exited \$?\"; sleep 600"
+sleep 1
+t send-keys -t "$cur" C-c
+wait_for "deepcps exited 130"
+wait_for "interrupted after"
+wait_for "steps: "
+echo "ok: Ctrl-C: exit code 130, 'interrupted after N steps' and the step counts"
 
 echo "== bad input: a file that does not parse, --threads 2"
 out=$("$bin" debug corpus/err/syntax_truncated.dcps 2>&1 || true)

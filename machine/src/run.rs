@@ -2,6 +2,7 @@
 //! counts by rule kind, and the limits that stop a run as a result.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::diag::Diagnostic;
@@ -29,15 +30,21 @@ pub trait Stepper {
 }
 
 /// Runs `m` until no body is pending, `$exit`, a runtime error or a limit
-/// (time, then nodes, then steps, checked before each step).
+/// (time and interrupt, then nodes, then steps, checked before each step;
+/// time and interrupt every `S::CLOCK_EVERY` steps).
 pub fn drive<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
     let start = Instant::now();
     let clock_every = S::CLOCK_EVERY;
     loop {
         let steps = m.steps();
-        if let Some(limit) = limits.timeout {
-            if steps.is_multiple_of(clock_every) && start.elapsed() >= limit {
-                return Outcome::Limit(StopReason::Time { limit, steps });
+        if steps.is_multiple_of(clock_every) {
+            if let Some(limit) = limits.timeout {
+                if start.elapsed() >= limit {
+                    return Outcome::Limit(StopReason::Time { limit, steps });
+                }
+            }
+            if limits.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+                return Outcome::Limit(StopReason::Interrupted { steps });
             }
         }
         if let (Some(limit), Some(live)) = (limits.max_nodes, m.live_nodes()) {
@@ -108,6 +115,9 @@ pub struct Limits {
     /// Most live graph nodes (the graph machine only; the reference reducer
     /// has no nodes to count).
     pub max_nodes: Option<usize>,
+    /// A flag that stops the run when set (a Ctrl-C handler sets it; read
+    /// when the clock is).
+    pub interrupt: Option<&'static AtomicBool>,
 }
 
 impl Default for Limits {
@@ -116,6 +126,7 @@ impl Default for Limits {
             max_steps: 10_000_000,
             timeout: None,
             max_nodes: None,
+            interrupt: None,
         }
     }
 }
@@ -139,6 +150,11 @@ pub enum StopReason {
         /// Steps executed by then.
         steps: u64,
     },
+    /// The user interrupted the run (Ctrl-C) after this many steps.
+    Interrupted {
+        /// Steps executed by then.
+        steps: u64,
+    },
 }
 
 impl fmt::Display for StopReason {
@@ -151,6 +167,7 @@ impl fmt::Display for StopReason {
             StopReason::Nodes { limit, steps } => {
                 write!(f, "node limit reached: more than {limit} live nodes after {steps} steps")
             }
+            StopReason::Interrupted { steps } => write!(f, "interrupted after {steps} steps"),
         }
     }
 }

@@ -3,6 +3,7 @@
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand};
 use deepcps_machine::diag::Diagnostic;
@@ -58,9 +59,14 @@ enum Command {
         #[arg(long)]
         trace: bool,
         /// Stop when the live graph holds more than this many nodes (exit
-        /// code 3; the graph machine only).
-        #[arg(long)]
-        max_nodes: Option<usize>,
+        /// code 3; the graph machine only). The default stops a run before
+        /// it can exhaust the memory of a 24 GiB machine.
+        #[arg(long, default_value_t = DEFAULT_MAX_NODES)]
+        max_nodes: usize,
+        /// Do not print a result longer than this many bytes (exit code 3;
+        /// the run's counts still go to stderr).
+        #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_OUTPUT)]
+        max_output: usize,
         /// Use the reference reducer (the substitution semantics, the oracle)
         /// instead of the graph machine.
         #[arg(long)]
@@ -143,6 +149,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             stop_after,
             timeout,
             max_nodes,
+            max_output,
             reference,
         } => ctx.run(
             &file,
@@ -151,11 +158,13 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
                 trace,
                 stop_after: stop_after.is_some(),
                 reference,
+                max_output,
             },
             Limits {
                 max_steps: stop_after.unwrap_or(max_steps),
                 timeout,
-                max_nodes,
+                max_nodes: Some(max_nodes),
+                interrupt: Some(&INTERRUPT),
             },
         ),
         Command::Check { file } => ctx.check(&file),
@@ -179,6 +188,38 @@ struct RunOptions {
     trace: bool,
     stop_after: bool,
     reference: bool,
+    max_output: usize,
+}
+
+/// Exit code: the user interrupted the run (Ctrl-C), as shells report SIGINT.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Default of `--max-nodes`: about 80 million live nodes, some 18 GB of
+/// graph at the machine's present ~220 bytes per node slot.
+pub const DEFAULT_MAX_NODES: usize = 80_000_000;
+
+/// Default of `--max-output`: 1 GiB of printed result (the residual of the
+/// 10^6-number builders is about 0.3 GB).
+pub const DEFAULT_MAX_OUTPUT: usize = 1 << 30;
+
+/// Set by the binary's Ctrl-C handler ([`interrupt`]); a run in progress
+/// stops at its next clock check and reports the counts so far. Only the
+/// binary sets it: in-process callers (tests) run in parallel threads.
+pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+/// Whether a reduction is in progress (one that reads [`INTERRUPT`]).
+static REDUCING: AtomicBool = AtomicBool::new(false);
+
+/// What Ctrl-C does (the binary's handler calls this): during a reduction
+/// the first press asks it to stop (it reports the counts so far); a second
+/// press, or a press at any other time, ends the process with
+/// [`EXIT_INTERRUPTED`].
+pub fn interrupt() {
+    if REDUCING.load(Ordering::Relaxed) && !INTERRUPT.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    let _ = writeln!(std::io::stderr(), "deepcps: interrupted");
+    std::process::exit(i32::from(EXIT_INTERRUPTED));
 }
 
 struct Ctx<'a> {
@@ -200,6 +241,7 @@ impl Ctx<'_> {
             trace,
             stop_after,
             reference,
+            max_output,
         } = opts;
         let mut sources = SourceMap::new();
         let program = match load_program(&RealFs, file, &mut sources) {
@@ -210,6 +252,7 @@ impl Ctx<'_> {
             }
         };
         let mut graph_stats = None;
+        REDUCING.store(true, Ordering::Relaxed);
         let report = {
             let err = &mut *self.err;
             let sources = &sources;
@@ -233,8 +276,18 @@ impl Ctx<'_> {
                 r
             }
         };
+        REDUCING.store(false, Ordering::Relaxed);
         self.diags(&sources, &report.warnings);
+        let too_long = report.text.len() > max_output;
         let code = match &report.outcome {
+            Outcome::Residual | Outcome::Exit(_) if too_long => {
+                let _ = writeln!(
+                    self.err,
+                    "deepcps: output limit reached: the result is {} bytes, more than --max-output {max_output}; nothing printed",
+                    report.text.len()
+                );
+                EXIT_LIMIT
+            }
             Outcome::Residual | Outcome::Exit(_) => {
                 let _ = write!(self.out, "{}", report.text);
                 EXIT_OK
@@ -243,17 +296,29 @@ impl Ctx<'_> {
                 self.diags(&sources, &[Diagnostic::from(e)]);
                 EXIT_RUNTIME
             }
+            Outcome::Limit(StopReason::Steps(n)) if stop_after && too_long => {
+                let _ = writeln!(
+                    self.err,
+                    "deepcps: stopped after {n} steps as asked; the term is {} bytes, more than --max-output {max_output}; nothing printed",
+                    report.text.len()
+                );
+                EXIT_LIMIT
+            }
             Outcome::Limit(StopReason::Steps(n)) if stop_after => {
                 let _ = write!(self.out, "{}", report.text);
                 let _ = writeln!(self.err, "deepcps: stopped after {n} steps as asked; bodies are still pending");
                 EXIT_OK
+            }
+            Outcome::Limit(reason @ StopReason::Interrupted { .. }) => {
+                let _ = writeln!(self.err, "deepcps: {reason}");
+                EXIT_INTERRUPTED
             }
             Outcome::Limit(reason) => {
                 let _ = writeln!(self.err, "deepcps: {reason}");
                 EXIT_LIMIT
             }
         };
-        if stats || matches!(report.outcome, Outcome::Limit(_)) {
+        if stats || too_long || matches!(report.outcome, Outcome::Limit(_)) {
             let _ = writeln!(self.err, "{}", report.counts);
         }
         if stats {

@@ -1,0 +1,99 @@
+//! Limits are results (issue 7, item 2): each budget of `deepcps run`
+//! stops a run with exit code 3, says which budget and what was reached, and
+//! prints the step counts so far; nothing half-printed goes to stdout.
+//! (Ctrl-C, which needs a real process and a signal, is checked by
+//! scripts/tui-e2e.sh.)
+
+use deepcps_tests::{deepcps, root};
+
+/// Writes `text` to a fresh file under the system's temporary folder.
+fn program(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("deepcps-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.display().to_string()
+}
+
+const INFINITE: &str = "fix loop(i) {\n  \"i+1\" (j)\n  loop j\n} in\nloop 0\n";
+const GROWING: &str = "fix grow(t) {\n  grow [1, t]\n} in\ngrow []\n";
+
+#[test]
+fn an_infinite_loop_stops_at_the_step_limit() {
+    let p = program("infinite.dcps", INFINITE);
+    for reference in [false, true] {
+        let mut args = vec!["run", p.as_str(), "--max-steps", "20000"];
+        if reference {
+            args.push("--reference");
+        }
+        let r = deepcps(&args);
+        assert_eq!(r.code, 3, "{}", r.err);
+        assert!(r.out.is_empty(), "nothing on stdout: {}", r.out);
+        assert!(r.err.contains("step limit reached: 20000 steps"), "{}", r.err);
+        assert!(
+            r.err.contains("steps: 20000 (beta 10000, expr 9999, if 0, fix 1, exit 0)"),
+            "{}",
+            r.err
+        );
+    }
+}
+
+#[test]
+fn unbounded_allocation_stops_at_the_node_limit() {
+    let p = program("growing.dcps", GROWING);
+    let r = deepcps(&["run", &p, "--max-nodes", "5000"]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.out.is_empty());
+    assert!(r.err.contains("node limit reached: more than 5000 live nodes after"), "{}", r.err);
+    assert!(r.err.contains("steps: "), "{}", r.err);
+    // The default limit is there too (the flag has a default).
+    let r = deepcps(&["run", "--help"]);
+    assert!(r.out.contains("--max-nodes") && r.out.contains("80000000"), "{}", r.out);
+}
+
+#[test]
+fn the_time_limit() {
+    let p = program("infinite_time.dcps", INFINITE);
+    let r = deepcps(&["run", &p, "--timeout", "0.2", "--max-steps", "1000000000000"]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.err.contains("time limit reached: 0.200 s spent"), "{}", r.err);
+}
+
+#[test]
+fn the_output_limit() {
+    let file = root().join("corpus/paper/arith_built.dcps").display().to_string();
+    let r = deepcps(&["run", &file, "--max-output", "10"]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.out.is_empty(), "{}", r.out);
+    assert!(
+        r.err
+            .contains("output limit reached: the result is 106 bytes, more than --max-output 10"),
+        "{}",
+        r.err
+    );
+    assert!(r.err.contains("steps: 330"), "{}", r.err);
+    // At the limit exactly, the result prints.
+    let r = deepcps(&["run", &file, "--max-output", "106"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(r.out.len(), 106);
+    // A term printed by --stop-after obeys it too.
+    let r = deepcps(&["run", &file, "--stop-after", "5", "--max-output", "10"]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.out.is_empty());
+    assert!(r.err.contains("more than --max-output 10"), "{}", r.err);
+}
+
+#[test]
+fn bad_limit_values_are_usage_errors() {
+    let file = root().join("corpus/paper/arith_built.dcps").display().to_string();
+    for (flag, value) in [
+        ("--max-steps", "-1"),
+        ("--max-nodes", "lots"),
+        ("--max-output", "1.5"),
+        ("--timeout", "-3"),
+    ] {
+        let r = deepcps(&["run", &file, flag, value]);
+        assert_eq!(r.code, 2, "{flag} {value}: {}", r.err);
+        assert!(r.err.contains(flag) || r.err.contains(value), "{flag} {value}: {}", r.err);
+    }
+}
