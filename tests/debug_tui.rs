@@ -118,6 +118,10 @@ fn start() {
     // The ready body is drawn in the ready style (NO_COLOR: bold reversed).
     let m = d.modifiers_at(120, 40, "(push) {").expect("the ready body is on screen");
     assert_eq!(m, Palette::new(Colours::None).status(&Status::Ready).add_modifier);
+    // The worklist heads the chains pane: the ready body first.
+    let v = d.app.view.clone().expect("view");
+    assert_eq!(v.chains[0].text, "worklist: 1 pending");
+    assert!(v.chains[1].focus && v.chains[1].text.contains("(ready)"), "{:?}", v.chains[1]);
     insta::assert_snapshot!("start", s);
 }
 
@@ -156,6 +160,11 @@ fn breakpoint_on_pt_then_back_then_end() {
         "the chains pane lists pt handed on at this step: {chains:?}"
     );
     assert!(chains.iter().any(|r| r.contains("pt ⊥ waiting")), "{chains:?}");
+    let v = d.app.view.clone().expect("view");
+    assert_eq!(
+        v.chains[0].text, "worklist: 2 pending",
+        "the ready body and the one it is nested in"
+    );
     insta::assert_snapshot!("breakpoint_pt", hit);
     // Step back from the breakpoint, then run to the end.
     d.keys("u");

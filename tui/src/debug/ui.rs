@@ -197,7 +197,7 @@ fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
 }
 
 fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
-    let b = block(app, Pane::Chains, " staging chains · Enter: break on it ".into());
+    let b = block(app, Pane::Chains, " worklist · staging chains · Enter: break on it ".into());
     let inner = b.inner(r);
     f.render_widget(b, r);
     let Some(v) = view else { return };

@@ -380,7 +380,8 @@ impl Worker {
             .map(|b| neighbourhood(&lg, b.node, self.radius));
         let sg = StagingGraph::from_lambda_graph(&lg);
         let ready_node = program.ready().and_then(|i| program.bodies.get(i)).map(|b| b.node);
-        let chains = chain_rows(&sg, s.fired(), ready_node);
+        let mut chains = worklist_rows(&program, &self.sources);
+        chains.extend(chain_rows(&sg, s.fired(), ready_node));
         let breakpoints = s.breakpoints.iter().map(|e| (e.at.to_string(), e.enabled, e.hits)).collect();
         let places_of = Places::new(&self.sources);
         let places = program.bodies.iter().map(|b| describe_short(&places_of, b.span)).collect();
@@ -396,6 +397,50 @@ impl Worker {
             places,
         }
     }
+}
+
+/// Most worklist rows shown.
+const WORKLIST_ROWS: usize = 6;
+
+/// The machine's worklist as rows of the chains pane: the pending bodies in
+/// the order they will run (post-order: a body after everything nested in
+/// it), the ready one first, each with its first printed line and place.
+fn worklist_rows(program: &ProgramView, sources: &SourceMap) -> Vec<ChainRow> {
+    let mut pending: Vec<usize> = (0..program.bodies.len())
+        .filter(|&i| matches!(program.bodies[i].status, Status::Ready | Status::Pending | Status::Error(_)))
+        .collect();
+    // Post-order from the printed extents: by end, then the inner (later
+    // starting) body first, since chained bodies end together.
+    pending.sort_by_key(|&i| (program.bodies[i].end, std::cmp::Reverse(program.bodies[i].start)));
+    let places = Places::new(sources);
+    let mut rows = vec![ChainRow {
+        text: format!("worklist: {} pending", pending.len()),
+        var: None,
+        focus: false,
+        heading: true,
+    }];
+    for (k, &i) in pending.iter().take(WORKLIST_ROWS).enumerate() {
+        let b = &program.bodies[i];
+        let text = program.text.get(b.start..b.end).unwrap_or("");
+        let first = text.lines().next().unwrap_or("").trim();
+        let first: String = first.chars().take(40).collect();
+        let mark = if k == 0 { "▶" } else { " " };
+        rows.push(ChainRow {
+            text: format!(" {mark} {first} ({}) {}", b.status.name(), describe_short(&places, b.span)),
+            var: None,
+            focus: k == 0,
+            heading: false,
+        });
+    }
+    if pending.len() > WORKLIST_ROWS {
+        rows.push(ChainRow {
+            text: format!("   … {} more", pending.len() - WORKLIST_ROWS),
+            var: None,
+            focus: false,
+            heading: false,
+        });
+    }
+    rows
 }
 
 /// `file:line:col` with the file's name only (not its directories).
