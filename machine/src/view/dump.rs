@@ -9,18 +9,33 @@
 //! `VarId` or arena index ever shows. Two runs of a program give the same
 //! text, and renaming a bound variable in the source changes only names.
 //!
-//! ```text
-//! graph dump (term)
-//! nodes: 9
-//! bodies: 2 (ready 1, pending 1, stuck 0, error 0, inactive 0)
-//! lambdas: 1, variables: 3, tuples: 0, records: 0, maps: 0, expressions: 1, other values: 2
+//! The exit value of `corpus/paper/arith_built.dcps` (`deepcps dump`),
+//! the paper's residual `(exit)[pt] { @pt: "4*2" (prod)[pt] ... }`:
 //!
-//! n0 body pending @always  head→n1 arg1→n7 arg2→n8
-//!   n1 λ(x, k)[_]  body→n2
-//!     n2 body ready @_  head→n3 arg1→n4
-//!       n3 var k  (param of n1)
-//!       ...
+//! ```text
+//! graph dump (exit value)
+//! nodes: 13
+//! bodies: 4 (ready 0, pending 0, stuck 0, error 0, inactive 4)
+//! lambdas: 4, variables: 2, tuples: 0, records: 0, maps: 0, expressions: 3, other values: 0
+//!
+//! n0 λ(exit)[pt]  body→n1
+//!   n1 body inactive @pt  head→n2 arg1→n12
+//!     n2 λ(prod)[pt]  body→n3
+//!       n3 body inactive @pt  head→n4 arg1→n11
+//!         n4 λ(sum)[pt]  body→n5
+//!           n5 body inactive @pt  head→n6 arg1→n10
+//!             n6 λ(sum)[pt]  body→n7
+//!               n7 body inactive @pt  head→n8 arg1→n9
+//!                 n8 var exit  (param of n0)
+//!                 n9 var sum  (param of n6)
+//!             n10 expr "sum+3"
+//!         n11 expr "1+prod"
+//!     n12 expr "4*2"
 //! ```
+//!
+//! A stuck body names what it waits for:
+//! `n2 body stuck @always  head→n3 arg1→n4  (on f: the head of the
+//! application is symbolic)`.
 //!
 //! Each line: the node's number, indented two spaces per level of depth (at
 //! most [`MAX_INDENT`] levels, so that the text stays linear in the term),
@@ -33,8 +48,9 @@
 //! - `λ(PARAMS)[STAGING PARAMETER]  body→nK`, with `fix f` in front for a
 //!   recursive value;
 //! - `var NAME  (param of nK)`: an occurrence, with what binds it (param,
-//!   rest param, staging param, fix name) and the node of its binder, or
-//!   `(free)`;
+//!   rest param, staging param, fix name) and the node of its binder, the
+//!   nearest enclosing one (the graph machine exports a value it shares
+//!   with the same variables at each place), or `(free)`;
 //! - `tuple`, `record`, `map`, `expr "TEXT"` with their edges, and `lit
 //!   VALUE` for numbers, booleans, strings, matrices, staging constants and
 //!   built-ins.
