@@ -120,6 +120,31 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 0)]
         step: u64,
     },
+    /// Print the canonical graph dump of the program's state: one node per
+    /// line, numbered in reading order, with kinds, edges and each body's
+    /// staging state (by default the reduced state, as `run` leaves it).
+    Dump {
+        /// The program.
+        file: PathBuf,
+        /// Show the state after N steps instead of the reduced state.
+        #[arg(long, value_name = "N", conflicts_with = "max_steps")]
+        step: Option<u64>,
+        /// Stop the run after this many steps (exit code 3; the dump shows
+        /// the term as it stood).
+        #[arg(long, default_value_t = Limits::default().max_steps)]
+        max_steps: u64,
+    },
+    /// Run the snapshot tests of programs kept outside this repository:
+    /// each `NAME.dcps` under the paths is compared with `NAME.out` (outcome,
+    /// step counts, result) and `NAME.graph` (graph dump) beside it.
+    Test {
+        /// Programs, or directories searched recursively for `.dcps` files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Write the snapshot files instead of comparing with them.
+        #[arg(long)]
+        bless: bool,
+    },
 }
 
 /// Runs the command line `args` (program name first), writing the result to
@@ -179,6 +204,17 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         }
         Command::Debug { file, threads } => ctx.debug(file, threads),
         Command::Chains { file, step } => views::show(&file, step, View::Chains, ctx.out, ctx.err, ctx.color),
+        Command::Dump { file, step, max_steps } => match step {
+            Some(step) => views::show(&file, step, View::Dump, ctx.out, ctx.err, ctx.color),
+            None => {
+                let limits = Limits {
+                    max_steps,
+                    ..Limits::default()
+                };
+                views::dump_reduced(&file, &limits, ctx.out, ctx.err, ctx.color)
+            }
+        },
+        Command::Test { paths, bless } => crate::snaptest::run(&paths, bless, ctx.out, ctx.err),
     }
 }
 

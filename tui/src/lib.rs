@@ -2,13 +2,16 @@
 //!
 //! - [`cli`]: argument parsing (clap) and the subcommands `run`, `check` and
 //!   `fmt`, writing to the given streams and returning the exit code;
-//! - [`views`]: `dot` and `chains`, the graph views of a program's state.
+//! - [`views`]: `dot`, `chains` and `dump`, the graph views of a program's
+//!   state;
+//! - [`snaptest`]: `test`, the snapshot runner for corpora kept elsewhere.
 //!
 //! Exit codes: 0 a result, 1 a runtime error, 2 a usage, parse or static
 //! error, 3 a limit reached.
 
 pub mod cli;
 pub mod debug;
+pub mod snaptest;
 pub mod views;
 
 pub use cli::main_with;

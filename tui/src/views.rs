@@ -1,17 +1,20 @@
 //! The graph views of a program's state: `deepcps dot` (the lambda graph,
-//! or the staging graph with `--staging`, as Graphviz DOT) and `deepcps
-//! chains` (the staging chains as text). See `deepcps_machine::view`.
+//! or the staging graph with `--staging`, as Graphviz DOT), `deepcps
+//! chains` (the staging chains as text) and `deepcps dump` (the canonical
+//! graph dump, one node per line). See `deepcps_machine::view`.
 
 use std::io::Write;
 use std::path::Path;
 
+use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::Machine;
+use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::{Body, Program, Vars};
-use deepcps_machine::view::{chains_text, LambdaGraph, StagingGraph};
+use deepcps_machine::view::{chains_text, graph_dump, value_dump, LambdaGraph, StagingGraph};
 
-use crate::cli::{EXIT_OK, EXIT_STATIC};
+use crate::cli::{EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 
 /// The program's state after `n` steps of the graph machine, exported as a
 /// term (`Machine::to_program`).
@@ -63,6 +66,8 @@ pub enum View {
     StagingDot,
     /// The staging chains as text.
     Chains,
+    /// The canonical graph dump.
+    Dump,
 }
 
 /// Loads `file`, runs `step` steps and prints `view` to `out`; notes and
@@ -94,5 +99,54 @@ pub fn render(body: &Body, vars: &Vars, sources: &SourceMap, view: View) -> Stri
         View::LambdaDot => lg.to_dot(sources),
         View::StagingDot => StagingGraph::from_lambda_graph(&lg).to_dot(sources),
         View::Chains => chains_text(&StagingGraph::from_lambda_graph(&lg), sources),
+        View::Dump => deepcps_machine::view::dump::dump_lambda_graph(&lg, "term"),
+    }
+}
+
+/// The canonical graph dump of the state a run of `m` ended in with
+/// `outcome`: the exit value after `$exit` (over the exit value's
+/// variables), the term otherwise (the residual, or the term as it stood
+/// when an error or a limit stopped the run).
+pub fn final_dump(m: &Machine, outcome: &Outcome) -> String {
+    match (outcome, m.exit_vars()) {
+        (Outcome::Exit(v), Some(vars)) => value_dump(v, vars),
+        (Outcome::Exit(v), None) => value_dump(v, m.source_vars()),
+        _ => {
+            let Program { body, vars } = m.to_program();
+            graph_dump(&body, &vars)
+        }
+    }
+}
+
+/// `deepcps dump FILE` without `--step`: runs `file` on the graph machine
+/// as `deepcps run` does (within `limits`) and prints the dump of the
+/// reduced state. The exit code is `run`'s: 0 for a result, 1 after a
+/// runtime error (reported to `err`), 3 at a limit; the dump is printed in
+/// every case.
+pub fn dump_reduced(file: &Path, limits: &Limits, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> u8 {
+    let mut sources = SourceMap::new();
+    let program = match load_program(&RealFs, file, &mut sources) {
+        Ok(p) => p,
+        Err(ds) => {
+            for d in &ds {
+                let _ = write!(err, "{}", d.render(&sources, color));
+            }
+            return EXIT_STATIC;
+        }
+    };
+    let mut m = Machine::new(program);
+    let outcome = m.run(limits);
+    let _ = write!(out, "{}", final_dump(&m, &outcome));
+    match outcome {
+        Outcome::Residual | Outcome::Exit(_) => EXIT_OK,
+        Outcome::Error(e) => {
+            let _ = write!(err, "{}", Diagnostic::from(&e).render(&sources, color));
+            let _ = writeln!(err, "deepcps: the dump shows the term in which the failing body stands");
+            EXIT_RUNTIME
+        }
+        Outcome::Limit(reason) => {
+            let _ = writeln!(err, "deepcps: {reason}; the dump shows the term as it stood");
+            EXIT_LIMIT
+        }
     }
 }

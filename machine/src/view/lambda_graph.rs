@@ -20,9 +20,9 @@ use petgraph::visit::EdgeRef;
 use super::label::{atom_label, body_label, clip, lambda_head, ATOM_MAX};
 use super::status::{local_status, stub_rec, Status};
 use super::{dot_escape, Places};
-use crate::print::body_address;
 use crate::print::free::FreeVars;
 use crate::print::names::{lambda_binders, Names};
+use crate::print::{body_address, sexp_text};
 use crate::span::{SourceMap, Span};
 use crate::term::{Arg, Atom, Body, Cmd, Lambda, Param, RecLambda, SExp, VarId, VarKind, Vars};
 
@@ -88,6 +88,20 @@ pub enum NodeKind {
         stage_vars: Vec<VarId>,
         /// For a `fix [y] f = λ in b` body: `y`.
         fix_sparam: Option<VarId>,
+        /// For a `fix [y] f = λ in b` body: `f`.
+        fix_name: Option<VarId>,
+        /// For a `fix [y] f = λ in b` body: `f[y]` with the names printed
+        /// in its scope (`_` for an anonymous `y`).
+        fix_head: Option<String>,
+        /// Its staging expression, printed (`_` for an anonymous staging
+        /// parameter).
+        stage: String,
+        /// For a stuck body: the printed name of the variable it waits for,
+        /// here (a value shared by the machine is exported with the same
+        /// variables at each place, where names may differ; the labels and
+        /// these texts are printed in place, [`LambdaGraph::vars`] keeps one
+        /// name per variable).
+        stuck_on: Option<String>,
     },
     /// A lambda (or the lambda of a recursive value or of a `fix`).
     Lambda {
@@ -166,10 +180,10 @@ pub struct LambdaGraph {
 enum Task<'t> {
     /// Visit a body reached from a node by an edge (the root has none).
     Body(&'t Body, Option<(NodeIndex, EdgeKind)>),
-    /// Visit an atom.
-    Atom(&'t Atom, (NodeIndex, EdgeKind)),
+    /// Visit an atom reached from a node by an edge (a root value has none).
+    Atom(&'t Atom, Option<(NodeIndex, EdgeKind)>),
     /// Visit a lambda (of a recursive value when it has a name).
-    Lambda(&'t Lambda, Option<VarId>, (NodeIndex, EdgeKind)),
+    Lambda(&'t Lambda, Option<VarId>, Option<(NodeIndex, EdgeKind)>),
     /// Everything below this body has been visited.
     Finish(NodeIndex),
     /// Leave a scope of printed names.
@@ -198,6 +212,17 @@ impl LambdaGraph {
     /// The graph of the term `root` over the variables `vars`. Iterative:
     /// a term nested a million deep needs no deep stack.
     pub fn build(root: &Body, vars: &Vars) -> LambdaGraph {
+        Self::build_from(Task::Body(root, None), vars)
+    }
+
+    /// The graph of the value `root` (an exit value) over the variables
+    /// `vars`; its first node is the value's. Iterative, like
+    /// [`LambdaGraph::build`].
+    pub fn build_value(root: &Atom, vars: &Vars) -> LambdaGraph {
+        Self::build_from(Task::Atom(root, None), vars)
+    }
+
+    fn build_from(first: Task<'_>, vars: &Vars) -> LambdaGraph {
         let mut b = Builder {
             graph: Graph::new(),
             source: vars,
@@ -209,7 +234,7 @@ impl LambdaGraph {
             below: Vec::new(),
             addresses: Vec::new(),
         };
-        let mut tasks = vec![Task::Body(root, None)];
+        let mut tasks = vec![first];
         while let Some(t) = tasks.pop() {
             match t {
                 Task::Body(body, from) => b.body(body, from, &mut tasks),
@@ -341,11 +366,14 @@ impl Builder<'_> {
     fn body<'t>(&mut self, b: &'t Body, from: Option<(NodeIndex, EdgeKind)>, tasks: &mut Vec<Task<'t>>) {
         let status = local_status(b, &mut self.scratch, &self.recs);
         let stage_vars = sexp_vars(&b.stage);
+        let stage = sexp_text(&b.stage, &self.names);
         for &v in &stage_vars {
             self.see(v);
         }
+        let mut stuck_on = None;
         if let Status::Stuck { var, .. } = &status {
             self.see(*var);
+            stuck_on = Some(self.names.name(*var));
         }
         match &b.cmd {
             Cmd::Fix(fix) => {
@@ -355,6 +383,10 @@ impl Builder<'_> {
                         status,
                         stage_vars,
                         fix_sparam: Some(fix.sparam),
+                        fix_name: Some(fix.name),
+                        fix_head: Some(format!("{}[{}]", self.names.name(fix.name), self.names.name(fix.sparam))),
+                        stage,
+                        stuck_on,
                     },
                     label: body_label(b, &mut self.names, &mut self.fv),
                     span: Some(b.span),
@@ -365,7 +397,7 @@ impl Builder<'_> {
                 tasks.push(Task::Finish(n));
                 tasks.push(Task::Leave(saved));
                 tasks.push(Task::Body(&fix.body, Some((n, EdgeKind::Scope))));
-                tasks.push(Task::Lambda(&fix.lam, None, (n, EdgeKind::FixLambda)));
+                tasks.push(Task::Lambda(&fix.lam, None, Some((n, EdgeKind::FixLambda))));
             }
             Cmd::App(app) => {
                 let node = Node {
@@ -373,6 +405,10 @@ impl Builder<'_> {
                         status,
                         stage_vars,
                         fix_sparam: None,
+                        fix_name: None,
+                        fix_head: None,
+                        stage,
+                        stuck_on,
                     },
                     label: body_label(b, &mut self.names, &mut self.fv),
                     span: Some(b.span),
@@ -383,11 +419,11 @@ impl Builder<'_> {
                 tasks.push(Task::Finish(n));
                 for (i, a) in app.args.iter().enumerate().rev() {
                     match a {
-                        Arg::Atom(x) => tasks.push(Task::Atom(x, (n, EdgeKind::Arg(i + 1)))),
-                        Arg::Splice(x) => tasks.push(Task::Atom(x, (n, EdgeKind::Splice(i + 1)))),
+                        Arg::Atom(x) => tasks.push(Task::Atom(x, Some((n, EdgeKind::Arg(i + 1))))),
+                        Arg::Splice(x) => tasks.push(Task::Atom(x, Some((n, EdgeKind::Splice(i + 1))))),
                     }
                 }
-                tasks.push(Task::Atom(&app.head, (n, EdgeKind::Head)));
+                tasks.push(Task::Atom(&app.head, Some((n, EdgeKind::Head))));
             }
         }
     }
@@ -406,7 +442,7 @@ impl Builder<'_> {
         }
     }
 
-    fn lambda<'t>(&mut self, l: &'t Lambda, rec: Option<VarId>, from: (NodeIndex, EdgeKind), tasks: &mut Vec<Task<'t>>) {
+    fn lambda<'t>(&mut self, l: &'t Lambda, rec: Option<VarId>, from: Option<(NodeIndex, EdgeKind)>, tasks: &mut Vec<Task<'t>>) {
         let mut binders = Vec::with_capacity(l.params.len() + 2);
         binders.extend(rec);
         binders.extend(lambda_binders(l));
@@ -425,12 +461,12 @@ impl Builder<'_> {
             label,
             span: Some(l.span),
         };
-        let n = self.add(node, Some(from));
+        let n = self.add(node, from);
         tasks.push(Task::Leave(saved));
         tasks.push(Task::Body(&l.body, Some((n, EdgeKind::Body))));
     }
 
-    fn atom<'t>(&mut self, a: &'t Atom, from: (NodeIndex, EdgeKind), tasks: &mut Vec<Task<'t>>) {
+    fn atom<'t>(&mut self, a: &'t Atom, from: Option<(NodeIndex, EdgeKind)>, tasks: &mut Vec<Task<'t>>) {
         let kind = match a {
             Atom::Lambda(l) => {
                 tasks.push(Task::Lambda(l, None, from));
@@ -475,7 +511,7 @@ impl Builder<'_> {
             label: atom_label(a, &mut self.names, &mut self.fv, ATOM_MAX),
             span,
         };
-        let n = self.add(node, Some(from));
+        let n = self.add(node, from);
         // Children are pushed last-first, so they are numbered in reading order.
         match a {
             Atom::Tuple(xs) => {
@@ -484,18 +520,18 @@ impl Builder<'_> {
                         Arg::Atom(x) => (x, false),
                         Arg::Splice(x) => (x, true),
                     };
-                    tasks.push(Task::Atom(x, (n, EdgeKind::Elem { i: i + 1, spliced })));
+                    tasks.push(Task::Atom(x, Some((n, EdgeKind::Elem { i: i + 1, spliced }))));
                 }
             }
             Atom::Record(fs) => {
                 for (f, x) in fs.iter().rev() {
-                    tasks.push(Task::Atom(x, (n, EdgeKind::Field(f.clone()))));
+                    tasks.push(Task::Atom(x, Some((n, EdgeKind::Field(f.clone())))));
                 }
             }
             Atom::Map(kvs) => {
                 for (i, (k, v)) in kvs.iter().enumerate().rev() {
-                    tasks.push(Task::Atom(v, (n, EdgeKind::Value(i + 1))));
-                    tasks.push(Task::Atom(k, (n, EdgeKind::Key(i + 1))));
+                    tasks.push(Task::Atom(v, Some((n, EdgeKind::Value(i + 1)))));
+                    tasks.push(Task::Atom(k, Some((n, EdgeKind::Key(i + 1)))));
                 }
             }
             Atom::Expr(e) => {
@@ -503,7 +539,7 @@ impl Builder<'_> {
                 // values that can hold bodies get nodes.
                 for (i, x) in e.vals().into_iter().enumerate().rev() {
                     if matches!(x, Atom::Lambda(_) | Atom::Rec(_) | Atom::Tuple(_) | Atom::Record(_) | Atom::Map(_)) {
-                        tasks.push(Task::Atom(x, (n, EdgeKind::Operand(i + 1))));
+                        tasks.push(Task::Atom(x, Some((n, EdgeKind::Operand(i + 1)))));
                     }
                 }
             }

@@ -11,6 +11,9 @@
 //! - [`chains`]: the staging chains of the paper (§ "Staging Chain", the
 //!   `ct` and `pt` chains of the builders) read off the staging graph as
 //!   text (`deepcps chains`);
+//! - [`dump`]: the canonical graph dump, a stable text of the lambda graph,
+//!   one node per line (`deepcps dump`, the `.graph` files of `deepcps
+//!   test`);
 //! - [`program`]: the term printed canonically, with where every body and
 //!   every variable stands in the text (for the terminal debugger).
 //!
@@ -20,6 +23,7 @@
 //! Every traversal uses explicit stacks: terms can be 10^6 deep.
 
 pub mod chains;
+pub mod dump;
 pub mod label;
 pub mod lambda_graph;
 pub mod program;
@@ -29,6 +33,7 @@ pub mod status;
 use crate::span::{SourceMap, Span};
 
 pub use chains::chains_text;
+pub use dump::{graph_dump, value_dump};
 pub use lambda_graph::LambdaGraph;
 pub use program::ProgramView;
 pub use staging_graph::StagingGraph;

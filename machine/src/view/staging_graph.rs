@@ -167,6 +167,7 @@ fn facts(lg: &LambdaGraph, n: NodeIndex) -> Option<Facts> {
         status,
         stage_vars,
         fix_sparam,
+        ..
     } = &lg.graph[n].kind
     else {
         return None;

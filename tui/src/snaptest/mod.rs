@@ -1,0 +1,308 @@
+//! `deepcps test PATH... [--bless]`: the snapshot runner for corpora kept
+//! outside this repository.
+//!
+//! Every `.dcps` file under the paths (directories are searched
+//! recursively, in sorted order; files given by name are taken as they
+//! are) is run on the graph machine, as `deepcps run` runs it, within the
+//! step limit of a `// max-steps: N` leading-comment directive or the
+//! default one. Two texts are made of the run and compared with the files
+//! beside the program:
+//!
+//! - `NAME.out`: the outcome (`residual`, `exit`, `error KIND`, `limit:
+//!   ...`, `static error`), the step counts by kind, the printed result
+//!   (the exit value, the residual, or the term where a limit stopped the
+//!   run) and the diagnostics (stuck-body warnings, the runtime error, or
+//!   why the program did not load), without colour; file names in them are
+//!   relative to the program's directory, so the text does not depend on
+//!   where the runner was started;
+//! - `NAME.graph`: the canonical graph dump of the final state
+//!   ([`deepcps_machine::view::dump`]).
+//!
+//! A mismatch prints a unified diff (expected `-`, actual `+`); a missing
+//! file is a failure with a hint to run `--bless`, which writes the files
+//! that differ and says which. Library files (no main body) are skipped.
+//! Exit code: 0 when every program passes, 1 when one fails, 2 on a usage
+//! error (a path that does not exist, no program found).
+
+mod diff;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::Machine;
+use deepcps_machine::run::{Limits, Outcome};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::load::add_source;
+use deepcps_machine::syntax::parser::parse_file;
+use deepcps_machine::syntax::{load_from, RealFs};
+
+use crate::cli::{EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
+use crate::views::final_dump;
+
+/// The extension of programs.
+const EXT: &str = "dcps";
+
+/// What one program's run gave: the texts of its two snapshot files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Snapshots {
+    /// The text of `NAME.out`.
+    pub out: String,
+    /// The text of `NAME.graph`.
+    pub graph: String,
+}
+
+/// Runs `deepcps test` on `paths`; with `bless`, writes the snapshot files
+/// instead of comparing. The report goes to `out`, usage errors to `err`.
+/// Returns the exit code.
+pub fn run(paths: &[PathBuf], bless: bool, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let files = match discover(paths) {
+        Ok(f) => f,
+        Err(message) => {
+            let _ = writeln!(err, "deepcps test: {message}");
+            return EXIT_STATIC;
+        }
+    };
+    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    for file in &files {
+        let text = match std::fs::read(file) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let _ = writeln!(out, "FAIL {}: cannot read it: {e}", file.display());
+                failed += 1;
+                continue;
+            }
+        };
+        if is_library(&text) {
+            let _ = writeln!(out, "skip {} (a library: no main body)", file.display());
+            skipped += 1;
+            continue;
+        }
+        let snaps = snapshots(file, text);
+        let ok = if bless {
+            bless_one(file, &snaps, out)
+        } else {
+            check_one(file, &snaps, out)
+        };
+        if ok {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    let mut summary = format!("{passed} passed, {failed} failed");
+    if skipped > 0 {
+        summary.push_str(&format!(", {skipped} skipped"));
+    }
+    let _ = writeln!(out, "{summary}");
+    if failed == 0 {
+        EXIT_OK
+    } else {
+        EXIT_RUNTIME
+    }
+}
+
+/// The `.dcps` files under `paths`, sorted and each once; an error for a
+/// path that does not exist or when no program is found.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|e| format!("`{}`: {e}", p.display()))?;
+        if !meta.is_dir() {
+            files.push(p.clone());
+            continue;
+        }
+        // An explicit stack: directory trees can be deep.
+        let mut dirs = vec![p.clone()];
+        while let Some(dir) = dirs.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|e| format!("`{}`: {e}", dir.display()))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| format!("`{}`: {e}", dir.display()))?;
+                let path = entry.path();
+                // `file_type` does not follow symbolic links: no cycles.
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => dirs.push(path),
+                    Ok(_) if path.extension().is_some_and(|e| e == EXT) => files.push(path),
+                    _ => {}
+                }
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    if files.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| format!("`{}`", p.display())).collect();
+        return Err(format!("no `.{EXT}` program under {}", shown.join(", ")));
+    }
+    Ok(files)
+}
+
+/// Whether `text` parses as a file with definitions only (a library).
+fn is_library(text: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(text);
+    let mut sources = SourceMap::new();
+    let id = sources.add("", None, text.to_string());
+    matches!(parse_file(&text, id), Ok(f) if f.main.is_none())
+}
+
+/// The value of a leading-comment directive `// KEY VALUE`.
+fn directive<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines()
+        .map(str::trim)
+        .take_while(|l| l.starts_with("//") || l.is_empty())
+        .find_map(|l| l.trim_start_matches('/').trim().strip_prefix(key).map(str::trim))
+}
+
+/// The step limit of a program: its `// max-steps: N` directive, or the
+/// default of `deepcps run`.
+pub fn max_steps(text: &str) -> u64 {
+    directive(text, "max-steps:")
+        .and_then(|n| n.replace('_', "").parse().ok())
+        .unwrap_or(Limits::default().max_steps)
+}
+
+/// Runs the program `file` (whose bytes are `bytes`) and makes its
+/// snapshot texts.
+pub fn snapshots(file: &Path, bytes: Vec<u8>) -> Snapshots {
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = file
+        .file_name()
+        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let limits = Limits {
+        max_steps: max_steps(&String::from_utf8_lossy(&bytes)),
+        ..Limits::default()
+    };
+    let mut sources = SourceMap::new();
+    // The main file is named by its file name alone; included files by
+    // their path, made relative to the program's directory below.
+    let loaded = add_source(&mut sources, &name, Some(file.to_path_buf()), bytes)
+        .map_err(|d| vec![d])
+        .and_then(|id| load_from(&RealFs, id, &mut sources, false));
+    let program = match loaded {
+        Ok(p) => p,
+        Err(ds) => {
+            return Snapshots {
+                out: format!("outcome: static error\n--- diagnostics\n{}", relative(&render(&sources, &ds), &dir)),
+                graph: "no graph: the program did not load\n".to_string(),
+            };
+        }
+    };
+    let mut m = Machine::new(program);
+    let report = m.report(&limits);
+    let graph = final_dump(&m, &report.outcome);
+    let outcome = match &report.outcome {
+        Outcome::Residual => "residual".to_string(),
+        Outcome::Exit(_) => "exit".to_string(),
+        Outcome::Error(e) => format!("error {}", e.kind.name()),
+        Outcome::Limit(r) => format!("limit: {r}"),
+    };
+    let mut text = format!("outcome: {outcome}\n{}\n", report.counts);
+    if !matches!(report.outcome, Outcome::Error(_)) {
+        text.push_str("--- result\n");
+        text.push_str(&report.text);
+        if !report.text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    let mut diags = report.warnings.clone();
+    if let Outcome::Error(e) = &report.outcome {
+        diags.push(Diagnostic::from(e));
+    }
+    if !diags.is_empty() {
+        text.push_str("--- diagnostics\n");
+        text.push_str(&relative(&render(&sources, &diags), &dir));
+    }
+    Snapshots { out: text, graph }
+}
+
+/// Diagnostics rendered without colour.
+fn render(sources: &SourceMap, diags: &[Diagnostic]) -> String {
+    diags.iter().map(|d| d.render(sources, false)).collect()
+}
+
+/// `text` with the program's directory `dir/` removed from file paths.
+fn relative(text: &str, dir: &Path) -> String {
+    let dir = dir.display().to_string();
+    if dir.is_empty() {
+        return text.to_string();
+    }
+    let sep = std::path::MAIN_SEPARATOR;
+    text.replace(&format!("{dir}{sep}"), "")
+}
+
+/// The paths of a program's snapshot files: `NAME.out`, `NAME.graph`.
+pub fn snapshot_paths(file: &Path) -> (PathBuf, PathBuf) {
+    (file.with_extension("out"), file.with_extension("graph"))
+}
+
+/// Compares the snapshots of `file` with the files beside it; reports to
+/// `out`. Whether they match.
+fn check_one(file: &Path, snaps: &Snapshots, out: &mut dyn Write) -> bool {
+    let (out_path, graph_path) = snapshot_paths(file);
+    let mut problems = Vec::new();
+    let mut missing = Vec::new();
+    for (path, actual) in [(&out_path, &snaps.out), (&graph_path, &snaps.graph)] {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let expected = String::from_utf8_lossy(&bytes);
+                if expected != actual.as_str() {
+                    problems.push(diff::unified(&expected, actual, &path.display().to_string()));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                missing.push(path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()));
+            }
+            Err(e) => problems.push(format!("cannot read {}: {e}\n", path.display())),
+        }
+    }
+    if !missing.is_empty() {
+        problems.insert(
+            0,
+            format!(
+                "  missing snapshot{} {} (run `deepcps test --bless {}` to write {})\n",
+                if missing.len() > 1 { "s" } else { "" },
+                missing.join(", "),
+                file.display(),
+                if missing.len() > 1 { "them" } else { "it" }
+            ),
+        );
+    }
+    if problems.is_empty() {
+        let _ = writeln!(out, "ok   {}", file.display());
+        true
+    } else {
+        let _ = writeln!(out, "FAIL {}", file.display());
+        for p in problems {
+            let _ = write!(out, "{p}");
+        }
+        false
+    }
+}
+
+/// Writes the snapshots of `file` that differ from the files beside it;
+/// reports which to `out`. Whether every write succeeded.
+fn bless_one(file: &Path, snaps: &Snapshots, out: &mut dyn Write) -> bool {
+    let (out_path, graph_path) = snapshot_paths(file);
+    let mut written = Vec::new();
+    let mut ok = true;
+    for (path, actual) in [(&out_path, &snaps.out), (&graph_path, &snaps.graph)] {
+        if std::fs::read(path).is_ok_and(|old| old == actual.as_bytes()) {
+            continue;
+        }
+        match std::fs::write(path, actual) {
+            Ok(()) => written.push(path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())),
+            Err(e) => {
+                let _ = writeln!(out, "FAIL {}: cannot write {}: {e}", file.display(), path.display());
+                ok = false;
+            }
+        }
+    }
+    if ok {
+        if written.is_empty() {
+            let _ = writeln!(out, "ok   {} (snapshots unchanged)", file.display());
+        } else {
+            let _ = writeln!(out, "wrote {} ({})", file.display(), written.join(", "));
+        }
+    }
+    ok
+}
