@@ -105,6 +105,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
+    /// Run every program under the paths and report steps, time, memory
+    /// and pass/fail against their `// expect:` directives.
+    Bench(crate::bench::BenchArgs),
     /// Print the staging chains of the program's state (the paper's `ct`
     /// and `pt` chains), one node per line.
     Chains {
@@ -170,6 +173,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         }
         Command::Debug { file, threads } => ctx.debug(file, threads),
         Command::Chains { file, step } => views::show(&file, step, View::Chains, ctx.out, ctx.err, ctx.color),
+        Command::Bench(args) => crate::bench::main(args, ctx.out, ctx.err),
     }
 }
 

@@ -2,11 +2,13 @@
 //!
 //! - [`cli`]: argument parsing (clap) and the subcommands `run`, `check` and
 //!   `fmt`, writing to the given streams and returning the exit code;
-//! - [`views`]: `dot` and `chains`, the graph views of a program's state.
+//! - [`views`]: `dot` and `chains`, the graph views of a program's state;
+//! - [`bench`]: `bench`, the batch runner (table, JSON, CSV, baseline, plot).
 //!
 //! Exit codes: 0 a result, 1 a runtime error, 2 a usage, parse or static
 //! error, 3 a limit reached.
 
+pub mod bench;
 pub mod cli;
 pub mod debug;
 pub mod views;
