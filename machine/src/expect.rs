@@ -215,18 +215,17 @@ fn parse_number(value: &str, key: &str) -> Result<u64, String> {
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
         return Err(format!("`{key}: {value}`: expected a number"));
     }
-    digits
-        .parse()
-        .map_err(|_| format!("`{key}: {value}`: the number is too large"))
+    digits.parse().map_err(|_| format!("`{key}: {value}`: the number is too large"))
 }
 
 fn parse_scale(value: &str) -> Result<Scale, String> {
     let mut words = value.split_whitespace();
     let var = words.next().unwrap_or_default();
-    let ident = var.starts_with(|c: char| c.is_alphabetic() || c == '_')
-        && var.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let ident = var.starts_with(|c: char| c.is_alphabetic() || c == '_') && var.chars().all(|c| c.is_alphanumeric() || c == '_');
     if !ident {
-        return Err(format!("`scale: {value}`: expected a variable name, then sizes (`scale: N 10 100 1000`)"));
+        return Err(format!(
+            "`scale: {value}`: expected a variable name, then sizes (`scale: N 10 100 1000`)"
+        ));
     }
     let sizes = words.map(|w| parse_number(w, "scale")).collect::<Result<Vec<u64>, String>>()?;
     if sizes.is_empty() {
@@ -339,7 +338,10 @@ mod tests {
         let p = |s: &str| Expectations::parse(s).map(|e| e.outcome);
         assert_eq!(p("// expect: residual"), Ok(Some(Expected::Residual)));
         assert_eq!(p("// expect: exit"), Ok(Some(Expected::Exit(None))));
-        assert_eq!(p("// expect: exit [true, true]"), Ok(Some(Expected::Exit(Some("[true, true]".into())))));
+        assert_eq!(
+            p("// expect: exit [true, true]"),
+            Ok(Some(Expected::Exit(Some("[true, true]".into()))))
+        );
         assert_eq!(p("// expect: error arity"), Ok(Some(Expected::Error(ErrorKind::Arity))));
         assert_eq!(p("// expect-error: missing-key"), Ok(Some(Expected::Error(ErrorKind::MissingKey))));
         assert_eq!(p("// expect-static-error"), Ok(Some(Expected::StaticError)));

@@ -46,28 +46,28 @@ pub fn render(rows: &[Row]) -> Result<String, String> {
             Status::Pass => "pass",
             Status::Fail => "fail",
         };
-        w.write_record([
-            r.program.as_str(),
-            &r.result,
-            &r.steps.to_string(),
-            &r.beta.to_string(),
-            &r.expr.to_string(),
-            &r.if_.to_string(),
-            &r.fix.to_string(),
-            &r.exit.to_string(),
-            &format!("{:.6}", r.wall_s),
-            &format!("{:.0}", r.steps_per_s),
-            &r.peak_live_nodes.to_string(),
-            &r.result_bytes.to_string(),
-            &r.expectation,
-            status,
-            &r.reason,
-            &s,
-            &wall,
-            &p,
-            &reg,
-        ])
-        .map_err(fail)?;
+        let record: [String; 19] = [
+            r.program.clone(),
+            r.result.clone(),
+            r.steps.to_string(),
+            r.beta.to_string(),
+            r.expr.to_string(),
+            r.if_.to_string(),
+            r.fix.to_string(),
+            r.exit.to_string(),
+            format!("{:.6}", r.wall_s),
+            format!("{:.0}", r.steps_per_s),
+            r.peak_live_nodes.to_string(),
+            r.result_bytes.to_string(),
+            r.expectation.clone(),
+            status.to_string(),
+            r.reason.clone(),
+            s,
+            wall,
+            p,
+            reg,
+        ];
+        w.write_record(&record).map_err(fail)?;
     }
     let bytes = w.into_inner().map_err(|e| format!("cannot write CSV: {e}"))?;
     String::from_utf8(bytes).map_err(|e| format!("cannot write CSV: {e}"))

@@ -54,12 +54,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Found, String> {
             found.libraries.push(name);
             continue;
         }
-        found.programs.push(Program {
-            path,
-            name,
-            bytes,
-            expect,
-        });
+        found.programs.push(Program { path, name, bytes, expect });
     }
     Ok(found)
 }

@@ -146,8 +146,8 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     };
     // Programs that ask for one thread are timed alone, after the others.
     let (alone, shared): (Vec<&Program>, Vec<&Program>) = programs.iter().partition(|p| p.expect.threads == Some(1));
-    let mut rows: Vec<Row> = pool.install(|| shared.par_iter().map(|p| one(p)).collect());
-    rows.extend(pool.install(|| alone.iter().map(|p| one(p)).collect::<Vec<_>>()));
+    let mut rows: Vec<Row> = pool.install(|| shared.par_iter().map(|&p| one(p)).collect());
+    rows.extend(pool.install(|| alone.iter().map(|&p| one(p)).collect::<Vec<_>>()));
     rows.sort_by(|a, b| a.program.cmp(&b.program));
 
     // Scaling runs, one at a time so that their times are not shared.
@@ -156,7 +156,10 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     for (p, sizes) in &families {
         let Some(sc) = &p.expect.scale else { continue };
         let mut family = scale::Family {
-            name: p.path.file_stem().map_or_else(|| p.name.clone(), |s| s.to_string_lossy().into_owned()),
+            name: p
+                .path
+                .file_stem()
+                .map_or_else(|| p.name.clone(), |s| s.to_string_lossy().into_owned()),
             var: sc.var.clone(),
             points: Vec::new(),
         };
@@ -194,9 +197,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     progress.finish_and_clear();
     let elapsed = started.elapsed();
 
-    let comparison = baseline
-        .as_ref()
-        .map(|b| b.compare(&mut rows, args.threshold, args.min_time));
+    let comparison = baseline.as_ref().map(|b| b.compare(&mut rows, args.threshold, args.min_time));
     if let Some(b) = &baseline {
         b.compare(&mut scaled_rows, args.threshold, args.min_time);
     }
@@ -267,8 +268,11 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     if let Some(path) = &args.plot {
         plot::draw(path, &curves)?;
     }
-    let sink: &mut dyn Write = if table_to_err { err } else { out };
-    let _ = write!(sink, "{report}");
+    if table_to_err {
+        let _ = write!(err, "{report}");
+    } else {
+        let _ = write!(out, "{report}");
+    }
     let regressions = comparison.is_some_and(|c| !c.regressions.is_empty());
     Ok(if failed > 0 || regressions { EXIT_FAIL } else { 0 })
 }
@@ -294,8 +298,7 @@ fn scaled_jobs<'p>(args: &BenchArgs, programs: &'p [Program]) -> Result<Vec<(&'p
     }
     if jobs.is_empty() {
         return Err(
-            "--plot: no scaling family (a program with a `// scale: VAR SIZES..` directive) under the paths; try corpus/bench"
-                .into(),
+            "--plot: no scaling family (a program with a `// scale: VAR SIZES..` directive) under the paths; try corpus/bench".into(),
         );
     }
     Ok(jobs)

@@ -133,9 +133,7 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
     if let Some(n) = job.threads.filter(|&n| n != 1) {
         let mut row = blank(job, "not run", start.elapsed());
         row.status = Status::Fail;
-        row.reason = format!(
-            "`threads: {n}`: the graph machine reduces on one thread (parallel reduction is not built yet)"
-        );
+        row.reason = format!("`threads: {n}`: the graph machine reduces on one thread (parallel reduction is not built yet)");
         return row;
     }
     let mut sources = SourceMap::new();

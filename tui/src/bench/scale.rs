@@ -61,10 +61,7 @@ impl Family {
 /// The least-squares slope of `ln y` against `ln x` (points with a
 /// non-positive coordinate are left out).
 pub fn slope(points: impl Iterator<Item = (f64, f64)>) -> Option<f64> {
-    let logs: Vec<(f64, f64)> = points
-        .filter(|&(x, y)| x > 0.0 && y > 0.0)
-        .map(|(x, y)| (x.ln(), y.ln()))
-        .collect();
+    let logs: Vec<(f64, f64)> = points.filter(|&(x, y)| x > 0.0 && y > 0.0).map(|(x, y)| (x.ln(), y.ln())).collect();
     let n = logs.len() as f64;
     if logs.len() < 2 {
         return None;
