@@ -104,7 +104,7 @@ fn a_wrong_expectation_fails_the_row_and_the_exit_code() {
     // The table went to stderr, with FAIL lines and the summary.
     assert!(r.err.contains("FAIL "), "{}", r.err);
     assert!(r.err.contains("summary: 3 programs: 1 pass, 2 fail; "), "{}", r.err);
-    assert!(r.err.contains("1 libraries left out"), "{}", r.err);
+    assert!(r.err.contains("; 1 library left out"), "{}", r.err);
 }
 
 #[test]
@@ -304,6 +304,8 @@ fn bad_inputs_are_usage_errors() {
     let bogus = dir.join("bogus.dcps");
     std::fs::write(&bogus, "// A test.\n// expect: bogus\n$exit 1\n").expect("write");
     let missing = dir.join("nothing-here");
+    std::fs::create_dir_all(dir.join("empty")).expect("empty dir");
+    std::fs::write(dir.join("empty/lib.dcps"), "let f(x, k) { k x }\n").expect("write");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec![path(&missing)], "cannot read"),
         (vec![path(&bogus)], "bogus.dcps:2: `expect: bogus`"),
@@ -324,6 +326,7 @@ fn bad_inputs_are_usage_errors() {
         (vec!["--threshold".into(), "0.5".into(), "corpus/bench".into()], "not a ratio"),
         (vec!["--threads".into(), "0".into(), "corpus/bench".into()], "threads"),
         (vec![], "PATH"),
+        (vec![path(&dir.join("empty"))], "no programs under"),
     ];
     for (args, words) in cases {
         let mut argv = vec!["bench"];

@@ -106,6 +106,17 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     let baseline = args.baseline.as_deref().map(baseline::Baseline::load).transpose()?;
     let mut programs = found.programs;
     let total_found = programs.len();
+    if total_found == 0 {
+        return Err(format!(
+            "no programs under {} ({} left out)",
+            args.paths
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            plural(found.libraries.len(), "library", "libraries")
+        ));
+    }
     if let Some((k, n)) = args.shard {
         programs = discover::shard(programs, k, n);
     }
@@ -236,7 +247,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
         summary.push_str(&format!("; shard {k}/{n} of {total_found} programs"));
     }
     if !found.libraries.is_empty() {
-        summary.push_str(&format!("; {} libraries left out", found.libraries.len()));
+        summary.push_str(&format!("; {} left out", plural(found.libraries.len(), "library", "libraries")));
     }
     let steps: u64 = all.iter().map(|r| r.steps).sum();
     let busy: f64 = all.iter().map(|r| r.wall_s).sum();
@@ -323,6 +334,11 @@ fn progress_bar(len: u64) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+/// `1 library`, `2 libraries`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// `K/N` with `1 <= K <= N`.
