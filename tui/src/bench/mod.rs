@@ -288,9 +288,12 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     Ok(if failed > 0 || regressions { EXIT_FAIL } else { 0 })
 }
 
+/// A scaling family's program and its source at each size.
+type Scaled<'p> = (&'p Program, Vec<(u64, Vec<u8>)>);
+
 /// For `--plot`: the scaling families among `programs` with the source of
 /// each size. A family whose size line is missing is a usage error.
-fn scaled_jobs<'p>(args: &BenchArgs, programs: &'p [Program]) -> Result<Vec<(&'p Program, Vec<(u64, Vec<u8>)>)>, String> {
+fn scaled_jobs<'p>(args: &BenchArgs, programs: &'p [Program]) -> Result<Vec<Scaled<'p>>, String> {
     if args.plot.is_none() {
         return Ok(Vec::new());
     }
