@@ -3,23 +3,19 @@
 //! diagnostics are snapshotted. Files that hold only definitions (libraries
 //! such as `builders.dcps`) are snapshotted as such.
 //!
-//! Leading-comment directives checked here: `// expect-error: KIND` (the run
-//! must end with that runtime error kind), `// expect-static-error` (loading
-//! must fail), `// max-steps: N`.
+//! The leading-comment directives are read by
+//! `deepcps_machine::expect::Expectations` (as `deepcps bench` reads them):
+//! `// expect: exit [VALUE]`, `// expect: residual`, `// expect-error: KIND`
+//! (or `// expect: error KIND`), `// expect-static-error`, `// max-steps: N`.
+//! Without an outcome directive the run must end with a result.
 
 use std::path::Path;
 
+use deepcps_machine::expect::{Expectations, Expected};
 use deepcps_machine::run::Limits;
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::parser::parse_file;
 use deepcps_tests::{root, run_path, TEST_MAX_STEPS};
-
-fn directive<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    text.lines()
-        .map(str::trim)
-        .take_while(|l| l.starts_with("//") || l.is_empty())
-        .find_map(|l| l.trim_start_matches('/').trim().strip_prefix(key).map(str::trim))
-}
 
 fn is_library(path: &Path, text: &str) -> bool {
     let mut sources = SourceMap::new();
@@ -38,9 +34,8 @@ fn corpus() {
             insta::assert_snapshot!("library: definitions only (included by other programs)");
             return;
         }
-        let max_steps = directive(&text, "max-steps:")
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(TEST_MAX_STEPS);
+        let expect = Expectations::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", rel.display()));
+        let max_steps = expect.max_steps.unwrap_or(TEST_MAX_STEPS);
         let out = run_path(
             rel,
             &Limits {
@@ -48,25 +43,15 @@ fn corpus() {
                 ..Limits::default()
             },
         );
-        if let Some(kind) = directive(&text, "expect-error:") {
-            assert!(
-                out.starts_with(&format!("outcome: error {kind}\n")),
-                "{}: expected error {kind}, got:\n{out}",
-                rel.display()
-            );
-        } else if directive(&text, "expect-static-error").is_some() {
-            assert!(
-                out.starts_with("outcome: static error"),
-                "{}: expected a static error, got:\n{out}",
-                rel.display()
-            );
-        } else {
-            assert!(
-                out.starts_with("outcome: exit") || out.starts_with("outcome: residual"),
-                "{}: expected a result, got:\n{out}",
-                rel.display()
-            );
-        }
+        let ok = match &expect.outcome {
+            Some(Expected::Error(kind)) => out.starts_with(&format!("outcome: error {}\n", kind.name())),
+            Some(Expected::StaticError) => out.starts_with("outcome: static error"),
+            Some(Expected::Residual) => out.starts_with("outcome: residual"),
+            Some(Expected::Exit(None)) => out.starts_with("outcome: exit"),
+            Some(Expected::Exit(Some(v))) => out.starts_with("outcome: exit") && out.contains(&format!("--- result\n{v}\n")),
+            None => out.starts_with("outcome: exit") || out.starts_with("outcome: residual"),
+        };
+        assert!(ok, "{}: expected {}, got:\n{out}", rel.display(), expect.describe());
         insta::assert_snapshot!(out);
     });
 }

@@ -44,6 +44,24 @@ impl ErrorKind {
             ErrorKind::NotFinite => "not-finite",
         }
     }
+
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 9] = [
+        ErrorKind::Arity,
+        ErrorKind::Type,
+        ErrorKind::DivisionByZero,
+        ErrorKind::IndexOutOfRange,
+        ErrorKind::Overflow,
+        ErrorKind::UnknownFunction,
+        ErrorKind::MissingKey,
+        ErrorKind::NotAFunction,
+        ErrorKind::NotFinite,
+    ];
+
+    /// The kind whose [`ErrorKind::name`] is `name`.
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.name() == name)
+    }
 }
 
 /// A runtime error.

@@ -16,6 +16,7 @@ mod clone;
 pub mod diag;
 mod drop;
 pub mod error;
+pub mod expect;
 pub mod expr;
 pub mod graph;
 pub mod print;

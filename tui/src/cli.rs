@@ -111,6 +111,9 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
+    /// Run every program under the paths and report steps, time, memory
+    /// and pass/fail against their `// expect:` directives.
+    Bench(crate::bench::BenchArgs),
     /// Print the staging chains of the program's state (the paper's `ct`
     /// and `pt` chains), one node per line.
     Chains {
@@ -215,6 +218,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             }
         },
         Command::Test { paths, bless } => crate::snaptest::run(&paths, bless, ctx.out, ctx.err),
+        Command::Bench(args) => crate::bench::main(args, ctx.out, ctx.err),
     }
 }
 

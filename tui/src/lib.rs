@@ -5,10 +5,12 @@
 //! - [`views`]: `dot`, `chains` and `dump`, the graph views of a program's
 //!   state;
 //! - [`snaptest`]: `test`, the snapshot runner for corpora kept elsewhere.
+//! - [`bench`]: `bench`, the batch runner (table, JSON, CSV, baseline, plot).
 //!
 //! Exit codes: 0 a result, 1 a runtime error, 2 a usage, parse or static
 //! error, 3 a limit reached.
 
+pub mod bench;
 pub mod cli;
 pub mod debug;
 pub mod snaptest;

@@ -115,6 +115,12 @@ impl Machine {
         self.g.live
     }
 
+    /// The most nodes live at once so far (the program's import included):
+    /// the machine's memory high-water mark, in nodes.
+    pub fn peak_live_nodes(&self) -> usize {
+        self.g.peak_live
+    }
+
     /// Whether some body is pending.
     pub fn has_pending(&self) -> bool {
         self.g.tour.marks_in_tree(self.root) > 0

@@ -224,6 +224,8 @@ pub struct Graph {
     free: Option<NodeId>,
     /// Number of nodes in use.
     pub live: usize,
+    /// The most nodes ever in use at once.
+    pub peak_live: usize,
     /// All variables, dead ones included, indexed by id. Invariant: fewer
     /// than [`FIRST_HOLE`] of them, so that no graph variable is an
     /// expression placeholder ([`hole`]).
@@ -241,6 +243,7 @@ impl Graph {
     /// A new detached node.
     pub fn alloc(&mut self, kind: Kind) -> NodeId {
         self.live += 1;
+        self.peak_live = self.peak_live.max(self.live);
         match self.free {
             Some(id) => {
                 let next = match self.nodes[id.ix()].kind {

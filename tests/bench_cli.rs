@@ -1,0 +1,366 @@
+//! `deepcps bench`, driven in-process: the table over the paper's corpus,
+//! expectations that fail, JSON and CSV, shards, baselines, the plot of the
+//! scaling families, and bad input (exit code 2, never a panic).
+
+use std::path::PathBuf;
+
+use deepcps_tests::deepcps;
+
+/// A fresh directory under the system's temporary directory.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("deepcps-bench-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn path(p: &std::path::Path) -> String {
+    p.display().to_string()
+}
+
+/// The paper's programs (libraries left out).
+fn paper_programs() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(deepcps_tests::root().join("corpus/paper"))
+        .expect("corpus/paper")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).expect("read");
+            !deepcps::bench::discover::is_library(&p.display().to_string(), &text)
+        })
+        .map(|p| format!("corpus/paper/{}", p.file_name().expect("name").to_string_lossy()))
+        .collect();
+    v.sort();
+    v
+}
+
+fn json_rows(text: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
+    v.as_array().expect("an array").clone()
+}
+
+#[test]
+fn table_over_the_paper_has_a_row_per_program_and_a_summary() {
+    let r = deepcps(&["bench", "--threads", "2", "corpus/paper"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    let programs = paper_programs();
+    assert!(programs.len() >= 10, "{programs:?}");
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert!(lines[0].starts_with("program"), "{}", r.out);
+    for col in ["result", "steps", "beta", "wall", "steps/s", "peak nodes", "result B", "status"] {
+        assert!(lines[0].contains(col), "{col}: {}", lines[0]);
+    }
+    let rows: Vec<&str> = lines[1..].iter().copied().filter(|l| l.starts_with("corpus/")).collect();
+    assert_eq!(rows.len(), programs.len(), "{}", r.out);
+    for (row, p) in rows.iter().zip(&programs) {
+        assert!(row.starts_with(p.as_str()), "{row} vs {p}");
+        assert!(row.ends_with("pass"), "{row}");
+    }
+    let built = rows.iter().find(|l| l.starts_with("corpus/paper/arith_built.dcps")).expect("row");
+    assert!(built.contains(" 330 "), "{built}");
+    let unbound = rows
+        .iter()
+        .find(|l| l.starts_with("corpus/paper/arith_env_unbound.dcps"))
+        .expect("row");
+    assert!(unbound.contains("error missing-key"), "{unbound}");
+    let summary = lines.last().expect("summary");
+    let n = programs.len();
+    assert!(
+        summary.starts_with(&format!("summary: {n} programs: {n} pass, 0 fail; ")),
+        "{summary}"
+    );
+    assert!(summary.contains("libraries left out"), "{summary}");
+}
+
+#[test]
+fn a_wrong_expectation_fails_the_row_and_the_exit_code() {
+    let dir = temp_dir("wrong");
+    std::fs::write(dir.join("eleven.dcps"), "// expect: exit 11\n$exit 12\n").expect("write");
+    std::fs::write(dir.join("fine.dcps"), "// expect: exit 12\n\"5+7\" (x) $exit x\n").expect("write");
+    std::fs::write(
+        dir.join("arity.dcps"),
+        "// expect-error: type\nlet f(x, k) { k x }\nf 1 2 (r) $exit r\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("lib.dcps"), "let f(x, k) { k x }\n").expect("write");
+    let r = deepcps(&["bench", "--json", "-", &path(&dir)]);
+    assert_eq!(r.code, 1, "{}\n{}", r.out, r.err);
+    let rows = json_rows(&r.out);
+    assert_eq!(rows.len(), 3, "library left out: {}", r.out);
+    let status = |name: &str| {
+        let row = rows
+            .iter()
+            .find(|o| o["program"].as_str().is_some_and(|p| p.ends_with(name)))
+            .expect("row");
+        (
+            row["status"].as_str().unwrap_or("").to_string(),
+            row["reason"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    assert_eq!(status("eleven.dcps"), ("fail".into(), "expected exit 11, got exit 12".into()));
+    assert_eq!(status("fine.dcps").0, "pass");
+    let (s, why) = status("arity.dcps");
+    assert_eq!(s, "fail");
+    assert!(why.starts_with("expected error type, got error arity"), "{why}");
+    // The table went to stderr, with FAIL lines and the summary.
+    assert!(r.err.contains("FAIL "), "{}", r.err);
+    assert!(r.err.contains("summary: 3 programs: 1 pass, 2 fail; "), "{}", r.err);
+    assert!(r.err.contains("; 1 library left out"), "{}", r.err);
+}
+
+#[test]
+fn residual_expectations_compare_with_the_snapshot_file() {
+    let dir = temp_dir("snap");
+    let src = "// expect: residual\n@never: $exit 1\n";
+    std::fs::write(dir.join("good.dcps"), src).expect("write");
+    std::fs::write(dir.join("bad.dcps"), src).expect("write");
+    std::fs::write(dir.join("none.dcps"), src).expect("write");
+    let ran = deepcps(&["run", &path(&dir.join("good.dcps"))]);
+    assert_eq!(ran.code, 0, "{}", ran.err);
+    std::fs::write(dir.join("good.out"), &ran.out).expect("write");
+    std::fs::write(dir.join("bad.out"), "@never: $exit 2\n").expect("write");
+    let r = deepcps(&["bench", "--csv", "-", &path(&dir)]);
+    assert_eq!(r.code, 1, "{}\n{}", r.out, r.err);
+    let fail: Vec<&str> = r.out.lines().filter(|l| l.contains(",fail,")).collect();
+    assert_eq!(fail.len(), 1, "{}", r.out);
+    assert!(fail[0].contains("bad.dcps") && fail[0].contains("snapshot"), "{}", fail[0]);
+}
+
+#[test]
+fn json_is_an_array_of_objects_with_a_status() {
+    let dir = temp_dir("json");
+    let file = dir.join("rows.json");
+    let r = deepcps(&["bench", "--json", &path(&file), "corpus/err"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    assert!(r.out.contains("summary: "), "the table still goes to stdout: {}", r.out);
+    let rows = json_rows(&std::fs::read_to_string(&file).expect("json written"));
+    assert!(rows.len() >= 20, "{}", rows.len());
+    for o in &rows {
+        assert_eq!(o["status"], "pass", "{o}");
+        for key in [
+            "program",
+            "result",
+            "steps",
+            "beta",
+            "expr",
+            "if",
+            "fix",
+            "exit",
+            "wall_s",
+            "peak_live_nodes",
+            "expectation",
+        ] {
+            assert!(o.get(key).is_some(), "{key} missing in {o}");
+        }
+    }
+    let stat = rows.iter().find(|o| o["program"] == "corpus/err/static_unbound.dcps").expect("row");
+    assert_eq!(
+        (stat["result"].as_str(), stat["expectation"].as_str()),
+        (Some("static-error"), Some("static-error"))
+    );
+}
+
+#[test]
+fn csv_has_a_header_and_a_record_per_program() {
+    let r = deepcps(&["bench", "--csv", "-", "corpus/bench"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert!(
+        lines[0].starts_with("program,result,steps,beta,expr,if,fix,exit,wall_s,"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines.len(), 4, "{}", r.out);
+    let loop_row = lines.iter().find(|l| l.starts_with("corpus/bench/loop_sum.dcps,")).expect("row");
+    assert!(
+        loop_row.starts_with("corpus/bench/loop_sum.dcps,exit,6007,2003,3001,1001,1,1,"),
+        "{loop_row}"
+    );
+    assert!(loop_row.contains(",exit 500500,pass,"), "{loop_row}");
+    assert!(r.err.contains("summary: 3 programs: 3 pass"), "{}", r.err);
+}
+
+fn programs_of(json: &str) -> Vec<String> {
+    json_rows(json)
+        .iter()
+        .map(|o| o["program"].as_str().expect("program").to_string())
+        .collect()
+}
+
+#[test]
+fn shards_partition_the_programs() {
+    let all = programs_of(&deepcps(&["bench", "--json", "-", "corpus/err", "corpus/bench"]).out);
+    let one = deepcps(&["bench", "--shard", "1/2", "--json", "-", "corpus/err", "corpus/bench"]);
+    let two = deepcps(&["bench", "--shard", "2/2", "--json", "-", "corpus/bench", "corpus/err"]);
+    assert_eq!((one.code, two.code), (0, 0), "{}{}", one.err, two.err);
+    assert!(one.err.contains("; shard 1/2 of "), "{}", one.err);
+    let (one, two) = (programs_of(&one.out), programs_of(&two.out));
+    assert!(!one.is_empty() && !two.is_empty());
+    assert!(one.iter().all(|p| !two.contains(p)), "disjoint: {one:?} {two:?}");
+    let mut union: Vec<String> = one.into_iter().chain(two).collect();
+    union.sort();
+    assert_eq!(union, all);
+}
+
+#[test]
+fn a_baseline_flags_regressions_and_an_equal_one_passes() {
+    let dir = temp_dir("baseline");
+    let base = dir.join("base.json");
+    let r = deepcps(&["bench", "--json", &path(&base), "corpus/bench"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let text = std::fs::read_to_string(&base).expect("baseline");
+
+    // The same programs against their own run: steps and peaks equal (wall
+    // time, which is noise here, is not flagged below 1000 s).
+    let r = deepcps(&["bench", "--baseline", &path(&base), "--min-time", "1000", "corpus/bench"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    assert!(r.out.contains("1.00x"), "{}", r.out);
+    assert!(r.out.contains(": 0 regressions (threshold 1.25x)"), "{}", r.out);
+
+    // Steps halved in the baseline: now twice as many, a regression.
+    let mut rows = json_rows(&text);
+    for o in &mut rows {
+        if o["program"] == "corpus/bench/loop_sum.dcps" {
+            let steps = o["steps"].as_u64().expect("steps");
+            o["steps"] = serde_json::json!(steps / 2);
+        }
+    }
+    let doctored = dir.join("doctored.json");
+    std::fs::write(&doctored, serde_json::to_string(&rows).expect("json")).expect("write");
+    let r = deepcps(&[
+        "bench",
+        "--baseline",
+        &path(&doctored),
+        "--min-time",
+        "1000",
+        "--json",
+        &path(&dir.join("new.json")),
+        "corpus/bench",
+    ]);
+    assert_eq!(r.code, 1, "{}\n{}", r.out, r.err);
+    assert!(
+        r.out.contains("REGRESSION corpus/bench/loop_sum.dcps: steps 2.00x (3003 → 6007)"),
+        "{}",
+        r.out
+    );
+    assert!(r.out.contains(": 1 regressions"), "{}", r.out);
+    let new = json_rows(&std::fs::read_to_string(dir.join("new.json")).expect("new json"));
+    let row = new.iter().find(|o| o["program"] == "corpus/bench/loop_sum.dcps").expect("row");
+    assert_eq!(row["baseline"]["regressions"], serde_json::json!(["steps"]), "{row}");
+
+    // Wall time scaled down a thousandfold, with no noise floor.
+    let mut rows = json_rows(&text);
+    for o in &mut rows {
+        let w = o["wall_s"].as_f64().expect("wall");
+        o["wall_s"] = serde_json::json!(w / 1000.0);
+    }
+    std::fs::write(&doctored, serde_json::to_string(&rows).expect("json")).expect("write");
+    let r = deepcps(&[
+        "bench",
+        "--baseline",
+        &path(&doctored),
+        "--min-time",
+        "0",
+        "corpus/bench/loop_sum.dcps",
+    ]);
+    assert_eq!(r.code, 1, "{}\n{}", r.out, r.err);
+    assert!(r.out.contains("REGRESSION corpus/bench/loop_sum.dcps: wall "), "{}", r.out);
+}
+
+#[test]
+fn plot_draws_the_scaling_families() {
+    let dir = temp_dir("plot");
+    let svg = dir.join("scaling.svg");
+    let r = deepcps(&[
+        "bench",
+        "--plot",
+        &path(&svg),
+        "--sizes",
+        "4,8,16",
+        "--json",
+        &path(&dir.join("all.json")),
+        "corpus/bench",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    let text = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(text.contains("<svg"), "{}", &text[..text.len().min(200)]);
+    for family in ["loop_sum", "arith_builders", "specialise"] {
+        assert!(text.contains(family), "{family} not in the plot");
+        assert!(r.out.contains(&format!("{family}: time ∝ ")), "{}", r.out);
+    }
+    assert!(text.contains("slope 2 (quadratic)"));
+    assert!(r.out.contains("corpus/bench/loop_sum.dcps N=16"), "{}", r.out);
+    assert!(
+        r.out.contains("summary: 3 programs and 9 scaling runs: 12 pass, 0 fail"),
+        "{}",
+        r.out
+    );
+    let rows = programs_of(&std::fs::read_to_string(dir.join("all.json")).expect("json"));
+    assert!(rows.contains(&"corpus/bench/specialise.dcps K=8".to_string()), "{rows:?}");
+}
+
+#[test]
+fn bad_inputs_are_usage_errors() {
+    let dir = temp_dir("bad");
+    let bogus = dir.join("bogus.dcps");
+    std::fs::write(&bogus, "// A test.\n// expect: bogus\n$exit 1\n").expect("write");
+    let missing = dir.join("nothing-here");
+    std::fs::create_dir_all(dir.join("empty")).expect("empty dir");
+    std::fs::write(dir.join("empty/lib.dcps"), "let f(x, k) { k x }\n").expect("write");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec![path(&missing)], "cannot read"),
+        (vec![path(&bogus)], "bogus.dcps:2: `expect: bogus`"),
+        (vec!["--shard".into(), "3/2".into(), "corpus/bench".into()], "not a shard K/N"),
+        (vec!["--shard".into(), "0/2".into(), "corpus/bench".into()], "not a shard K/N"),
+        (
+            vec!["--baseline".into(), path(&dir.join("no.json")), "corpus/bench".into()],
+            "cannot read baseline",
+        ),
+        (
+            vec!["--baseline".into(), path(&bogus), "corpus/bench".into()],
+            "is not the JSON of `deepcps bench --json`",
+        ),
+        (
+            vec!["--plot".into(), path(&dir.join("p.svg")), "corpus/paper/arith_run.dcps".into()],
+            "no scaling family",
+        ),
+        (vec!["--threshold".into(), "0.5".into(), "corpus/bench".into()], "not a ratio"),
+        (vec!["--threads".into(), "0".into(), "corpus/bench".into()], "threads"),
+        (vec![], "PATH"),
+        (vec![path(&dir.join("empty"))], "no programs under"),
+    ];
+    for (args, words) in cases {
+        let mut argv = vec!["bench"];
+        argv.extend(args.iter().map(String::as_str));
+        let r = deepcps(&argv);
+        assert_eq!(r.code, 2, "{argv:?}: {}\n{}", r.out, r.err);
+        assert!(r.err.contains(words), "{argv:?}: {}", r.err);
+        assert!(!r.err.contains("panicked"), "{}", r.err);
+    }
+}
+
+#[test]
+fn limits_and_thread_requests_are_rows() {
+    let dir = temp_dir("limits");
+    std::fs::write(dir.join("forever.dcps"), "// max-steps: 50\nfix f(x) { f x } in f 1\n").expect("write");
+    std::fs::write(dir.join("two.dcps"), "// threads: 2\n$exit 1\n").expect("write");
+    std::fs::write(dir.join("alone.dcps"), "// threads: 1\n// expect: exit 1\n$exit 1\n").expect("write");
+    let r = deepcps(&["bench", "--json", "-", &path(&dir)]);
+    assert_eq!(r.code, 1, "{}\n{}", r.out, r.err);
+    let rows = json_rows(&r.out);
+    let get = |n: &str| {
+        rows.iter()
+            .find(|o| o["program"].as_str().is_some_and(|p| p.ends_with(n)))
+            .expect("row")
+            .clone()
+    };
+    let f = get("forever.dcps");
+    assert_eq!(
+        (f["result"].as_str(), f["status"].as_str(), f["steps"].as_u64()),
+        (Some("limit steps"), Some("fail"), Some(50))
+    );
+    assert!(f["reason"].as_str().unwrap_or("").contains("step limit reached"), "{f}");
+    let t = get("two.dcps");
+    assert_eq!(t["status"], "fail");
+    assert!(t["reason"].as_str().unwrap_or("").contains("one thread"), "{t}");
+    assert_eq!(get("alone.dcps")["status"], "pass");
+}

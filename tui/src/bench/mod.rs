@@ -1,0 +1,391 @@
+//! `deepcps bench PATH..`: runs every program under the paths on the graph
+//! machine, in parallel over a rayon pool, and reports a table (and JSON,
+//! CSV, a comparison with a baseline, a plot of the scaling families).
+//!
+//! - [`discover`]: the programs under the paths, their directives, shards;
+//! - [`run`]: one program → one [`run::Row`], limits and panics included;
+//! - [`table`], [`json`], [`csv`]: the rows as text, JSON, CSV;
+//! - [`baseline`]: ratios to an earlier JSON and regressions;
+//! - [`scale`], [`plot`]: the scaling families at several sizes, drawn.
+//!
+//! Exit codes: 0 every program passed (and no regression), 1 a program
+//! failed or regressed, 2 a usage error (a missing path, a malformed
+//! directive, a bad shard, an unreadable baseline, an unwritable output).
+
+pub mod baseline;
+pub mod csv;
+pub mod discover;
+pub mod json;
+pub mod plot;
+pub mod run;
+pub mod scale;
+pub mod table;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use deepcps_machine::expect::Expected;
+use deepcps_machine::run::Limits;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+
+use discover::Program;
+use run::{Job, Row, Status};
+
+/// Exit code: a program failed or regressed.
+const EXIT_FAIL: u8 = 1;
+/// Exit code: usage error.
+const EXIT_USAGE: u8 = 2;
+
+/// Stack of each worker thread: the machine iterates, but the expression
+/// evaluator and staging expressions still recurse.
+const STACK: usize = 256 << 20;
+
+/// The flags of `deepcps bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Files or directories (searched recursively for `.dcps` files).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Programs run at once (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// Step limit of each program, unless its `// max-steps:` says otherwise.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_steps)]
+    pub max_steps: u64,
+    /// Wall-time limit of each program, in seconds (fractions allowed).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, default_value = "60")]
+    pub timeout: Duration,
+    /// Live-node limit of each program.
+    #[arg(long, value_name = "N")]
+    pub max_nodes: Option<usize>,
+    /// Run only shard K of N: every N-th program from the K-th on.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// Write the rows as JSON to FILE (`-`: stdout, the table then goes to
+    /// stderr).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the rows as CSV to FILE (`-`: stdout).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Compare with an earlier run's JSON: ratios, and regressions beyond
+    /// the threshold (exit code 1).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Ratio new/old above which steps, wall time or peak nodes regressed.
+    #[arg(long, value_name = "RATIO", default_value_t = 1.25, value_parser = parse_threshold)]
+    pub threshold: f64,
+    /// Wall-time regressions of runs shorter than this (seconds) are not
+    /// flagged: they are noise.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.01)]
+    pub min_time: f64,
+    /// Also run the scaling families (programs with `// scale:`) at their
+    /// sizes and draw time and memory against size into this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Sizes for every scaling family instead of their `// scale:` lists.
+    #[arg(long, value_name = "N,N,..", value_delimiter = ',', requires = "plot")]
+    pub sizes: Option<Vec<u64>>,
+}
+
+/// Runs `deepcps bench`; returns the exit code.
+pub fn main(args: BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    match bench(&args, out, err) {
+        Ok(code) => code,
+        Err(msg) => {
+            let _ = writeln!(err, "deepcps bench: {msg}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, String> {
+    let found = discover::discover(&args.paths)?;
+    let baseline = args.baseline.as_deref().map(baseline::Baseline::load).transpose()?;
+    let mut programs = found.programs;
+    let total_found = programs.len();
+    if total_found == 0 {
+        return Err(format!(
+            "no programs under {} ({} left out)",
+            args.paths
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            plural(found.libraries.len(), "library", "libraries")
+        ));
+    }
+    if let Some((k, n)) = args.shard {
+        programs = discover::shard(programs, k, n);
+    }
+    let families = scaled_jobs(args, &programs)?;
+    let threads = match args.threads {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(STACK)
+        .thread_name(|i| format!("deepcps-bench-{i}"))
+        .build()
+        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    let limits = |p: &Program| Limits {
+        max_steps: p.expect.max_steps.unwrap_or(args.max_steps),
+        timeout: Some(args.timeout),
+        max_nodes: args.max_nodes,
+        // Ctrl-C ends a bench at once (no reduction of it reads the flag).
+        interrupt: None,
+    };
+
+    let scaled_count: usize = families.iter().map(|f| f.1.len()).sum();
+    let progress = progress_bar((programs.len() + scaled_count) as u64);
+    let started = Instant::now();
+    let one = |p: &Program| {
+        let snapshot = std::fs::read_to_string(p.path.with_extension("out")).ok();
+        let row = run::run(&Job {
+            name: &p.name,
+            path: &p.path,
+            bytes: &p.bytes,
+            expected: p.expect.outcome.as_ref(),
+            snapshot: snapshot.as_deref(),
+            limits: limits(p),
+            threads: p.expect.threads,
+        });
+        progress.inc(1);
+        progress.set_message(p.name.clone());
+        row
+    };
+    // Programs that ask for one thread are timed alone, after the others.
+    let (alone, shared): (Vec<&Program>, Vec<&Program>) = programs.iter().partition(|p| p.expect.threads == Some(1));
+    let mut rows: Vec<Row> = pool.install(|| shared.par_iter().map(|&p| one(p)).collect());
+    rows.extend(pool.install(|| alone.iter().map(|&p| one(p)).collect::<Vec<_>>()));
+    rows.sort_by(|a, b| a.program.cmp(&b.program));
+
+    // Scaling runs, one at a time so that their times are not shared.
+    let mut curves = Vec::new();
+    let mut scaled_rows = Vec::new();
+    for (p, sizes) in &families {
+        let Some(sc) = &p.expect.scale else { continue };
+        let mut family = scale::Family {
+            name: p
+                .path
+                .file_stem()
+                .map_or_else(|| p.name.clone(), |s| s.to_string_lossy().into_owned()),
+            var: sc.var.clone(),
+            points: Vec::new(),
+        };
+        // Only the kind of outcome is checked at other sizes.
+        let kind = p.expect.outcome.as_ref().map(|o| match o {
+            Expected::Exit(_) => Expected::Exit(None),
+            other => other.clone(),
+        });
+        for (size, bytes) in sizes {
+            let name = format!("{} {}={size}", p.name, sc.var);
+            let row = pool.install(|| {
+                run::run(&Job {
+                    name: &name,
+                    path: &p.path,
+                    bytes,
+                    expected: kind.as_ref(),
+                    snapshot: None,
+                    limits: limits(p),
+                    threads: None,
+                })
+            });
+            progress.inc(1);
+            progress.set_message(name.clone());
+            if matches!(row.result.as_str(), "exit" | "residual") {
+                family.points.push(scale::Point {
+                    size: *size,
+                    wall_s: row.wall_s,
+                    peak: row.peak_live_nodes,
+                });
+            }
+            scaled_rows.push(row);
+        }
+        curves.push(family);
+    }
+    progress.finish_and_clear();
+    let elapsed = started.elapsed();
+
+    let comparison = baseline.as_ref().map(|b| b.compare(&mut rows, args.threshold, args.min_time));
+    if let Some(b) = &baseline {
+        b.compare(&mut scaled_rows, args.threshold, args.min_time);
+    }
+    let mut all = rows.clone();
+    all.extend(scaled_rows.iter().cloned());
+
+    let to_stdout = |p: &Option<PathBuf>| p.as_deref() == Some(Path::new("-"));
+    let table_to_err = to_stdout(&args.json) || to_stdout(&args.csv);
+    let mut report = table::render(&rows, baseline.is_some());
+    if !scaled_rows.is_empty() {
+        report.push_str("\nscaling runs\n");
+        report.push_str(&table::render(&scaled_rows, baseline.is_some()));
+        for f in &curves {
+            let words = |k: Option<f64>| k.map_or("-".to_string(), |k| format!("size^{k:.2} ({})", scale::growth(k)));
+            report.push_str(&format!(
+                "{}: time ∝ {}, peak nodes ∝ {}\n",
+                f.name,
+                words(f.time_slope()),
+                words(f.memory_slope())
+            ));
+        }
+    }
+    if let Some(c) = &comparison {
+        for (program, what) in &c.regressions {
+            report.push_str(&format!("REGRESSION {program}: {what}\n"));
+        }
+    }
+    let passed = all.iter().filter(|r| r.status == Status::Pass).count();
+    let failed = all.len() - passed;
+    let mut summary = format!("summary: {} programs", rows.len());
+    if !scaled_rows.is_empty() {
+        summary.push_str(&format!(" and {} scaling runs", scaled_rows.len()));
+    }
+    summary.push_str(&format!(": {passed} pass, {failed} fail"));
+    if let Some((k, n)) = args.shard {
+        summary.push_str(&format!("; shard {k}/{n} of {total_found} programs"));
+    }
+    if !found.libraries.is_empty() {
+        summary.push_str(&format!("; {} left out", plural(found.libraries.len(), "library", "libraries")));
+    }
+    let steps: u64 = all.iter().map(|r| r.steps).sum();
+    let busy: f64 = all.iter().map(|r| r.wall_s).sum();
+    summary.push_str(&format!(
+        "; {steps} steps, {} of runs in {} on {threads} threads",
+        table::seconds(busy),
+        table::seconds(elapsed.as_secs_f64())
+    ));
+    if let Some(c) = &comparison {
+        summary.push_str(&format!(
+            "; against {}: {} regressions (threshold {}x), {} improved, {} new, {} not run",
+            args.baseline.as_deref().map_or_else(String::new, |p| p.display().to_string()),
+            c.regressions.len(),
+            args.threshold,
+            c.improved,
+            c.new,
+            c.missing
+        ));
+    }
+    report.push_str(&summary);
+    report.push('\n');
+
+    if let Some(path) = &args.json {
+        emit(path, &json::render(&all)?, out)?;
+    }
+    if let Some(path) = &args.csv {
+        emit(path, &csv::render(&all)?, out)?;
+    }
+    if let Some(path) = &args.plot {
+        plot::draw(path, &curves)?;
+    }
+    if table_to_err {
+        let _ = write!(err, "{report}");
+    } else {
+        let _ = write!(out, "{report}");
+    }
+    let regressions = comparison.is_some_and(|c| !c.regressions.is_empty());
+    Ok(if failed > 0 || regressions { EXIT_FAIL } else { 0 })
+}
+
+/// A scaling family's program and its source at each size.
+type Scaled<'p> = (&'p Program, Vec<(u64, Vec<u8>)>);
+
+/// For `--plot`: the scaling families among `programs` with the source of
+/// each size. A family whose size line is missing is a usage error.
+fn scaled_jobs<'p>(args: &BenchArgs, programs: &'p [Program]) -> Result<Vec<Scaled<'p>>, String> {
+    if args.plot.is_none() {
+        return Ok(Vec::new());
+    }
+    let mut jobs = Vec::new();
+    for p in programs {
+        let Some(sc) = &p.expect.scale else { continue };
+        let text = String::from_utf8_lossy(&p.bytes);
+        let sizes = args.sizes.as_ref().unwrap_or(&sc.sizes);
+        let mut sources = Vec::new();
+        for &n in sizes {
+            let s = scale::resize(&text, &sc.var, n)
+                .ok_or_else(|| format!("{}: `scale: {}` but no line `let {} = ...` to resize", p.name, sc.var, sc.var))?;
+            sources.push((n, s.into_bytes()));
+        }
+        jobs.push((p, sources));
+    }
+    if jobs.is_empty() {
+        return Err(
+            "--plot: no scaling family (a program with a `// scale: VAR SIZES..` directive) under the paths; try corpus/bench".into(),
+        );
+    }
+    Ok(jobs)
+}
+
+/// Writes `text` to `path`, or to `out` for `-`.
+fn emit(path: &Path, text: &str, out: &mut dyn Write) -> Result<(), String> {
+    if path == Path::new("-") {
+        out.write_all(text.as_bytes()).map_err(|e| format!("cannot write to stdout: {e}"))
+    } else {
+        std::fs::write(path, text).map_err(|e| format!("cannot write `{}`: {e}", path.display()))
+    }
+}
+
+/// A progress bar on stderr when it is a terminal; hidden otherwise.
+fn progress_bar(len: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// `1 library`, `2 libraries`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `K/N` with `1 <= K <= N`.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}` is not a shard K/N with 1 <= K <= N (e.g. 1/4)");
+    let (k, n) = s.split_once('/').ok_or_else(bad)?;
+    let k: usize = k.trim().parse().map_err(|_| bad())?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    if k == 0 || n == 0 || k > n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// A ratio of at least 1.
+fn parse_threshold(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 1.0 => Ok(x),
+        _ => Err(format!("`{s}` is not a ratio of at least 1 (e.g. 1.25)")),
+    }
+}
+
+/// A number of seconds (fractions allowed).
+fn parse_seconds(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(Duration::from_secs_f64(x)),
+        _ => Err(format!("`{s}` is not a number of seconds")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards() {
+        assert_eq!(parse_shard("1/2"), Ok((1, 2)));
+        assert_eq!(parse_shard("4/4"), Ok((4, 4)));
+        for bad in ["3/2", "0/2", "1/0", "x", "1/", "/2", "-1/2"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+        assert!(parse_threshold("0.5").is_err());
+        assert_eq!(parse_threshold("1.5"), Ok(1.5));
+    }
+}

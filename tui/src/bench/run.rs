@@ -1,0 +1,195 @@
+//! One program's run, measured: load, reduce on the graph machine, print,
+//! and judge against the program's expectation, giving a plain [`Row`]. The
+//! machine is not `Send`, so everything happens on the calling thread and
+//! only the row leaves it. Limits and panics are rows, not crashes.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use deepcps_machine::expect::{verdict, Expected, Observed};
+use deepcps_machine::graph::Machine;
+use deepcps_machine::run::{Counts, Limits, Outcome, StopReason};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::load::add_source;
+use deepcps_machine::syntax::{load_from, RealFs};
+use serde::{Deserialize, Serialize};
+
+use super::baseline::Ratios;
+
+/// Whether a program met its expectation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// It did.
+    Pass,
+    /// It did not (the row's `reason` says why).
+    Fail,
+}
+
+/// One program's measurements: a row of the table, the JSON and the CSV.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Row {
+    /// The program's path (and `VAR=SIZE` for a run of a scaling family).
+    pub program: String,
+    /// How the run ended: `exit`, `residual`, `error KIND`, `static-error`,
+    /// `limit steps`, `limit time`, `limit nodes` or `panic`.
+    pub result: String,
+    /// All steps.
+    pub steps: u64,
+    /// β steps.
+    pub beta: u64,
+    /// Expression steps.
+    pub expr: u64,
+    /// `if` steps.
+    #[serde(rename = "if")]
+    pub if_: u64,
+    /// `fix` steps.
+    pub fix: u64,
+    /// `$exit` steps.
+    pub exit: u64,
+    /// Wall time of the load, the reduction and the printing, in seconds.
+    pub wall_s: f64,
+    /// Steps per second of wall time.
+    pub steps_per_s: f64,
+    /// The most graph nodes live at once.
+    pub peak_live_nodes: u64,
+    /// Bytes of the printed result (exit value or residual program).
+    pub result_bytes: u64,
+    /// The expectation (`exit 12`, `residual`, `error arity`, ...; `none`).
+    pub expectation: String,
+    /// `pass` or `fail`.
+    pub status: Status,
+    /// Why it failed (empty when it passed).
+    #[serde(default)]
+    pub reason: String,
+    /// Ratios to a baseline run, with `--baseline`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Ratios>,
+}
+
+/// One program to run: everything a task needs, all `Send`.
+pub struct Job<'a> {
+    /// The row's name.
+    pub name: &'a str,
+    /// The file (its includes are read relative to it).
+    pub path: &'a Path,
+    /// Its source, possibly rewritten (a scaled size).
+    pub bytes: &'a [u8],
+    /// The expected outcome.
+    pub expected: Option<&'a Expected>,
+    /// The expected printed result (`NAME.out`), if any.
+    pub snapshot: Option<&'a str>,
+    /// The budgets.
+    pub limits: Limits,
+    /// The reduction threads asked for (`// threads:`).
+    pub threads: Option<usize>,
+}
+
+/// Runs `job` and measures it; a panic in the machine is a failing row.
+pub fn run(job: &Job<'_>) -> Row {
+    let start = Instant::now();
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| measure(job, start)));
+    caught.unwrap_or_else(|_| {
+        let mut row = blank(job, "panic", start.elapsed());
+        row.status = Status::Fail;
+        row.reason = "the machine panicked (a bug; please report it with the program)".into();
+        row
+    })
+}
+
+/// A row with no counts yet.
+fn blank(job: &Job<'_>, result: &str, wall: Duration) -> Row {
+    Row {
+        program: job.name.to_string(),
+        result: result.to_string(),
+        steps: 0,
+        beta: 0,
+        expr: 0,
+        if_: 0,
+        fix: 0,
+        exit: 0,
+        wall_s: wall.as_secs_f64(),
+        steps_per_s: 0.0,
+        peak_live_nodes: 0,
+        result_bytes: 0,
+        expectation: job.expected.map_or_else(|| "none".to_string(), |e| e.to_string()),
+        status: Status::Pass,
+        reason: String::new(),
+        baseline: None,
+    }
+}
+
+fn judge(row: &mut Row, job: &Job<'_>, observed: &Observed<'_>, detail: Option<String>) {
+    if let Err(why) = verdict(job.expected, observed, job.snapshot) {
+        row.status = Status::Fail;
+        row.reason = match detail {
+            Some(d) => format!("{why}: {d}"),
+            None => why,
+        };
+    }
+}
+
+fn measure(job: &Job<'_>, start: Instant) -> Row {
+    if let Some(n) = job.threads.filter(|&n| n != 1) {
+        let mut row = blank(job, "not run", start.elapsed());
+        row.status = Status::Fail;
+        row.reason = format!("`threads: {n}`: the graph machine reduces on one thread (parallel reduction is not built yet)");
+        return row;
+    }
+    let mut sources = SourceMap::new();
+    let loaded = add_source(&mut sources, job.name, Some(job.path.to_path_buf()), job.bytes.to_vec())
+        .map_err(|d| vec![d])
+        .and_then(|id| load_from(&RealFs, id, &mut sources, false));
+    let program = match loaded {
+        Ok(p) => p,
+        Err(diags) => {
+            let mut row = blank(job, "static-error", start.elapsed());
+            let first = diags.first().map(|d| d.message.clone());
+            judge(&mut row, job, &Observed::StaticError, first);
+            return row;
+        }
+    };
+    let mut m = Machine::new(program);
+    let report = m.report(&job.limits);
+    let wall = start.elapsed();
+    let peak = m.peak_live_nodes();
+    let (result, observed_limit) = match &report.outcome {
+        Outcome::Exit(_) => ("exit".to_string(), None),
+        Outcome::Residual => ("residual".to_string(), None),
+        Outcome::Error(e) => (format!("error {}", e.kind.name()), None),
+        Outcome::Limit(r) => {
+            let which = match r {
+                StopReason::Steps(_) => "limit steps",
+                StopReason::Time { .. } => "limit time",
+                StopReason::Nodes { .. } => "limit nodes",
+                StopReason::Interrupted { .. } => "interrupted",
+            };
+            (which.to_string(), Some(r.to_string()))
+        }
+    };
+    let mut row = blank(job, &result, wall);
+    fill_counts(&mut row, &report.counts);
+    row.peak_live_nodes = peak as u64;
+    row.steps_per_s = report.counts.total() as f64 / wall.as_secs_f64().max(1e-9);
+    let limit_words = observed_limit.unwrap_or_default();
+    let (observed, detail) = match &report.outcome {
+        Outcome::Exit(_) => (Observed::Exit(&report.text), None),
+        Outcome::Residual => (Observed::Residual(&report.text), None),
+        Outcome::Error(e) => (Observed::Error(e.kind), Some(e.message.clone())),
+        Outcome::Limit(_) => (Observed::Limit(&limit_words), None),
+    };
+    if matches!(observed, Observed::Exit(_) | Observed::Residual(_)) {
+        row.result_bytes = report.text.len() as u64;
+    }
+    judge(&mut row, job, &observed, detail);
+    row
+}
+
+fn fill_counts(row: &mut Row, c: &Counts) {
+    row.steps = c.total();
+    row.beta = c.beta;
+    row.expr = c.expr;
+    row.if_ = c.if_;
+    row.fix = c.fix;
+    row.exit = c.exit;
+}

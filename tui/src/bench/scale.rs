@@ -1,0 +1,115 @@
+//! Scaling families (`--plot`): a program with a `// scale: VAR SIZES..`
+//! directive is run at each size, its `let VAR = ..` line rewritten as
+//! `scripts/bench.sh` does, and the growth of time and memory is fitted to
+//! a power of the size (slope 1 on a log-log plot is linear, 2 quadratic).
+
+/// The source of `text` with every line `let VAR = ...` (at the start of a
+/// line) replaced by `let VAR = size`; `None` if there is no such line.
+pub fn resize(text: &str, var: &str, size: u64) -> Option<String> {
+    let prefix = format!("let {var} =");
+    let mut found = false;
+    let mut out = String::with_capacity(text.len() + 8);
+    for line in text.split_inclusive('\n') {
+        if line.starts_with(&prefix) {
+            found = true;
+            out.push_str(&format!("{prefix} {size}"));
+            if line.ends_with('\n') {
+                out.push('\n');
+            }
+        } else {
+            out.push_str(line);
+        }
+    }
+    found.then_some(out)
+}
+
+/// One measured size of a family.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// The size.
+    pub size: u64,
+    /// Wall time, seconds.
+    pub wall_s: f64,
+    /// Peak live nodes.
+    pub peak: u64,
+}
+
+/// A family's measured sizes (those that ran to a result).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Family {
+    /// The program's file stem (`loop_sum`).
+    pub name: String,
+    /// The size variable.
+    pub var: String,
+    /// Points by increasing size.
+    pub points: Vec<Point>,
+}
+
+impl Family {
+    /// The exponent `k` of `time ∝ size^k`, fitted by least squares on
+    /// logarithms (`None` with fewer than two sizes).
+    pub fn time_slope(&self) -> Option<f64> {
+        slope(self.points.iter().map(|p| (p.size as f64, p.wall_s)))
+    }
+
+    /// The exponent of `peak live nodes ∝ size^k`.
+    pub fn memory_slope(&self) -> Option<f64> {
+        slope(self.points.iter().map(|p| (p.size as f64, p.peak as f64)))
+    }
+}
+
+/// The least-squares slope of `ln y` against `ln x` (points with a
+/// non-positive coordinate are left out).
+pub fn slope(points: impl Iterator<Item = (f64, f64)>) -> Option<f64> {
+    let logs: Vec<(f64, f64)> = points.filter(|&(x, y)| x > 0.0 && y > 0.0).map(|(x, y)| (x.ln(), y.ln())).collect();
+    let n = logs.len() as f64;
+    if logs.len() < 2 {
+        return None;
+    }
+    let mx = logs.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = logs.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = logs.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let sxy: f64 = logs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
+}
+
+/// `linear`, `quadratic`, ... for a fitted slope.
+pub fn growth(k: f64) -> &'static str {
+    if k < 0.5 {
+        "flat"
+    } else if k < 1.4 {
+        "linear"
+    } else if k < 2.4 {
+        "quadratic"
+    } else {
+        "worse than quadratic"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resizes_the_let_line_only() {
+        let t = "// let N = 3 in a comment\nlet N = 5\nlet NN = 7\nf N";
+        assert_eq!(
+            resize(t, "N", 100).as_deref(),
+            Some("// let N = 3 in a comment\nlet N = 100\nlet NN = 7\nf N")
+        );
+        assert_eq!(resize(t, "K", 1), None);
+    }
+
+    #[test]
+    fn slopes() {
+        let lin = [(10.0, 1.0), (100.0, 10.0), (1000.0, 100.0)];
+        let quad = [(10.0, 1.0), (100.0, 100.0), (1000.0, 10000.0)];
+        let k = slope(lin.into_iter()).unwrap_or(0.0);
+        assert!((k - 1.0).abs() < 1e-9, "{k}");
+        let k = slope(quad.into_iter()).unwrap_or(0.0);
+        assert!((k - 2.0).abs() < 1e-9, "{k}");
+        assert_eq!(slope([(10.0, 1.0)].into_iter()), None);
+        assert_eq!(growth(1.05), "linear");
+        assert_eq!(growth(1.9), "quadratic");
+    }
+}

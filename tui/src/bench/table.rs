@@ -1,0 +1,116 @@
+//! The text table of a bench run: one line per program, columns aligned,
+//! numbers right-aligned, then one line per failing program with its
+//! reason.
+
+use super::baseline::times;
+use super::run::{Row, Status};
+
+/// Seconds in a readable unit (`0.42 ms`, `12.3 ms`, `1.234 s`).
+pub fn seconds(s: f64) -> String {
+    if s < 0.001 {
+        format!("{:.3} ms", s * 1e3)
+    } else if s < 1.0 {
+        format!("{:.1} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}
+
+/// A rate with a unit prefix (`834 k`, `1.25 M`).
+pub fn rate(r: f64) -> String {
+    if r >= 1e6 {
+        format!("{:.2} M", r / 1e6)
+    } else if r >= 1e3 {
+        format!("{:.0} k", r / 1e3)
+    } else {
+        format!("{r:.0}")
+    }
+}
+
+/// The table of `rows`; with `ratios`, three more columns compare each row
+/// with the baseline.
+pub fn render(rows: &[Row], ratios: bool) -> String {
+    let mut header = vec![
+        "program",
+        "result",
+        "steps",
+        "beta",
+        "expr",
+        "if",
+        "fix",
+        "exit",
+        "wall",
+        "steps/s",
+        "peak nodes",
+        "result B",
+        "expect",
+        "status",
+    ];
+    if ratios {
+        header.extend(["steps×", "wall×", "peak×", "vs baseline"]);
+    }
+    // Left-aligned: the text columns.
+    let left = |i: usize| matches!(i, 0 | 1 | 12 | 13 | 17);
+    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for r in rows {
+        let mut line = vec![
+            r.program.clone(),
+            r.result.clone(),
+            r.steps.to_string(),
+            r.beta.to_string(),
+            r.expr.to_string(),
+            r.if_.to_string(),
+            r.fix.to_string(),
+            r.exit.to_string(),
+            seconds(r.wall_s),
+            rate(r.steps_per_s),
+            r.peak_live_nodes.to_string(),
+            r.result_bytes.to_string(),
+            r.expectation.clone(),
+            match r.status {
+                Status::Pass => "pass".to_string(),
+                Status::Fail => "FAIL".to_string(),
+            },
+        ];
+        if ratios {
+            match &r.baseline {
+                Some(b) => {
+                    line.extend([times(b.steps), times(b.wall), times(b.peak_live_nodes)]);
+                    line.push(if b.regressions.is_empty() {
+                        "ok".to_string()
+                    } else {
+                        format!("REGRESSION ({})", b.regressions.join(", "))
+                    });
+                }
+                None => line.extend(["-", "-", "-", "new"].map(String::from)),
+            }
+        }
+        cells.push(line);
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| cells.iter().map(|l| l[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut s = String::new();
+    for line in &cells {
+        let mut text = String::new();
+        for (i, cell) in line.iter().enumerate() {
+            if i > 0 {
+                text.push_str("  ");
+            }
+            let pad = widths[i] - cell.chars().count();
+            if left(i) {
+                text.push_str(cell);
+                text.extend(std::iter::repeat_n(' ', pad));
+            } else {
+                text.extend(std::iter::repeat_n(' ', pad));
+                text.push_str(cell);
+            }
+        }
+        s.push_str(text.trim_end());
+        s.push('\n');
+    }
+    for r in rows.iter().filter(|r| r.status == Status::Fail) {
+        s.push_str(&format!("FAIL {}: {}\n", r.program, r.reason));
+    }
+    s
+}
