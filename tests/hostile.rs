@@ -41,7 +41,11 @@ fn check(name: &str, text: String, args: &[&str], code: u8, message: &str) -> Ra
     let r = run(name, text, args);
     assert_eq!(r.code, code, "{name}: stderr {}", &r.err[..r.err.len().min(2000)]);
     let all = format!("{}{}", r.out, r.err);
-    assert!(all.contains(message), "{name}: expected `{message}` in {}", &all[..all.len().min(2000)]);
+    assert!(
+        all.contains(message),
+        "{name}: expected `{message}` in {}",
+        &all[..all.len().min(2000)]
+    );
     r
 }
 
@@ -132,9 +136,14 @@ fn runaway_programs_stop_at_their_limits() {
     let forever = "fix loop(i) {\n  \"i+1\" (j)\n  loop j\n} in\nloop 0\n".to_string();
     check("forever.dcps", forever.clone(), &["--max-steps", "50000"], 3, "steps: 50000");
     // Both machines stop the same way.
-    check("forever_ref.dcps", forever, &["--max-steps", "5000", "--reference"], 3, "steps: 5000");
+    check(
+        "forever_ref.dcps",
+        forever,
+        &["--max-steps", "5000", "--reference"],
+        3,
+        "steps: 5000",
+    );
     // A residual larger than the output limit.
     let big = format!("(k) {{\n  @never: k [{}]\n}} (x) {{\n  $exit x\n}}\n", vec!["1"; 2000].join(", "));
     check("big_residual.dcps", big, &["--max-output", "100"], 3, "output limit reached");
 }
-
