@@ -67,7 +67,7 @@ fn the_output_limit() {
     assert!(r.out.is_empty(), "{}", r.out);
     assert!(
         r.err
-            .contains("output limit reached: the result is 106 bytes, more than --max-output 10"),
+            .contains("output limit reached: the result is longer than --max-output 10 bytes"),
         "{}",
         r.err
     );
@@ -80,7 +80,7 @@ fn the_output_limit() {
     let r = deepcps(&["run", &file, "--stop-after", "5", "--max-output", "10"]);
     assert_eq!(r.code, 3, "{}", r.err);
     assert!(r.out.is_empty());
-    assert!(r.err.contains("more than --max-output 10"), "{}", r.err);
+    assert!(r.err.contains("longer than --max-output 10 bytes"), "{}", r.err);
 }
 
 #[test]
@@ -96,4 +96,24 @@ fn bad_limit_values_are_usage_errors() {
         assert_eq!(r.code, 2, "{flag} {value}: {}", r.err);
         assert!(r.err.contains(flag) || r.err.contains(value), "{flag} {value}: {}", r.err);
     }
+}
+
+#[test]
+fn the_output_limit_cuts_printing_short() {
+    // A chain of closures nested in argument position prints with one more
+    // level of indentation per closure: quadratic text. With a small
+    // output limit the printer stops writing indentation at the limit.
+    let grow = "fix grow(i, f) {\n  \"i+1\" (j)\n  grow j (k) {\n    f k\n  }\n} in\ngrow 0 (k) {\n  $exit k\n}\n";
+    let p = program("closures.dcps", grow);
+    let r = deepcps(&["run", &p, "--max-nodes", "4000", "--max-output", "1000"]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.err.contains("node limit reached"), "{}", r.err);
+    let r = deepcps(&["run", &p, "--stop-after", "2000", "--max-output", "1000"]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.out.is_empty());
+    assert!(r.err.contains("longer than --max-output 1000 bytes"), "{}", r.err);
+    // Without the limit the same term prints, and is far longer.
+    let r = deepcps(&["run", &p, "--stop-after", "2000"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.len() > 100_000, "{}", r.out.len());
 }

@@ -118,6 +118,10 @@ pub struct Limits {
     /// A flag that stops the run when set (a Ctrl-C handler sets it; read
     /// when the clock is).
     pub interrupt: Option<&'static AtomicBool>,
+    /// The caller prints no result longer than this: the report's text is
+    /// built only until it is longer ([`crate::print::Printer::limited`]),
+    /// and is then unfit for printing.
+    pub max_output: Option<usize>,
 }
 
 impl Default for Limits {
@@ -127,6 +131,7 @@ impl Default for Limits {
             timeout: None,
             max_nodes: None,
             interrupt: None,
+            max_output: None,
         }
     }
 }

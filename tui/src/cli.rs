@@ -193,6 +193,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
                 timeout,
                 max_nodes: Some(max_nodes),
                 interrupt: Some(&INTERRUPT),
+                max_output: Some(max_output),
             },
         ),
         Command::Check { file } => ctx.check(&file),
@@ -323,8 +324,7 @@ impl Ctx<'_> {
             Outcome::Residual | Outcome::Exit(_) if too_long => {
                 let _ = writeln!(
                     self.err,
-                    "deepcps: output limit reached: the result is {} bytes, more than --max-output {max_output}; nothing printed",
-                    report.text.len()
+                    "deepcps: output limit reached: the result is longer than --max-output {max_output} bytes; nothing printed"
                 );
                 EXIT_LIMIT
             }
@@ -339,8 +339,7 @@ impl Ctx<'_> {
             Outcome::Limit(StopReason::Steps(n)) if stop_after && too_long => {
                 let _ = writeln!(
                     self.err,
-                    "deepcps: stopped after {n} steps as asked; the term is {} bytes, more than --max-output {max_output}; nothing printed",
-                    report.text.len()
+                    "deepcps: stopped after {n} steps as asked; the term is longer than --max-output {max_output} bytes; nothing printed"
                 );
                 EXIT_LIMIT
             }

@@ -326,7 +326,7 @@ impl Machine {
         let (text, warnings) = match &outcome {
             Outcome::Exit(v) => {
                 let vars = self.exit_vars.clone().unwrap_or_default();
-                let text = Printer::new(&vars).atom_text(v);
+                let text = Printer::new(&vars).limited(limits.max_output.unwrap_or(usize::MAX)).atom_text(v);
                 let r = Reducer {
                     body: self.to_program().body,
                     vars,
@@ -336,7 +336,9 @@ impl Machine {
             }
             _ => {
                 let p = self.to_program();
-                let text = Printer::new(&p.vars).program_text(&p.body);
+                let text = Printer::new(&p.vars)
+                    .limited(limits.max_output.unwrap_or(usize::MAX))
+                    .program_text(&p.body);
                 let r = Reducer {
                     body: p.body,
                     vars: p.vars,

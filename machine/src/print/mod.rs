@@ -163,6 +163,9 @@ pub struct Printer<'v> {
     fv: FreeVars,
     /// Where things were printed, in recording mode.
     map: Option<PrintMap>,
+    /// Past this many bytes, line breaks and indentation are no longer
+    /// written ([`Printer::limited`]).
+    limit: usize,
 }
 
 impl<'v> Printer<'v> {
@@ -175,7 +178,19 @@ impl<'v> Printer<'v> {
             hoisted: HashSet::new(),
             fv: FreeVars::default(),
             map: None,
+            limit: usize::MAX,
         }
+    }
+
+    /// A printer that stops writing line breaks and indentation once its
+    /// text is longer than `bytes`: a caller that prints nothing longer
+    /// than that (`--max-output`) learns the text is too long without
+    /// building it. Indentation is what can grow faster than the term: a
+    /// chain of `d` lambdas nested in argument position indents `d` levels,
+    /// `d^2` spaces in all.
+    pub fn limited(mut self, bytes: usize) -> Printer<'v> {
+        self.limit = bytes;
+        self
     }
 
     /// A printer that prints exactly what [`Printer::new`] prints and notes
@@ -256,6 +271,9 @@ impl<'v> Printer<'v> {
     }
 
     fn newline(&mut self, indent: usize) {
+        if self.out.len() > self.limit {
+            return;
+        }
         self.out.push('\n');
         for _ in 0..indent {
             self.out.push(' ');

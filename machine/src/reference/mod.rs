@@ -116,9 +116,10 @@ impl Reducer {
     /// Like [`Reducer::report`], calling `on_step` after every step.
     pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
         let outcome = self.run_traced(limits, on_step);
+        let limit = limits.max_output.unwrap_or(usize::MAX);
         let text = match &outcome {
-            Outcome::Exit(v) => Printer::new(&self.vars).atom_text(v),
-            _ => Printer::new(&self.vars).program_text(&self.body),
+            Outcome::Exit(v) => Printer::new(&self.vars).limited(limit).atom_text(v),
+            _ => Printer::new(&self.vars).limited(limit).program_text(&self.body),
         };
         let warnings = match &outcome {
             Outcome::Exit(v) => self.stuck_warnings_in(v),

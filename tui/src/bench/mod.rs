@@ -137,6 +137,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
         max_nodes: args.max_nodes,
         // Ctrl-C ends a bench at once (no reduction of it reads the flag).
         interrupt: None,
+        max_output: None,
     };
 
     let scaled_count: usize = families.iter().map(|f| f.1.len()).sum();
