@@ -112,6 +112,33 @@ fn check_seed(seed: u64) -> Result<(), String> {
     })
 }
 
+/// Programs generated from byte choices (`StagedGen::from_bytes`, what the
+/// `machines` fuzz target feeds the machines) load and agree: no bytes, few,
+/// all zero, all `0xff`, and a few pseudo-random strings.
+#[test]
+fn byte_choice_programs_agree() {
+    let mut inputs: Vec<Vec<u8>> = vec![vec![], vec![7], vec![0; 64], vec![0xff; 300], (0..=255).collect()];
+    let mut x: u32 = 1;
+    for len in [16, 64, 256, 1024] {
+        inputs.push(
+            (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    (x >> 16) as u8
+                })
+                .collect(),
+        );
+    }
+    let failures: Vec<String> = inputs
+        .iter()
+        .filter_map(|bytes| {
+            let src = StagedGen::from_bytes(bytes).program().src;
+            check_src(&src, "").err().map(|e| format!("bytes {bytes:?}\n{e}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// Generated staged programs behave the same on both machines.
 #[test]
 fn generated_programs_agree() {
