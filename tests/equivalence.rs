@@ -5,16 +5,19 @@
 //! number of warnings and the same step counts by kind.
 //!
 //! The machines are called through `deepcps_tests::graph_report` and
-//! `deepcps_tests::reference_report`. `DEEPCPS_EQUIV_CASES=N` sets the number
-//! of generated programs (default 10,000) and `DEEPCPS_EQUIV_SEED=S` the
-//! first seed (default 0); `scripts/equiv.sh` runs many more.
+//! `deepcps_tests::reference_report`, and compared by
+//! `deepcps_tests::compare` (shared with the `machines` fuzz target).
+//! `DEEPCPS_EQUIV_CASES=N` sets the number of generated programs (default
+//! 10,000) and `DEEPCPS_EQUIV_SEED=S` the first seed (default 0);
+//! `scripts/equiv.sh` runs many more.
 
 use std::path::{Path, PathBuf};
 
 use deepcps_machine::reference::Reducer;
-use deepcps_machine::run::{Limits, Outcome, Report};
+use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_tests::compare::{compare, kind};
 use deepcps_tests::{graph_report, load_source, reference_report, root, StagedGen, TEST_MAX_STEPS};
 
 /// The step limit of generated programs: every bounded loop they hold ends
@@ -23,55 +26,6 @@ const GEN_STEPS: u64 = 2_000;
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
-
-/// How a run ended, as compared: the error kind, not its message.
-fn kind(r: &Report) -> String {
-    match &r.outcome {
-        Outcome::Residual => "residual".into(),
-        Outcome::Exit(_) => "exit".into(),
-        Outcome::Error(e) => format!("error {}", e.kind.name()),
-        Outcome::Limit(l) => format!("limit ({l})"),
-    }
-}
-
-/// Everything the comparison looks at, as text (for the failure message).
-fn summary(r: &Report) -> String {
-    format!(
-        "outcome: {}\n{}\nwarnings: {}\n--- text\n{}",
-        kind(r),
-        r.counts,
-        r.warnings.len(),
-        r.text
-    )
-}
-
-/// Compares two reports of the same program.
-fn compare(graph: &Report, reference: &Report) -> Result<(), String> {
-    let mut diffs = Vec::new();
-    if kind(graph) != kind(reference) {
-        diffs.push("outcome");
-    }
-    if graph.counts != reference.counts {
-        diffs.push("step counts");
-    }
-    if graph.warnings.len() != reference.warnings.len() {
-        diffs.push("warning count");
-    }
-    let printed = matches!(reference.outcome, Outcome::Exit(_) | Outcome::Residual);
-    if printed && graph.text != reference.text {
-        diffs.push("printed result");
-    }
-    if diffs.is_empty() {
-        Ok(())
-    } else {
-        Err(format!(
-            "machines differ in: {}\n=== graph machine\n{}\n=== reference reducer\n{}",
-            diffs.join(", "),
-            summary(graph),
-            summary(reference)
-        ))
-    }
 }
 
 fn directive<'a>(text: &'a str, key: &str) -> Option<&'a str> {
@@ -156,6 +110,33 @@ fn check_seed(seed: u64) -> Result<(), String> {
             g.src
         )
     })
+}
+
+/// Programs generated from byte choices (`StagedGen::from_bytes`, what the
+/// `machines` fuzz target feeds the machines) load and agree: no bytes, few,
+/// all zero, all `0xff`, and a few pseudo-random strings.
+#[test]
+fn byte_choice_programs_agree() {
+    let mut inputs: Vec<Vec<u8>> = vec![vec![], vec![7], vec![0; 64], vec![0xff; 300], (0..=255).collect()];
+    let mut x: u32 = 1;
+    for len in [16, 64, 256, 1024] {
+        inputs.push(
+            (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    (x >> 16) as u8
+                })
+                .collect(),
+        );
+    }
+    let failures: Vec<String> = inputs
+        .iter()
+        .filter_map(|bytes| {
+            let src = StagedGen::from_bytes(bytes).program().src;
+            check_src(&src, "").err().map(|e| format!("bytes {bytes:?}\n{e}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 /// Generated staged programs behave the same on both machines.

@@ -98,6 +98,9 @@ impl Generated {
 /// The generator: a small deterministic random source and a name counter.
 pub struct StagedGen {
     state: u64,
+    /// Choices read from bytes instead of the random source (the fuzzer's
+    /// input, `tests/fuzz/fuzz_targets/machines.rs`), and the next to read.
+    choices: Option<(Vec<u8>, usize)>,
     fresh: u32,
     vars: Vec<Var>,
     /// How many lambdas that may never be called enclose the code being
@@ -110,13 +113,30 @@ impl StagedGen {
     pub fn new(seed: u64) -> StagedGen {
         StagedGen {
             state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03,
+            choices: None,
             fresh: 0,
             vars: Vec::new(),
             lambdas: 0,
         }
     }
 
+    /// A generator whose every choice is the next byte of `bytes` (zero once
+    /// they run out), for the fuzzer: changing one byte changes one decision,
+    /// and every byte string gives a program (the templates' fuel bounds its
+    /// size whatever the choices).
+    pub fn from_bytes(bytes: &[u8]) -> StagedGen {
+        StagedGen {
+            choices: Some((bytes.to_vec(), 0)),
+            ..StagedGen::new(0)
+        }
+    }
+
     fn next(&mut self) -> u64 {
+        if let Some((bytes, at)) = &mut self.choices {
+            let b = bytes.get(*at).copied().unwrap_or(0);
+            *at += 1;
+            return u64::from(b);
+        }
         // splitmix64
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;

@@ -17,6 +17,8 @@ use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
 use deepcps_machine::term::Program;
 
+pub mod compare;
+pub mod fuzzcheck;
 pub mod gen;
 pub use gen::{Generated, StagedGen, REST_SPLICE_MARK};
 
