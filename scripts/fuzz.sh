@@ -78,7 +78,7 @@ for t in "${TARGETS[@]}"; do
             -print_final_stats=1 >>"$log" 2>&1 || true
         end=$(date +%s)
         used=$((used + end - start))
-        n=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s += $2} END {print s + 0}')
+        n=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s += $2} END {print s + 0}')
         runs=$n
         if [ $((end - start)) -lt 2 ]; then
             echo "fuzz.sh: $t stopped at once; see $log" >&2

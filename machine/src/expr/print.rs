@@ -117,6 +117,11 @@ fn write_expr(out: &mut String, e: &Expr, name: &dyn Fn(VarId) -> String) {
             }
             out.push('}');
         }
+        // `-0` would parse back as the literal `0` (the parser folds a minus
+        // into the number after it, and `-0` is `0`), which prints without
+        // the minus: the zero is parenthesised so that printing round-trips
+        // (found by the `roundtrip` fuzz target, `"--0"`).
+        ExprKind::Unary(UnOp::Neg, x) if matches!(x.kind, ExprKind::Val(Atom::Int(0))) => out.push_str("-(0)"),
         ExprKind::Unary(op, x) => {
             out.push(match op {
                 UnOp::Neg => '-',
@@ -522,6 +527,12 @@ mod tests {
         assert_eq!(pr(&e), "-(-1.5)");
         let e = mk(ExprKind::Unary(UnOp::Neg, Box::new(val(Atom::Int(7)))));
         assert_eq!(pr(&e), "-7");
+        // `-0` would reparse as the literal 0, printed `0`.
+        let e = mk(ExprKind::Unary(UnOp::Neg, Box::new(val(Atom::Int(0)))));
+        assert_eq!(pr(&e), "-(0)");
+        assert_eq!(pr(&parse("--0")), "-(0)");
+        assert_eq!(pr(&parse("-(0)")), "-(0)");
+        assert_eq!(pr(&parse("-0")), "0");
         let e = mk(ExprKind::Field(Box::new(val(Atom::Int(-7))), Rc::from("f")));
         assert_eq!(pr(&e), "(-7).f");
         let m = Atom::Map(vec![(Atom::Int(1), Atom::Int(2))]);
