@@ -115,28 +115,37 @@ impl ProgramView {
     /// For an exit value (`$exit v` ended the run), over the exit value's
     /// variables: the value printed by [`Printer::atom_text`]; the statuses
     /// of the bodies inside it are those the lambda graph gives them when the
-    /// value is the argument of an `always` body,
+    /// value is the argument of an inactive `$exit` body,
     /// [`ProgramView::value_body`], whose graph the `node`s refer to (that
     /// body itself is not among `bodies`). The value is copied once.
     pub fn of_value(value: &Atom, vars: &Vars) -> ProgramView {
         let wrapper = ProgramView::value_body(value);
         let graph = LambdaGraph::build(&wrapper, vars);
-        let (text, map) = match &wrapper.cmd {
-            Cmd::App(App { args, .. }) => match args.first() {
-                Some(Arg::Atom(copy)) => Printer::recording(vars).atom_map(copy),
-                _ => Printer::recording(vars).atom_map(value),
-            },
-            Cmd::Fix(_) => Printer::recording(vars).atom_map(value),
-        };
-        let root = graph.body_addresses.first().map(|&(n, _)| n);
-        ProgramView::assemble(&graph, text, map, root)
+        ProgramView::of_value_body(&graph, &wrapper, vars)
     }
 
-    /// The body `@always: $exit v` holding a copy of `value`, whose lambda
-    /// graph gives the statuses and nodes of [`ProgramView::of_value`].
+    /// [`ProgramView::of_value`] for a caller that holds the wrapper body
+    /// (from [`ProgramView::value_body`]) and the lambda graph built from
+    /// this very wrapper.
+    pub fn of_value_body(graph: &LambdaGraph, wrapper: &Body, vars: &Vars) -> ProgramView {
+        let (text, map) = match &wrapper.cmd {
+            Cmd::App(App { args, .. }) => match args.first() {
+                Some(Arg::Atom(copy)) | Some(Arg::Splice(copy)) => Printer::recording(vars).atom_map(copy),
+                None => (String::from("\n"), PrintMap::default()),
+            },
+            Cmd::Fix(_) => (String::from("\n"), PrintMap::default()),
+        };
+        let root = graph.body_addresses.first().map(|&(n, _)| n);
+        ProgramView::assemble(graph, text, map, root)
+    }
+
+    /// The body `@never: $exit v` holding a copy of `value`, whose lambda
+    /// graph gives the statuses and nodes of [`ProgramView::of_value`]
+    /// (inactive: it stands for the `$exit` that already ran, and the
+    /// statuses of the bodies inside do not depend on it).
     pub fn value_body(value: &Atom) -> Body {
         Body {
-            stage: SExp::Const(true),
+            stage: SExp::Const(false),
             cmd: Cmd::App(App {
                 head: Atom::Builtin(Builtin::Exit),
                 args: vec![Arg::Atom(value.clone())],

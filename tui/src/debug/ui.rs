@@ -6,6 +6,7 @@
 //! ones show the active pane alone (Tab cycles); below 30×8 a "too small"
 //! notice replaces everything. Two status lines close the screen.
 
+use deepcps_machine::view::Status;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -175,11 +176,6 @@ fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) 
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-/// The status a ready body is drawn with.
-fn b_ready() -> deepcps_machine::view::Status {
-    deepcps_machine::view::Status::Ready
-}
-
 fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
     let g = &app.graph;
     let title = format!(" graph · radius {} · zoom {:?} ", g.radius, g.zoom);
@@ -213,7 +209,7 @@ fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
             let mut style = if row.heading {
                 app.palette.border(true)
             } else if row.focus {
-                app.palette.status(&b_ready())
+                app.palette.status(&Status::Ready)
             } else {
                 Style::default()
             };

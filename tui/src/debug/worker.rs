@@ -19,7 +19,6 @@ use deepcps_machine::run::Counts;
 use deepcps_machine::session::{Breakpoint, End, Session, Stop};
 use deepcps_machine::span::{FileId, SourceMap, Span};
 use deepcps_machine::syntax::{load_program, RealFs};
-use deepcps_machine::term::{App, Arg, Atom, Body, Builtin, Cmd as TermCmd, SExp};
 use deepcps_machine::view::program::ProgramView;
 use deepcps_machine::view::{LambdaGraph, Places, StagingGraph, Status};
 
@@ -84,8 +83,6 @@ pub struct Frame {
     pub next: Option<String>,
     /// Live nodes of the graph machine.
     pub live_nodes: usize,
-    /// Node slots (live and free).
-    pub node_slots: usize,
     /// Resident memory of the process, if the system tells.
     pub rss_bytes: Option<u64>,
     /// The views of the state (absent in the frames of a background run,
@@ -112,8 +109,6 @@ pub struct ViewData {
     pub chains: Vec<ChainRow>,
     /// The breakpoints: description, enabled, hits.
     pub breakpoints: Vec<(String, bool, u64)>,
-    /// Source place of each body (`file:line:col`).
-    pub places: Vec<String>,
 }
 
 /// The engine proper: a session over one program and the view settings.
@@ -335,29 +330,31 @@ impl Worker {
             message: self.message.clone(),
             next,
             live_nodes: m.live_nodes(),
-            node_slots: m.g.nodes.len(),
             rss_bytes: rss(),
-            view: full.then(|| Arc::new(self.views())),
+            view: full.then(|| Arc::new(self.views(&places))),
         }
     }
 
-    fn views(&self) -> ViewData {
+    fn views(&self, places: &Places) -> ViewData {
         let s = &self.session;
         let m = s.machine();
-        let (body, vars, title, value) = match s.end() {
+        // One lambda graph per state, shared by the program view, the graph
+        // pane and the staging chains.
+        let (body, vars, title, is_value) = match s.end() {
             Some(End::Exit(v)) => {
                 let vars = m.exit_vars().cloned().unwrap_or_default();
-                (exit_body(v.clone()), vars, "exit value", Some(v))
+                (ProgramView::value_body(v), vars, "exit value", true)
             }
             _ => {
                 let p = m.to_program();
-                (p.body, p.vars, "term", None)
+                (p.body, p.vars, "term", false)
             }
         };
         let lg = LambdaGraph::build(&body, &vars);
-        let program = match value {
-            Some(v) => ProgramView::of_value(v, &vars),
-            None => ProgramView::of_program(&body, &vars),
+        let program = if is_value {
+            ProgramView::of_value_body(&lg, &body, &vars)
+        } else {
+            ProgramView::with_graph(&lg, &body, &vars)
         };
         let mut statuses = [0usize; 5];
         for b in &program.bodies {
@@ -380,11 +377,9 @@ impl Worker {
             .map(|b| neighbourhood(&lg, b.node, self.radius));
         let sg = StagingGraph::from_lambda_graph(&lg);
         let ready_node = program.ready().and_then(|i| program.bodies.get(i)).map(|b| b.node);
-        let mut chains = worklist_rows(&program, &self.sources);
+        let mut chains = worklist_rows(&program, places);
         chains.extend(chain_rows(&sg, s.fired(), ready_node));
         let breakpoints = s.breakpoints.iter().map(|e| (e.at.to_string(), e.enabled, e.hits)).collect();
-        let places_of = Places::new(&self.sources);
-        let places = program.bodies.iter().map(|b| describe_short(&places_of, b.span)).collect();
         ViewData {
             step: s.steps(),
             title,
@@ -394,7 +389,6 @@ impl Worker {
             graph,
             chains,
             breakpoints,
-            places,
         }
     }
 }
@@ -405,14 +399,13 @@ const WORKLIST_ROWS: usize = 6;
 /// The machine's worklist as rows of the chains pane: the pending bodies in
 /// the order they will run (post-order: a body after everything nested in
 /// it), the ready one first, each with its first printed line and place.
-fn worklist_rows(program: &ProgramView, sources: &SourceMap) -> Vec<ChainRow> {
+fn worklist_rows(program: &ProgramView, places: &Places) -> Vec<ChainRow> {
     let mut pending: Vec<usize> = (0..program.bodies.len())
         .filter(|&i| matches!(program.bodies[i].status, Status::Ready | Status::Pending | Status::Error(_)))
         .collect();
     // Post-order from the printed extents: by end, then the inner (later
     // starting) body first, since chained bodies end together.
     pending.sort_by_key(|&i| (program.bodies[i].end, std::cmp::Reverse(program.bodies[i].start)));
-    let places = Places::new(sources);
     let mut rows = vec![ChainRow {
         text: format!("worklist: {} pending", pending.len()),
         var: None,
@@ -426,7 +419,7 @@ fn worklist_rows(program: &ProgramView, sources: &SourceMap) -> Vec<ChainRow> {
         let first: String = first.chars().take(40).collect();
         let mark = if k == 0 { "▶" } else { " " };
         rows.push(ChainRow {
-            text: format!(" {mark} {first} ({}) {}", b.status.name(), describe_short(&places, b.span)),
+            text: format!(" {mark} {first} ({}) {}", b.status.name(), describe_short(places, b.span)),
             var: None,
             focus: k == 0,
             heading: false,
@@ -445,29 +438,11 @@ fn worklist_rows(program: &ProgramView, sources: &SourceMap) -> Vec<ChainRow> {
 
 /// `file:line:col` with the file's name only (not its directories).
 fn describe_short(places: &Places, span: Span) -> String {
-    let full = places.describe(span);
-    match full.rsplit_once('/') {
-        Some((_, tail)) => tail.to_string(),
-        None => full,
-    }
+    short_name(&places.describe(span)).to_string()
 }
 
 fn short_name(name: &str) -> &str {
     name.rsplit_once('/').map_or(name, |(_, t)| t)
-}
-
-/// The exit value as the argument of an inactive `$exit` body, so that the
-/// lambda graph and the staging graph can be built around it.
-fn exit_body(v: Atom) -> Body {
-    Body {
-        stage: SExp::Const(false),
-        cmd: TermCmd::App(App {
-            head: Atom::Builtin(Builtin::Exit),
-            args: vec![Arg::Atom(v)],
-            sugar: Default::default(),
-        }),
-        span: Span::default(),
-    }
 }
 
 /// Resident memory from `/proc/self/statm` (Linux); `None` elsewhere.
