@@ -32,6 +32,17 @@ pub enum Breakpoint {
     Step(u64),
 }
 
+impl Breakpoint {
+    /// Whether it is checked before a step (it needs to know the next
+    /// body); the others are checked after one.
+    pub fn before_step(&self) -> bool {
+        matches!(
+            self,
+            Breakpoint::Line { .. } | Breakpoint::Exit | Breakpoint::Error | Breakpoint::Step(_)
+        )
+    }
+}
+
 impl fmt::Display for Breakpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

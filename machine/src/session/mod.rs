@@ -217,22 +217,31 @@ impl Session {
     /// subtree at that place (`n`: reduce the focused body's subtree).
     pub fn run(&mut self, budget: u64, deadline: Option<Instant>, within: Option<Anchor>) -> Stop {
         let mut done = 0u64;
+        // Looking at the next body before each step costs a second look (the
+        // step looks again): only when something needs it.
+        let look_ahead = within.is_some() || self.breakpoints.iter().any(|e| e.enabled && e.at.before_step());
         loop {
             if self.end.is_some() {
                 return Stop::Ended;
             }
-            let next = self.machine.peek();
-            let Some(next) = next else {
-                self.end = Some(End::Residual);
-                return Stop::Ended;
-            };
-            if let Some(a) = &within {
-                if !self.machine.within(next.body, a) {
-                    return Stop::SubtreeDone;
+            if !look_ahead {
+                if !self.machine.has_pending() {
+                    self.end = Some(End::Residual);
+                    return Stop::Ended;
                 }
-            }
-            if let Some(i) = self.before_step(&next) {
-                return Stop::Breakpoint(i);
+            } else {
+                let Some(next) = self.machine.peek() else {
+                    self.end = Some(End::Residual);
+                    return Stop::Ended;
+                };
+                if let Some(a) = &within {
+                    if !self.machine.within(next.body, a) {
+                        return Stop::SubtreeDone;
+                    }
+                }
+                if let Some(i) = self.before_step(&next) {
+                    return Stop::Breakpoint(i);
+                }
             }
             if done >= budget {
                 return Stop::Budget;
