@@ -7,7 +7,7 @@
 use super::events::Binding;
 use super::node::{mentions, rewrite_stage, stage_vars, Cmd, GVar, Kind, NodeId, Status};
 use super::Machine;
-use crate::term::{Atom, SExp, VarKind};
+use crate::term::{Atom, SExp};
 
 impl Machine {
     /// Binds `x` to the detached node `v` (LANGUAGE.md §5, β).
@@ -36,11 +36,8 @@ impl Machine {
                         self.g.add_waiter(y, w);
                     }
                 }
-                let origin = self.g.var(x).origin;
-                if staging || self.source.info(origin).kind == VarKind::Stage {
-                    let to = self.g.var(y).origin;
-                    self.events.bind(origin, Binding::Var(to), &self.source);
-                }
+                let to = Binding::Var(self.g.var(y).origin);
+                self.events.bind(self.g.var(x).origin, to, staging, &self.source);
                 self.g.release(v);
             }
             Ok(truth) => {
@@ -51,10 +48,7 @@ impl Machine {
                         rewrite_stage(&mut b.stage, &|u| (u == x).then_some(SExp::Const(truth)));
                     }
                 }
-                let origin = self.g.var(x).origin;
-                if staging || self.source.info(origin).kind == VarKind::Stage {
-                    self.events.bind(origin, Binding::Value(truth), &self.source);
-                }
+                self.events.bind(self.g.var(x).origin, Binding::Value(truth), staging, &self.source);
                 match occs.split_last() {
                     None => self.free(v),
                     Some((&last, rest)) if rest.is_empty() || !self.shareable(v) => {

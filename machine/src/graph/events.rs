@@ -4,7 +4,7 @@
 //! start of every step; the run loop never reads them, so they cost a push
 //! per named staging variable bound and a counter.
 
-use crate::term::{VarId, Vars};
+use crate::term::{VarId, VarKind, Vars};
 
 /// What a staging variable was bound to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,10 +36,12 @@ impl StepEvents {
         self.stuck = 0;
     }
 
-    /// Notes that the source variable `origin` was bound to `to`, if it has
-    /// a name.
-    pub(crate) fn bind(&mut self, origin: VarId, to: Binding, vars: &Vars) {
-        if vars.name(origin).is_some() {
+    /// Notes that the source variable `origin` was bound to `to`, if it is
+    /// a named staging variable: `staged` says whether a staging expression
+    /// mentioned it; a staging parameter `[y]` is one anyway.
+    pub(crate) fn bind(&mut self, origin: VarId, to: Binding, staged: bool, vars: &Vars) {
+        let info = vars.info(origin);
+        if info.name.is_some() && (staged || info.kind == VarKind::Stage) {
             self.bound.push((origin, to));
         }
     }
