@@ -16,7 +16,7 @@ use deepcps_machine::term::{Atom, Body, Program, Vars};
 use deepcps_machine::view::lambda_graph::{EdgeKind, NodeKind};
 use deepcps_machine::view::program::BodyRegion;
 use deepcps_machine::view::{LambdaGraph, ProgramView};
-use deepcps_tests::root;
+use deepcps_tests::{root, staged_chain};
 
 const ARITH: &str = "corpus/paper/arith_built.dcps";
 
@@ -331,17 +331,6 @@ fn arith_built_ready_body_at_every_step_and_its_exit_value() {
     // `pt` in the stages is bound by the `[pt]` of `(exit)[pt]`.
     let first_pt = v.occurrences.iter().find(|o| &v.text[o.start..o.end] == "pt").expect("pt");
     assert_eq!(first_pt.binder, Some((7, 9)));
-}
-
-/// `let f(x, k) { k x }` then `f 0 (x1)[s1]`, `@s1: f x1 (x2)[s2]`, ...
-fn staged_chain(n: usize) -> String {
-    let mut s = String::with_capacity(n * 32);
-    s.push_str("let f(x, k) { k x }\nf 0 (x1)[s1]\n");
-    for i in 1..n {
-        s.push_str(&format!("@s{i}: f x{i} (x{})[s{}]\n", i + 1, i + 1));
-    }
-    s.push_str(&format!("@s{n}: $exit x{n}\n"));
-    s
 }
 
 #[test]

@@ -11,7 +11,7 @@ use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{LambdaGraph, Status};
-use deepcps_tests::{deepcps, root};
+use deepcps_tests::{deepcps, root, staged_chain};
 
 const SMALL: &str = "tests/inputs/views_small.dcps";
 const ARITH: &str = "corpus/paper/arith_built.dcps";
@@ -216,19 +216,6 @@ fn error_paths() {
         assert_eq!((r.code, r.out.as_str()), (2, ""), "deepcps {args:?}: {}", r.err);
         assert!(!r.err.is_empty(), "deepcps {args:?}");
     }
-}
-
-/// `let f(x, k) { k x }` then `f 0 (x1)[s1]`, `@s1: f x1 (x2)[s2]`, ...:
-/// every statement nested in the previous one, and one staging chain
-/// `s1 → s2 → ...` through all of them.
-fn staged_chain(n: usize) -> String {
-    let mut s = String::with_capacity(n * 32);
-    s.push_str("let f(x, k) { k x }\nf 0 (x1)[s1]\n");
-    for i in 1..n {
-        s.push_str(&format!("@s{i}: f x{i} (x{})[s{}]\n", i + 1, i + 1));
-    }
-    s.push_str(&format!("@s{n}: $exit x{n}\n"));
-    s
 }
 
 #[test]

@@ -153,6 +153,19 @@ fn reprint_with(text: &str, allow_free: bool) -> Result<String, String> {
     Ok(deepcps_machine::print::Printer::new(&p.vars).program_text(&p.body))
 }
 
+/// `let f(x, k) { k x }` then `f 0 (x1)[s1]`, `@s1: f x1 (x2)[s2]`, ...:
+/// every statement nested in the previous one, and one staging chain
+/// `s1 → s2 → ...` through all of them (the deep views tests).
+pub fn staged_chain(n: usize) -> String {
+    let mut s = String::with_capacity(n * 32);
+    s.push_str("let f(x, k) { k x }\nf 0 (x1)[s1]\n");
+    for i in 1..n {
+        s.push_str(&format!("@s{i}: f x{i} (x{})[s{}]\n", i + 1, i + 1));
+    }
+    s.push_str(&format!("@s{n}: $exit x{n}\n"));
+    s
+}
+
 /// The outcome, counts and result of running `text`, without diagnostics
 /// (whose spans depend on the layout of the source).
 pub fn outcome_of(text: &str, max_steps: u64) -> String {
