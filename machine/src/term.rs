@@ -8,7 +8,7 @@
 //! by the expression language (strings, records, maps, matrices) are atoms
 //! too, so a term can hold any value the machine computes.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::expr::Expr;
 use crate::span::Span;
@@ -36,7 +36,7 @@ pub enum VarKind {
 #[derive(Clone, Debug)]
 pub struct VarInfo {
     /// The source name; `None` for an anonymous staging parameter.
-    pub name: Option<Rc<str>>,
+    pub name: Option<Arc<str>>,
     /// What binds it.
     pub kind: VarKind,
     /// Where its binder stands in the source.
@@ -306,7 +306,7 @@ pub enum Atom {
     /// `true` / `false`.
     Bool(bool),
     /// A string (made by expressions; no literal outside them).
-    Str(Rc<str>),
+    Str(Arc<str>),
     /// The staging constants `always` (true) and `never` (false).
     Stage(bool),
     /// A built-in function.
@@ -314,11 +314,11 @@ pub enum Atom {
     /// A tuple; elements may be symbolic, and may be splices of symbolic tuples.
     Tuple(Vec<Arg>),
     /// A record `{f: v, ..}` in field order.
-    Record(Vec<(Rc<str>, Atom)>),
+    Record(Vec<(Arc<str>, Atom)>),
     /// A persistent map, in insertion order; keys are concrete and distinct.
     Map(Vec<(Atom, Atom)>),
     /// A matrix.
-    Matrix(Rc<Matrix>),
+    Matrix(Arc<Matrix>),
     /// An expression string, not yet evaluated.
     Expr(Box<Expr>),
     /// A lambda.

@@ -6,7 +6,7 @@
 //! reduction, and is finally evaluated by [`super::eval`] when the body
 //! holding it executes.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::span::Span;
 use crate::term::Atom;
@@ -27,11 +27,11 @@ pub enum ExprKind {
     /// for a variable by reduction.
     Val(Atom),
     /// A name as parsed, before resolution.
-    Name(Rc<str>),
+    Name(Arc<str>),
     /// `[a, b, ..]`.
     Tuple(Vec<Expr>),
     /// `{f: a, g: b}`.
-    Record(Vec<(Rc<str>, Expr)>),
+    Record(Vec<(Arc<str>, Expr)>),
     /// `-a`, `!a`.
     Unary(UnOp, Box<Expr>),
     /// `a op b`.
@@ -41,11 +41,11 @@ pub enum ExprKind {
     /// `a..b`, only as an index or a function argument.
     Range(Box<Expr>, Box<Expr>),
     /// `x.field`.
-    Field(Box<Expr>, Rc<str>),
+    Field(Box<Expr>, Arc<str>),
     /// `f(a, ..)`.
-    Call(Rc<str>, Vec<Expr>),
+    Call(Arc<str>, Vec<Expr>),
     /// `x.f(a, ..)`, the same as `f(x, a, ..)`.
-    Method(Box<Expr>, Rc<str>, Vec<Expr>),
+    Method(Box<Expr>, Arc<str>, Vec<Expr>),
 }
 
 /// Unary operators.

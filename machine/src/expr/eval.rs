@@ -12,7 +12,7 @@
 //! left-nested chains do not deepen the recursion.
 
 use std::cmp::Ordering;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::error::ErrorKind;
 use crate::expr::print::print_value;
@@ -112,7 +112,7 @@ fn eval_in(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
             Ok(Atom::Tuple(elems.into_iter().map(Arg::Atom).collect()))
         }
         ExprKind::Record(fs) => {
-            let mut fields: Vec<(Rc<str>, Atom)> = Vec::with_capacity(fs.len());
+            let mut fields: Vec<(Arc<str>, Atom)> = Vec::with_capacity(fs.len());
             for (f, x) in fs {
                 let v = eval_in(x, leaf)?;
                 if fields.iter().any(|(g, _)| g == f) {
@@ -247,7 +247,7 @@ fn binary(op: BinOp, a: &Atom, b: &Atom, span: Span) -> EResult<Atom> {
             };
             finite(r, &format!("{} {} {}", show(a), op.symbol(), show(b)), span)
         }
-        (Atom::Str(x), Atom::Str(y)) if op == BinOp::Add => Ok(Atom::Str(Rc::from(format!("{x}{y}")))),
+        (Atom::Str(x), Atom::Str(y)) if op == BinOp::Add => Ok(Atom::Str(Arc::from(format!("{x}{y}")))),
         (Atom::Matrix(x), Atom::Matrix(y)) if op == BinOp::Mul => matmul(x, y, span),
         _ => fail(
             ErrorKind::Type,
@@ -335,7 +335,7 @@ fn matmul(a: &Matrix, b: &Matrix, span: Span) -> EResult<Atom> {
             data.push(sum);
         }
     }
-    Ok(Atom::Matrix(Rc::new(Matrix {
+    Ok(Atom::Matrix(Arc::new(Matrix {
         rows: a.rows,
         cols: b.cols,
         data,
@@ -558,8 +558,8 @@ fn int_tuple(xs: &[i64]) -> Atom {
 
 enum Post<'a> {
     Index(&'a Expr),
-    Field(&'a Rc<str>),
-    Method(&'a Rc<str>, &'a [Expr]),
+    Field(&'a Arc<str>),
+    Method(&'a Arc<str>, &'a [Expr]),
 }
 
 /// Evaluates a chain of postfix operators iteratively.
@@ -627,7 +627,7 @@ fn index(t: &Atom, i: &Atom, span: Span) -> EResult<Atom> {
             let i = want_int(i, "a string index", span)?;
             let c = usize::try_from(i).ok().and_then(|k| s.chars().nth(k));
             match c {
-                Some(c) => Ok(Atom::Str(Rc::from(c.to_string()))),
+                Some(c) => Ok(Atom::Str(Arc::from(c.to_string()))),
                 None => fail(
                     ErrorKind::IndexOutOfRange,
                     format!(
@@ -672,7 +672,7 @@ fn slice(t: &Atom, lo: &Atom, hi: &Atom, span: Span) -> EResult<Atom> {
                 );
             }
             let (a, b) = (i as usize, (j + 1) as usize);
-            Ok(Atom::Str(Rc::from(chars[a..b].iter().collect::<String>())))
+            Ok(Atom::Str(Arc::from(chars[a..b].iter().collect::<String>())))
         }
         Atom::Tuple(_) => {
             let view = tuple_view(t, "the sliced value", span)?;
@@ -821,7 +821,7 @@ fn call(fun: Fun, name: &str, args: Vec<ArgV>, span: Span) -> EResult<Atom> {
                     flatten(y, &mut out);
                     Ok(tuple_of(out))
                 }
-                (Atom::Str(x), Atom::Str(y)) => Ok(Atom::Str(Rc::from(format!("{x}{y}")))),
+                (Atom::Str(x), Atom::Str(y)) => Ok(Atom::Str(Arc::from(format!("{x}{y}")))),
                 _ => fail(
                     ErrorKind::Type,
                     format!(
@@ -1048,7 +1048,7 @@ fn random_matrix(rows: i64, cols: i64, seed: i64, span: Span) -> EResult<Atom> {
         state = (1_103_515_245 * state + 12_345) % MODULUS;
         data.push(((state >> 16) % 10) as i64);
     }
-    Ok(Atom::Matrix(Rc::new(Matrix { rows: r, cols: c, data })))
+    Ok(Atom::Matrix(Arc::new(Matrix { rows: r, cols: c, data })))
 }
 
 fn matrix_from_rows(a: &Atom, span: Span) -> EResult<Atom> {
@@ -1077,7 +1077,7 @@ fn matrix_from_rows(a: &Atom, span: Span) -> EResult<Atom> {
         }
         data.extend(xs);
     }
-    Ok(Atom::Matrix(Rc::new(Matrix {
+    Ok(Atom::Matrix(Arc::new(Matrix {
         rows: rows.args.len(),
         cols: cols.unwrap_or(0),
         data,
@@ -1963,7 +1963,7 @@ mod tests {
         // stuck, whichever side the symbolic one is on.
         let (r, _) = run_holes("h0 + h1", &[sym(3), Atom::Bool(true)]);
         assert!(matches!(r, Err(EvalError::Stuck(VarId(3)))), "{r:?}");
-        let (r, _) = run_holes("h1 * h0", &[sym(4), Atom::Str(Rc::from("s"))]);
+        let (r, _) = run_holes("h1 * h0", &[sym(4), Atom::Str(Arc::from("s"))]);
         assert!(matches!(r, Err(EvalError::Stuck(VarId(4)))), "{r:?}");
         // Comparisons inspect the left operand fully first.
         let (r, _) = run_holes("h0 < h1", &[Atom::Bool(true), sym(5)]);

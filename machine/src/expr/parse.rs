@@ -22,7 +22,7 @@
 //! postfix operator) is folded into a negative literal, so that
 //! `-9223372036854775808` is an integer and `-7` is the value `-7`.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::diag::Diagnostic;
 use crate::expr::{BinOp, Expr, ExprKind, UnOp};
@@ -39,8 +39,8 @@ enum Tok {
     /// negated then).
     Int(u64),
     Float(f64),
-    Str(Rc<str>),
-    Word(Rc<str>),
+    Str(Arc<str>),
+    Word(Arc<str>),
     LParen,
     RParen,
     LBrack,
@@ -148,7 +148,7 @@ fn lex(text: &str) -> PResult<Vec<Token>> {
                 i += 1;
             }
             toks.push(Token {
-                tok: Tok::Word(Rc::from(&text[start..i])),
+                tok: Tok::Word(Arc::from(&text[start..i])),
                 start,
                 end: i,
             });
@@ -282,13 +282,13 @@ fn int_overflow(lit: &str, start: usize, end: usize) -> Failure {
 }
 
 /// Lexes the string literal whose opening quote is at `start`.
-fn lex_string(text: &str, start: usize) -> PResult<(Rc<str>, usize)> {
+fn lex_string(text: &str, start: usize) -> PResult<(Arc<str>, usize)> {
     let mut out = String::new();
     let mut chars = text[start + 1..].char_indices();
     while let Some((k, c)) = chars.next() {
         let at = start + 1 + k;
         match c {
-            '\'' => return Ok((Rc::from(out.as_str()), at + 1)),
+            '\'' => return Ok((Arc::from(out.as_str()), at + 1)),
             '\\' => match chars.next() {
                 Some((_, e @ ('\'' | '\\'))) => out.push(e),
                 Some((_, e)) => {
@@ -748,7 +748,7 @@ impl Parser {
     fn parse_record(&mut self) -> PResult<Expr> {
         let (start, _) = self.bump();
         self.enter(1)?;
-        let mut fields: Vec<(Rc<str>, Expr)> = Vec::new();
+        let mut fields: Vec<(Arc<str>, Expr)> = Vec::new();
         if *self.peek() != Tok::RBrace {
             loop {
                 let name = self.record_field_name(&fields)?;
@@ -769,7 +769,7 @@ impl Parser {
     }
 
     /// `name :` of a record field not among `fields`.
-    fn record_field_name(&mut self, fields: &[(Rc<str>, Expr)]) -> PResult<Rc<str>> {
+    fn record_field_name(&mut self, fields: &[(Arc<str>, Expr)]) -> PResult<Arc<str>> {
         let name = match self.peek() {
             Tok::Word(w) => w.clone(),
             _ => return Err(self.unexpected("a field name")),

@@ -339,7 +339,7 @@ fn write_value(out: &mut String, a: &Atom, name: &dyn Fn(VarId) -> String) {
 
 #[cfg(test)]
 mod tests {
-    use std::rc::Rc;
+    use std::sync::Arc;
 
     use super::*;
     use crate::expr::parse::{dismantle, parse_expr};
@@ -390,7 +390,7 @@ mod tests {
     }
 
     fn nm(n: &str) -> Expr {
-        mk(ExprKind::Name(Rc::from(n)))
+        mk(ExprKind::Name(Arc::from(n)))
     }
 
     #[test]
@@ -471,7 +471,7 @@ mod tests {
         assert_eq!(pv(&Atom::Bool(true)), "true");
         assert_eq!(pv(&Atom::Stage(true)), "always");
         assert_eq!(pv(&Atom::Stage(false)), "never");
-        assert_eq!(pv(&Atom::Str(Rc::from("a'b\\c"))), "'a\\'b\\\\c'");
+        assert_eq!(pv(&Atom::Str(Arc::from("a'b\\c"))), "'a\\'b\\\\c'");
         assert_eq!(pv(&Atom::Var(VarId(4))), "v4");
         assert_eq!(pv(&Atom::Builtin(Builtin::Exit)), "<builtin>");
         let t = Atom::Tuple(vec![
@@ -481,29 +481,29 @@ mod tests {
         ]);
         assert_eq!(pv(&t), "[1, 2, !v7]");
         let r = Atom::Record(vec![
-            (Rc::from("dim"), Atom::Tuple(vec![Arg::Atom(Atom::Int(2)), Arg::Atom(Atom::Int(3))])),
-            (Rc::from("data"), Atom::Var(VarId(1))),
+            (Arc::from("dim"), Atom::Tuple(vec![Arg::Atom(Atom::Int(2)), Arg::Atom(Atom::Int(3))])),
+            (Arc::from("data"), Atom::Var(VarId(1))),
         ]);
         assert_eq!(pv(&r), "{dim: [2, 3], data: v1}");
         assert_eq!(pv(&Atom::Map(vec![])), "map()");
         let m = Atom::Map(vec![
-            (Atom::Str(Rc::from("a")), Atom::Int(5)),
-            (Atom::Str(Rc::from("b")), Atom::Int(6)),
+            (Atom::Str(Arc::from("a")), Atom::Int(5)),
+            (Atom::Str(Arc::from("b")), Atom::Int(6)),
         ]);
         assert_eq!(pv(&m), "map().insert('a', 5).insert('b', 6)");
-        let mx = Atom::Matrix(Rc::new(Matrix {
+        let mx = Atom::Matrix(Arc::new(Matrix {
             rows: 2,
             cols: 2,
             data: vec![1, 2, 3, 4],
         }));
         assert_eq!(pv(&mx), "matrix([[1, 2], [3, 4]])");
-        let empty = Atom::Matrix(Rc::new(Matrix {
+        let empty = Atom::Matrix(Arc::new(Matrix {
             rows: 0,
             cols: 0,
             data: vec![],
         }));
         assert_eq!(pv(&empty), "matrix([])");
-        let wide = Atom::Matrix(Rc::new(Matrix {
+        let wide = Atom::Matrix(Arc::new(Matrix {
             rows: 0,
             cols: 3,
             data: vec![],
@@ -533,12 +533,12 @@ mod tests {
         assert_eq!(pr(&parse("--0")), "-(0)");
         assert_eq!(pr(&parse("-(0)")), "-(0)");
         assert_eq!(pr(&parse("-0")), "0");
-        let e = mk(ExprKind::Field(Box::new(val(Atom::Int(-7))), Rc::from("f")));
+        let e = mk(ExprKind::Field(Box::new(val(Atom::Int(-7))), Arc::from("f")));
         assert_eq!(pr(&e), "(-7).f");
         let m = Atom::Map(vec![(Atom::Int(1), Atom::Int(2))]);
-        let e = mk(ExprKind::Method(Box::new(val(m)), Rc::from("lookup"), vec![val(Atom::Int(1))]));
+        let e = mk(ExprKind::Method(Box::new(val(m)), Arc::from("lookup"), vec![val(Atom::Int(1))]));
         assert_eq!(pr(&e), "map().insert(1, 2).lookup(1)");
-        let e = mk(ExprKind::Call(Rc::from("concat"), vec![val(Atom::Var(VarId(0))), nm("x")]));
+        let e = mk(ExprKind::Call(Arc::from("concat"), vec![val(Atom::Var(VarId(0))), nm("x")]));
         assert_eq!(pr(&e), "concat(v0, x)");
         let e = bin(BinOp::Add, val(Atom::Var(VarId(3))), val(Atom::Var(VarId(9))));
         assert_eq!(print_expr(&e, &|v| format!("arg{}", v.0)), "arg3+arg9");
@@ -579,12 +579,12 @@ mod tests {
             2 => Atom::Float((rng.next() as i64 % 10_000) as f64 / 64.0),
             3 => Atom::Bool(rng.below(2) == 0),
             4 => Atom::Stage(rng.below(2) == 0),
-            5 => Atom::Str(Rc::from(["", "a", "it's", "\\", "é"][rng.below(5)])),
+            5 => Atom::Str(Arc::from(["", "a", "it's", "\\", "é"][rng.below(5)])),
             6 => Atom::Var(VarId(rng.below(5) as u32)),
             7 => Atom::Tuple((0..rng.below(3)).map(|_| Arg::Atom(gen_value(rng, depth - 1))).collect()),
             8 => Atom::Record(
                 (0..rng.below(3))
-                    .map(|i| (Rc::from(["a", "b", "c"][i]), gen_value(rng, depth - 1)))
+                    .map(|i| (Arc::from(["a", "b", "c"][i]), gen_value(rng, depth - 1)))
                     .collect(),
             ),
             _ => Atom::Map(
@@ -635,14 +635,14 @@ mod tests {
                 };
                 mk(ExprKind::Index(Box::new(gen_expr(rng, depth - 1)), Box::new(idx)))
             }
-            8 => mk(ExprKind::Field(Box::new(gen_expr(rng, depth - 1)), Rc::from("fld"))),
+            8 => mk(ExprKind::Field(Box::new(gen_expr(rng, depth - 1)), Arc::from("fld"))),
             9 => mk(ExprKind::Call(
-                Rc::from("g"),
+                Arc::from("g"),
                 (0..rng.below(3)).map(|_| gen_expr(rng, depth - 1)).collect(),
             )),
             _ => mk(ExprKind::Method(
                 Box::new(gen_expr(rng, depth - 1)),
-                Rc::from("m"),
+                Arc::from("m"),
                 (0..rng.below(3)).map(|_| gen_expr(rng, depth - 1)).collect(),
             )),
         }
@@ -694,7 +694,7 @@ mod tests {
         let kind = match std::mem::replace(&mut e.kind, ExprKind::Val(Atom::Int(0))) {
             ExprKind::Val(Atom::Int(n)) => ExprKind::Val(Atom::Int(n.checked_abs().unwrap_or(0))),
             ExprKind::Val(Atom::Bool(b)) => ExprKind::Val(Atom::Bool(b)),
-            ExprKind::Val(_) => ExprKind::Name(Rc::from("z")),
+            ExprKind::Val(_) => ExprKind::Name(Arc::from("z")),
             ExprKind::Unary(op, x) => {
                 let x = simplify(*x);
                 let op = if matches!(x.kind, ExprKind::Val(Atom::Int(_))) {

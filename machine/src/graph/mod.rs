@@ -489,3 +489,12 @@ impl Stepper for Machine {
         self.step_traced(on_step)
     }
 }
+
+/// The machine and the terms it exchanges cross threads: the parallel
+/// driver ([`par`]) reads the machine from every worker and sends terms.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Machine>();
+    send_sync::<crate::term::Program>();
+    send_sync::<crate::error::RuntimeError>();
+};

@@ -6,7 +6,7 @@
 //! its occurrences and the bodies that wait on it, so binding it rewrites
 //! exactly those places (see `bind.rs`).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::expr::Expr;
 use crate::span::Span;
@@ -132,7 +132,7 @@ pub enum Kind {
     /// A tuple.
     Tuple(Vec<NodeId>),
     /// A record.
-    Record(Vec<(Rc<str>, NodeId)>),
+    Record(Vec<(Arc<str>, NodeId)>),
     /// A map.
     Map(Vec<(NodeId, NodeId)>),
     /// A reference to a shared value: a detached subtree (a lambda, recursive
@@ -148,7 +148,7 @@ pub enum Kind {
     /// the export fills them in.
     /// The expression itself is never changed once made, so copies of the
     /// node share it.
-    Expr(Rc<Expr>, Vec<NodeId>),
+    Expr(Arc<Expr>, Vec<NodeId>),
 }
 
 /// The most placeholders one expression holds: the ids

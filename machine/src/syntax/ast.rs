@@ -1,7 +1,7 @@
 //! The surface syntax tree: what the parser reads, before desugaring and
 //! name resolution (LANGUAGE.md §2). Names are strings with spans.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::expr::Expr;
 use crate::span::Span;
@@ -10,7 +10,7 @@ use crate::span::Span;
 #[derive(Clone, Debug)]
 pub struct Ident {
     /// The text.
-    pub name: Rc<str>,
+    pub name: Arc<str>,
     /// Where it stands.
     pub span: Span,
 }

@@ -6,7 +6,7 @@
 //! staging expressions) recurse, and their nesting is limited to
 //! [`MAX_NESTING`] with a diagnostic.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::diag::Diagnostic;
 use crate::expr::parse::parse_expr;
@@ -130,7 +130,7 @@ impl<'a> Parser<'a> {
     fn ident(&mut self) -> PResult<Ident> {
         let t = self.expect(Tok::Ident, "a name")?;
         Ok(Ident {
-            name: Rc::from(self.slice(t.span)),
+            name: Arc::from(self.slice(t.span)),
             span: t.span,
         })
     }
@@ -343,7 +343,7 @@ impl<'a> Parser<'a> {
             Tok::Dollar => {
                 self.bump();
                 Operand::Builtin(Ident {
-                    name: Rc::from(&text[1..]),
+                    name: Arc::from(&text[1..]),
                     span: t,
                 })
             }

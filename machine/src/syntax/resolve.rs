@@ -8,7 +8,7 @@
 //! parameters in one list.
 
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::diag::Diagnostic;
 use crate::expr::{Expr, ExprKind};
@@ -23,10 +23,10 @@ const MAX_ERRORS: usize = 20;
 pub struct Resolver {
     /// The variables made so far.
     pub vars: Vars,
-    scopes: HashMap<Rc<str>, Vec<VarId>>,
+    scopes: HashMap<Arc<str>, Vec<VarId>>,
     /// Names with no binder become free variables instead of errors (fmt).
     allow_free: bool,
-    free: HashMap<Rc<str>, VarId>,
+    free: HashMap<Arc<str>, VarId>,
     /// Errors found so far.
     pub errors: Vec<Diagnostic>,
 }

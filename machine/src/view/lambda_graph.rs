@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use petgraph::dot::{Config, Dot};
 use petgraph::graph::{Graph, NodeIndex};
@@ -49,7 +49,7 @@ pub enum EdgeKind {
         spliced: bool,
     },
     /// A field of a record.
-    Field(Rc<str>),
+    Field(Arc<str>),
     /// The key of the `i`-th entry of a map.
     Key(usize),
     /// The value of the `i`-th entry of a map.

@@ -10,7 +10,7 @@
 //! their parameters count, for the arity), so the shallow copy decides the
 //! same and costs only the size of the body's own atoms.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::expr::{Expr, ExprKind};
 use crate::reference::rules::{prepare, stage_value, Look, RecScope};
@@ -121,7 +121,7 @@ fn shallow_atom(a: &Atom) -> Atom {
     enum Job<'a> {
         Visit(&'a Atom),
         Tuple(Vec<bool>),
-        Record(Vec<Rc<str>>),
+        Record(Vec<Arc<str>>),
         Map(usize),
     }
     let mut jobs = vec![Job::Visit(a)];
@@ -150,7 +150,7 @@ fn shallow_atom(a: &Atom) -> Atom {
                     }
                 }
                 Atom::Expr(e) => done.push(Atom::Expr(Box::new(shallow_expr(e)))),
-                // Leaves: strings and matrices are shared (`Rc`).
+                // Leaves: strings and matrices are shared (`Arc`).
                 other => done.push(other.clone()),
             },
             Job::Tuple(splices) => {
