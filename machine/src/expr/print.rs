@@ -481,7 +481,10 @@ mod tests {
         ]);
         assert_eq!(pv(&t), "[1, 2, !v7]");
         let r = Atom::Record(vec![
-            (Arc::from("dim"), Atom::Tuple(vec![Arg::Atom(Atom::Int(2)), Arg::Atom(Atom::Int(3))])),
+            (
+                Arc::from("dim"),
+                Atom::Tuple(vec![Arg::Atom(Atom::Int(2)), Arg::Atom(Atom::Int(3))]),
+            ),
             (Arc::from("data"), Atom::Var(VarId(1))),
         ]);
         assert_eq!(pv(&r), "{dim: [2, 3], data: v1}");

@@ -332,7 +332,12 @@ impl Importer {
                         leaves.push(std::mem::replace(leaf, Atom::Var(hole(k))));
                     }
                 }
-                let id = self.node(g, Kind::Expr(std::sync::Arc::new(e), vec![NodeId::NONE; leaves.len()]), parent, slot);
+                let id = self.node(
+                    g,
+                    Kind::Expr(std::sync::Arc::new(e), vec![NodeId::NONE; leaves.len()]),
+                    parent,
+                    slot,
+                );
                 push_refs(tasks, leaves.into_iter().map(AtomRef::Owned).collect(), id, 0);
                 id
             }

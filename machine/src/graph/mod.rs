@@ -25,6 +25,7 @@ pub mod events;
 pub mod export;
 pub mod import;
 pub mod node;
+pub mod par;
 pub mod rules;
 pub mod share;
 pub mod status;
@@ -71,6 +72,8 @@ pub struct Machine {
     copy_scratch: copy::CopyScratch,
     /// What the last step did that a debugger stops on.
     pub events: events::StepEvents,
+    /// What the parallel driver did so far.
+    pub(crate) par_stats: par::ParStats,
 }
 
 impl Machine {
@@ -88,6 +91,7 @@ impl Machine {
             new_pending: Vec::new(),
             copy_scratch: Default::default(),
             events: Default::default(),
+            par_stats: Default::default(),
         };
         let mut imp = Importer::source();
         m.root = imp.body(&mut m.g, &program.body);
@@ -323,6 +327,12 @@ impl Machine {
     /// Like [`Machine::report`], calling `on_step` after every step.
     pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
         let outcome = self.run_traced(limits, on_step);
+        self.report_of(outcome, limits)
+    }
+
+    /// The report of a run that ended with `outcome`: the result printed
+    /// canonically (within `limits.max_output`) and the stuck warnings.
+    pub(crate) fn report_of(&mut self, outcome: Outcome, limits: &Limits) -> Report {
         let (text, warnings) = match &outcome {
             Outcome::Exit(v) => {
                 let vars = self.exit_vars.clone().unwrap_or_default();
