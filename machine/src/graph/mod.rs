@@ -74,6 +74,9 @@ pub struct Machine {
     pub events: events::StepEvents,
     /// What the parallel driver did so far.
     pub(crate) par_stats: par::ParStats,
+    /// The events of steps executed inside rounds, not yet taken
+    /// ([`Machine::take_round_events`]).
+    pub(crate) round_events: Vec<(u64, events::StepEvents)>,
 }
 
 impl Machine {
@@ -92,6 +95,7 @@ impl Machine {
             copy_scratch: Default::default(),
             events: Default::default(),
             par_stats: Default::default(),
+            round_events: Vec::new(),
         };
         let mut imp = Importer::source();
         m.root = imp.body(&mut m.g, &program.body);

@@ -107,4 +107,13 @@ impl Machine {
     pub fn par_stats(&self) -> ParStats {
         self.par_stats
     }
+
+    /// The events of the steps executed inside rounds since the last call
+    /// (those with something to report), with their step numbers (counting
+    /// from 1, as the sequential machine would number them), in order. The
+    /// debugger's list of bound staging variables reads them after a
+    /// parallel run.
+    pub fn take_round_events(&mut self) -> Vec<(u64, super::events::StepEvents)> {
+        std::mem::take(&mut self.round_events)
+    }
 }
