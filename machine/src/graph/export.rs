@@ -44,16 +44,20 @@ impl Names {
 
     fn get(&mut self, m: &Machine, v: GVar) -> VarId {
         let Some(vars) = self.vars.as_mut() else {
-            return v;
+            // Raw: graph variables as they are, but a fix's outer name is its
+            // inner one (the term has one name for both).
+            return if self.map.is_empty() {
+                v
+            } else {
+                self.map.get(&v).copied().unwrap_or(v)
+            };
         };
         *self.map.entry(v).or_insert_with(|| vars.copy_of(m.g.var(v).origin))
     }
 
     fn alias(&mut self, m: &Machine, a: GVar, b: GVar) {
         let t = self.get(m, a);
-        if self.vars.is_some() {
-            self.map.insert(b, t);
-        }
+        self.map.insert(b, t);
     }
 }
 

@@ -28,9 +28,21 @@ pub struct Importer {
     map: HashMap<VarId, GVar>,
     /// Nodes made, in creation (pre-)order.
     pub made: Vec<NodeId>,
-    /// Whether term variables are graph variables already (values computed
-    /// by expressions) rather than source variables (the program).
-    graph_vars: bool,
+    /// What the term variables are.
+    vars: TermVars,
+}
+
+/// What the variables of the imported terms are.
+enum TermVars {
+    /// Source variables (the program): each binder's origin is itself.
+    Source,
+    /// This graph's variables (values computed by expressions): a binder
+    /// copies the origin of the variable it was.
+    Graph,
+    /// Another machine's graph variables (a unit of the parallel driver
+    /// going out or coming back): the origins of the binders are given, and
+    /// the free variables are mapped in advance ([`Importer::foreign`]).
+    Foreign(rustc_hash::FxHashMap<VarId, VarId>),
 }
 
 impl Importer {
@@ -39,7 +51,7 @@ impl Importer {
         Importer {
             map: HashMap::new(),
             made: Vec::new(),
-            graph_vars: false,
+            vars: TermVars::Source,
         }
     }
 
@@ -48,7 +60,31 @@ impl Importer {
         Importer {
             map: HashMap::new(),
             made: Vec::new(),
-            graph_vars: true,
+            vars: TermVars::Graph,
+        }
+    }
+
+    /// An importer of terms over another machine's graph variables:
+    /// `free` maps the variables bound outside the imported term to this
+    /// graph's variables; `origins` gives the source variable of each binder
+    /// of the term (for names).
+    pub fn foreign(free: impl IntoIterator<Item = (VarId, GVar)>, origins: rustc_hash::FxHashMap<VarId, VarId>) -> Importer {
+        Importer {
+            map: free.into_iter().collect(),
+            made: Vec::new(),
+            vars: TermVars::Foreign(origins),
+        }
+    }
+
+    /// The source variable that the binder `v` of the term copies.
+    fn origin(&self, g: &Graph, v: VarId) -> VarId {
+        match &self.vars {
+            TermVars::Source => v,
+            TermVars::Graph => g.var(v).origin,
+            TermVars::Foreign(o) => {
+                debug_assert!(o.contains_key(&v), "no origin for the binder {v:?}");
+                o.get(&v).copied().unwrap_or(v)
+            }
         }
     }
 
@@ -56,14 +92,17 @@ impl Importer {
         match self.map.get(&v) {
             Some(w) => *w,
             None => {
-                debug_assert!(self.graph_vars || (v.0 as usize) < g.vars.len(), "unbound source variable {v:?}");
+                debug_assert!(
+                    matches!(self.vars, TermVars::Graph) || (v.0 as usize) < g.vars.len(),
+                    "unbound variable {v:?}"
+                );
                 v
             }
         }
     }
 
     fn bind(&mut self, g: &mut Graph, v: VarId, tasks: &mut Vec<Task<'_>>) -> GVar {
-        let origin = if self.graph_vars { g.var(v).origin } else { v };
+        let origin = self.origin(g, v);
         let fresh = g.fresh_var(origin);
         let old = self.map.insert(v, fresh);
         tasks.push(Task::Unbind(v, old));
@@ -161,7 +200,7 @@ impl Importer {
                 // The binders are made before the body is pushed; their
                 // scopes end with the tasks pushed first (popped last).
                 let sparam = self.bind(g, fix.sparam, tasks);
-                let origin = if self.graph_vars { g.var(fix.name).origin } else { fix.name };
+                let origin = self.origin(g, fix.name);
                 let name_in = g.fresh_var(origin);
                 let name_out = g.fresh_var(origin);
                 let id = self.node(
@@ -248,7 +287,7 @@ impl Importer {
                 _ => NodeId::NONE,
             },
             Atom::Rec(r) => {
-                let origin = if self.graph_vars { g.var(r.name).origin } else { r.name };
+                let origin = self.origin(g, r.name);
                 let name = g.fresh_var(origin);
                 let id = self.node(g, Kind::Rec { name, lam: NodeId::NONE }, parent, slot);
                 let old = self.map.insert(r.name, name);

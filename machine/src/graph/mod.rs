@@ -77,15 +77,28 @@ pub struct Machine {
     /// The events of steps executed inside rounds, not yet taken
     /// ([`Machine::take_round_events`]).
     pub(crate) round_events: Vec<(u64, events::StepEvents)>,
+    /// Whether [`Machine::run_par`] keeps the events of its steps for
+    /// [`Machine::take_round_events`] (the debugger sets it).
+    pub record_round_events: bool,
 }
 
 impl Machine {
     /// A machine at the start of `program`.
     pub fn new(program: Program) -> Machine {
-        let mut m = Machine {
+        let mut m = Machine::blank(program.vars);
+        let mut imp = Importer::source();
+        m.root = imp.body(&mut m.g, &program.body);
+        m.init_nodes(&imp.made);
+        m.new_pending.clear();
+        m
+    }
+
+    /// A machine with no term yet, over the front end's table `source`.
+    pub(crate) fn blank(source: Vars) -> Machine {
+        Machine {
             g: Graph::default(),
             root: NodeId::NONE,
-            source: program.vars,
+            source,
             counts: Counts::default(),
             copied: 0,
             bound_count: 0,
@@ -96,12 +109,8 @@ impl Machine {
             events: Default::default(),
             par_stats: Default::default(),
             round_events: Vec::new(),
-        };
-        let mut imp = Importer::source();
-        m.root = imp.body(&mut m.g, &program.body);
-        m.init_nodes(&imp.made);
-        m.new_pending.clear();
-        m
+            record_round_events: false,
+        }
     }
 
     /// Builds the nodes of a computed value (variables in it are graph

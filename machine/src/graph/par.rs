@@ -10,10 +10,38 @@
 //! that results, error kinds and step counts are those of the sequential
 //! machine whatever the number of threads.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::events::StepEvents;
+use super::export::Names;
+use super::import::Importer;
+use super::node::{stage_vars, Bound, Cmd, GVar, Kind, NodeId};
 use super::Machine;
-use crate::run::{Limits, Outcome, Report};
+use crate::run::{Counts, Limits, Outcome, Report, StopReason};
+use crate::term::{self, VarId, Vars};
+
+/// Steps between two looks for a branching frontier at first, and after a
+/// round that paid.
+const FIRST_INTERVAL: u64 = 64;
+
+/// The longest wait between two looks (a narrow program looks this rarely).
+const MAX_INTERVAL: u64 = 4096;
+
+/// Nodes a look at the frontier visits at most (it gives up beyond: a
+/// narrow program pays at most this every [`MAX_INTERVAL`] steps).
+const LOOK_BUDGET: usize = 512;
+
+/// A round that executes fewer steps than this did not pay for itself: the
+/// next look waits longer instead of starting again at [`FIRST_INTERVAL`].
+const PAYING_ROUND: u64 = 256;
+
+/// The clock is read every this many steps (as the sequential run loop).
+const CLOCK_EVERY: u64 = 1024;
 
 /// How a run is spread over threads: `threads == 1` is the sequential
 /// machine. Cloning shares the thread pool.
@@ -76,6 +104,27 @@ impl Parallel {
     pub fn cores() -> usize {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     }
+
+    /// Levels of nested rounds: a unit may split again while its depth
+    /// lasts. Enough for work stealing to balance uneven halves (a few
+    /// units per thread), few enough that units stay big.
+    fn depth(&self) -> u32 {
+        if self.eager {
+            return 64;
+        }
+        let mut d = 0;
+        while (1usize << d) < self.threads {
+            d += 1;
+        }
+        d + 2
+    }
+
+    fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(p) => p.install(f),
+            None => f(),
+        }
+    }
 }
 
 /// What the parallel driver did in a run (for `--stats` and the figures).
@@ -87,14 +136,85 @@ pub struct ParStats {
     pub units: u64,
     /// Steps executed inside units (also counted in the machine's counts).
     pub steps: u64,
+    /// Units whose results were thrown away: they followed a unit that
+    /// ended the run (`$exit`, an error, a limit) or one that could not be
+    /// taken out (the sequential machine reduces it instead).
+    pub discarded: u64,
+}
+
+impl ParStats {
+    fn add(&mut self, o: &ParStats) {
+        self.rounds += o.rounds;
+        self.units += o.units;
+        self.steps += o.steps;
+        self.discarded += o.discarded;
+    }
+}
+
+/// How one run of the driver goes: the limits as deadlines, the pool, the
+/// nesting left.
+struct Cx<'p> {
+    par: &'p Parallel,
+    /// Steps this machine may execute in all (its own count).
+    max_steps: u64,
+    deadline: Option<Instant>,
+    /// The `--timeout` asked for (what a time limit reports).
+    timeout: Duration,
+    max_nodes: Option<usize>,
+    interrupt: Option<&'static AtomicBool>,
+    /// Rounds may nest this much deeper (0: this machine runs
+    /// sequentially).
+    depth: u32,
+    /// Whether to keep the events of every step ([`Machine::round_events`]).
+    record: bool,
+}
+
+/// The variables of a subtree: the origin of every binder and free
+/// variable, and which are free.
+struct Scope {
+    free: Vec<GVar>,
+    origins: FxHashMap<VarId, VarId>,
+}
+
+/// A unit reduced on a machine of its own, as it comes back: plain terms
+/// over that machine's variables, and what to map them to.
+struct UnitOut {
+    outcome: Outcome,
+    counts: Counts,
+    /// The unit's term at the end (over the unit machine's variables).
+    body: term::Body,
+    /// The unit machine's free variables and the variables they stand for.
+    free: Vec<(VarId, GVar)>,
+    /// The origins of the binders of `body`.
+    origins: FxHashMap<VarId, VarId>,
+    exit_vars: Option<Vars>,
+    peak: usize,
+    copied: u64,
+    bound: u64,
+    events: Vec<(u64, StepEvents)>,
+    stats: ParStats,
 }
 
 impl Machine {
     /// Runs until no body is pending, `$exit`, an error or a limit, on the
-    /// threads of `par`.
+    /// threads of `par`: the same outcome, result and counts by kind as
+    /// [`Machine::run`], which it is with one thread.
     pub fn run_par(&mut self, limits: &Limits, par: &Parallel) -> Outcome {
-        let _ = par;
-        self.run(limits)
+        if par.threads <= 1 {
+            return self.run(limits);
+        }
+        let timeout = limits.timeout.unwrap_or(Duration::MAX);
+        let cx = Cx {
+            par,
+            max_steps: limits.max_steps,
+            deadline: limits.timeout.and_then(|t| Instant::now().checked_add(t)),
+            timeout,
+            max_nodes: limits.max_nodes,
+            interrupt: limits.interrupt,
+            depth: par.depth(),
+            record: self.record_round_events,
+        };
+        self.drive_par(&cx)
     }
 
     /// Like [`Machine::report`], on the threads of `par`.
@@ -108,12 +228,334 @@ impl Machine {
         self.par_stats
     }
 
-    /// The events of the steps executed inside rounds since the last call
-    /// (those with something to report), with their step numbers (counting
-    /// from 1, as the sequential machine would number them), in order. The
+    /// The events of the steps executed by [`Machine::run_par`] since the
+    /// last call (those with something to report), with their step numbers
+    /// (counting from 1, as the sequential machine numbers them), in order;
+    /// kept only when [`Machine::record_round_events`] is set. The
     /// debugger's list of bound staging variables reads them after a
     /// parallel run.
-    pub fn take_round_events(&mut self) -> Vec<(u64, super::events::StepEvents)> {
+    pub fn take_round_events(&mut self) -> Vec<(u64, StepEvents)> {
         std::mem::take(&mut self.round_events)
     }
+
+    /// The run loop of the driver: the sequential machine's loop (the same
+    /// checks in the same order), which looks now and then for a frontier
+    /// that branches and reduces it in a round.
+    fn drive_par(&mut self, cx: &Cx<'_>) -> Outcome {
+        let mut next_clock = 0;
+        let mut interval = if cx.par.eager { 1 } else { FIRST_INTERVAL };
+        let mut next_look = if cx.depth > 0 { 0 } else { u64::MAX };
+        loop {
+            let steps = self.counts.total();
+            if steps >= next_clock {
+                next_clock = (steps / CLOCK_EVERY + 1) * CLOCK_EVERY;
+                if cx.deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Outcome::Limit(StopReason::Time { limit: cx.timeout, steps });
+                }
+                if cx.interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+                    return Outcome::Limit(StopReason::Interrupted { steps });
+                }
+            }
+            if let Some(limit) = cx.max_nodes {
+                if self.g.live > limit {
+                    return Outcome::Limit(StopReason::Nodes { limit, steps });
+                }
+            }
+            if steps >= cx.max_steps {
+                if self.has_pending() {
+                    return Outcome::Limit(StopReason::Steps(steps));
+                }
+                return Outcome::Residual;
+            }
+            if steps >= next_look {
+                let budget = if cx.par.eager { usize::MAX } else { LOOK_BUDGET };
+                match self.frontier(budget) {
+                    Some(units) => {
+                        if let Some(end) = self.round(&units, cx) {
+                            return end;
+                        }
+                        let done = self.counts.total() - steps;
+                        if !cx.par.eager {
+                            interval = if done >= PAYING_ROUND {
+                                FIRST_INTERVAL
+                            } else {
+                                (interval * 2).min(MAX_INTERVAL)
+                            };
+                        }
+                        next_look = self.counts.total() + interval;
+                        continue;
+                    }
+                    None => {
+                        if !cx.par.eager {
+                            interval = (interval * 2).min(MAX_INTERVAL);
+                        }
+                        next_look = steps + interval;
+                    }
+                }
+            }
+            match self.step() {
+                None => return Outcome::Residual,
+                Some(Ok(Some(v))) => return Outcome::Exit(v),
+                Some(Ok(None)) => {
+                    if cx.record && (!self.events.bound.is_empty() || self.events.stuck > 0) {
+                        self.round_events.push((self.counts.total(), self.events.clone()));
+                    }
+                }
+                Some(Err(e)) => return Outcome::Error(e),
+            }
+        }
+    }
+
+    /// The units of a round, in the reference order, if the pending bodies
+    /// branch: going down from the root through the pending bodies as long
+    /// as exactly one pending body is outermost below (the only one the
+    /// sequential machine can work in), the outermost pending bodies below
+    /// the first place where there are several. The sequential machine
+    /// reduces each of them to the end, one after the other in this order
+    /// (each step stays in its unit's place; a pending body around them
+    /// comes after everything nested in it), before anything else. `None`:
+    /// fewer than two, or more than `budget` nodes looked at.
+    fn frontier(&self, mut budget: usize) -> Option<Vec<NodeId>> {
+        if self.g.tour.marks_in_tree(self.root) < 2 {
+            return None;
+        }
+        let mut stack = Vec::new();
+        let mut out = Vec::new();
+        stack.push(self.root);
+        loop {
+            // The outermost pending bodies below the nodes on the stack.
+            while let Some(n) = stack.pop() {
+                budget = budget.checked_sub(1)?;
+                if self.g.tour.marks_in(n) == 0 {
+                    continue;
+                }
+                if self.g.tour.marked(n) {
+                    out.push(n);
+                    continue;
+                }
+                let at = stack.len();
+                self.g.for_children(n, |c| stack.push(c));
+                stack[at..].reverse();
+            }
+            match out.len() {
+                0 => return None,
+                1 => {
+                    // Inside the one pending body: its own head, arguments
+                    // and nested bodies.
+                    let p = out[0];
+                    out.clear();
+                    let at = stack.len();
+                    self.g.for_children(p, |c| stack.push(c));
+                    stack[at..].reverse();
+                }
+                _ => return Some(out),
+            }
+        }
+    }
+
+    /// Reduces the `units` in parallel, each to its end on a machine of its
+    /// own, and puts the results in place in the reference order, as the
+    /// sequential machine would have reached them: a unit that ends the run
+    /// (`$exit`, an error, a limit) ends it there and the later units are
+    /// thrown away; a unit that the step limit stops is run again with
+    /// exactly the steps left. `Some`: the run ends.
+    fn round(&mut self, units: &[NodeId], cx: &Cx<'_>) -> Option<Outcome> {
+        let base = self.counts.total();
+        let left = cx.max_steps - base;
+        let sub = Cx {
+            par: cx.par,
+            max_steps: left,
+            deadline: cx.deadline,
+            timeout: cx.timeout,
+            max_nodes: cx.max_nodes,
+            interrupt: cx.interrupt,
+            depth: cx.depth - 1,
+            record: cx.record,
+        };
+        let this = &*self;
+        let outs: Vec<Option<UnitOut>> = cx.par.install(|| units.par_iter().map(|&u| this.run_unit(u, &sub)).collect());
+        self.par_stats.rounds += 1;
+        let live = self.g.live;
+        let mut peak = live;
+        let mut used = 0;
+        let mut outs = outs.into_iter();
+        let mut end = None;
+        for &u in units {
+            let Some(Some(mut out)) = outs.next() else { break };
+            let budget = left - used;
+            if budget == 0 {
+                self.par_stats.discarded += 1;
+                break;
+            }
+            if out.counts.total() > budget {
+                // The sequential machine stops inside this unit.
+                let exact = Cx { max_steps: budget, ..sub };
+                match self.run_unit(u, &exact) {
+                    Some(o) => out = o,
+                    None => break,
+                }
+            }
+            if !self.commit(u, &out) {
+                break;
+            }
+            let steps = out.counts.total();
+            for (k, ev) in out.events {
+                self.round_events.push((base + used + k, ev));
+            }
+            used += steps;
+            add_counts(&mut self.counts, &out.counts);
+            self.copied += out.copied;
+            self.bound_count += out.bound;
+            self.par_stats.units += 1;
+            self.par_stats.steps += steps;
+            self.par_stats.add(&out.stats);
+            peak += out.peak;
+            match out.outcome {
+                Outcome::Residual => continue,
+                Outcome::Exit(v) => {
+                    self.exit_vars = out.exit_vars;
+                    end = Some(Outcome::Exit(v));
+                }
+                Outcome::Error(e) => end = Some(Outcome::Error(e)),
+                Outcome::Limit(r) => {
+                    let steps = self.counts.total();
+                    end = Some(Outcome::Limit(match r {
+                        StopReason::Steps(_) => StopReason::Steps(steps),
+                        StopReason::Time { limit, .. } => StopReason::Time { limit, steps },
+                        StopReason::Nodes { limit, .. } => StopReason::Nodes { limit, steps },
+                        StopReason::Interrupted { .. } => StopReason::Interrupted { steps },
+                    }));
+                }
+            }
+            break;
+        }
+        self.par_stats.discarded += outs.len() as u64;
+        // The units' machines lived beside this one: count them at once (a
+        // bound, not a measure).
+        self.g.peak_live = self.g.peak_live.max(peak);
+        self.unshare_pending();
+        end
+    }
+
+    /// Reduces the pending body `u` on a machine of its own within `cx`.
+    /// `None`: it cannot be taken out (a recursive name inside it whose
+    /// value lies outside).
+    fn run_unit(&self, u: NodeId, cx: &Cx<'_>) -> Option<UnitOut> {
+        let scope = self.scope(u)?;
+        let body = self.export_body(u, &mut Names::raw())?;
+        let mut m = Machine::blank(self.source.clone());
+        let mut free = Vec::with_capacity(scope.free.len());
+        for &f in &scope.free {
+            let origin = scope.origins.get(&f).copied().unwrap_or(f);
+            free.push((f, m.g.fresh_var(origin)));
+        }
+        let mut imp = Importer::foreign(free.iter().copied(), scope.origins);
+        m.root = imp.body(&mut m.g, &body);
+        drop(body);
+        m.init_nodes(&imp.made);
+        m.new_pending.clear();
+        m.events.clear();
+        let outcome = m.drive_par(cx);
+        let back = m.scope(m.root)?;
+        let body = m.export_body(m.root, &mut Names::raw())?;
+        debug_assert!(
+            back.free.iter().all(|v| free.iter().any(|(_, s)| s == v)),
+            "a unit's machine has free variables of its own"
+        );
+        Some(UnitOut {
+            outcome,
+            counts: m.counts,
+            body,
+            free: free.into_iter().map(|(f, s)| (s, f)).collect(),
+            origins: back.origins,
+            exit_vars: m.exit_vars.take(),
+            peak: m.g.peak_live,
+            copied: m.copied,
+            bound: m.bound_count,
+            events: std::mem::take(&mut m.round_events),
+            stats: m.par_stats,
+        })
+    }
+
+    /// Puts a unit's result in the place of the unit `u`. `false`: the
+    /// result cannot be taken back (never expected), nothing changed.
+    fn commit(&mut self, u: NodeId, out: &UnitOut) -> bool {
+        let mut imp = Importer::foreign(out.free.iter().copied(), out.origins.clone());
+        let new = imp.body(&mut self.g, &out.body);
+        self.init_nodes(&imp.made);
+        let parent = self.g.nodes[u.ix()].parent;
+        self.g.replace_child(parent, u, new);
+        if u == self.root {
+            self.root = new;
+        }
+        self.free(u);
+        true
+    }
+
+    /// The variables of the subtree at `u`, shared values included: the
+    /// origin of every binder and free variable. `None` if a free variable
+    /// is not symbolic (a recursive name whose value lies outside `u`: a
+    /// machine of its own could not apply it).
+    fn scope(&self, u: NodeId) -> Option<Scope> {
+        let mut binders: FxHashSet<GVar> = FxHashSet::default();
+        let mut used: Vec<GVar> = Vec::new();
+        let mut stack = vec![u];
+        let mut seen_shared: FxHashSet<NodeId> = FxHashSet::default();
+        let mut vs = Vec::new();
+        while let Some(n) = stack.pop() {
+            match self.g.kind(n) {
+                Kind::Share(t) => {
+                    if seen_shared.insert(*t) {
+                        stack.push(*t);
+                    }
+                    continue;
+                }
+                Kind::Ref(v) => used.push(*v),
+                Kind::Lambda(l) => {
+                    binders.insert(l.sparam);
+                    binders.extend(l.params.iter().map(|p| p.var));
+                }
+                Kind::Rec { name, .. } => {
+                    binders.insert(*name);
+                }
+                Kind::Body(b) => {
+                    vs.clear();
+                    stage_vars(&b.stage, &mut vs);
+                    used.extend(vs.iter().copied());
+                    if let Cmd::Fix {
+                        sparam, name_in, name_out, ..
+                    } = b.cmd
+                    {
+                        binders.extend([sparam, name_in, name_out]);
+                    }
+                }
+                _ => {}
+            }
+            self.g.for_children(n, |c| stack.push(c));
+        }
+        let mut origins: FxHashMap<VarId, VarId> = FxHashMap::default();
+        let mut free = Vec::new();
+        for v in used {
+            if binders.contains(&v) || origins.contains_key(&v) {
+                continue;
+            }
+            if self.g.var(v).bound != Bound::Symbolic {
+                return None;
+            }
+            origins.insert(v, self.g.var(v).origin);
+            free.push(v);
+        }
+        for v in binders {
+            origins.insert(v, self.g.var(v).origin);
+        }
+        Some(Scope { free, origins })
+    }
+}
+
+fn add_counts(c: &mut Counts, o: &Counts) {
+    c.beta += o.beta;
+    c.expr += o.expr;
+    c.if_ += o.if_;
+    c.fix += o.fix;
+    c.exit += o.exit;
 }
