@@ -31,6 +31,12 @@ fn env_u64(key: &str, default: u64) -> u64 {
 fn report(program: Program, limits: &Limits, par: &Parallel) -> (Report, u64) {
     let mut m = Machine::new(program);
     let r = m.report_par(limits, par);
+    // The merged graph keeps the machine's invariants (tours, statuses,
+    // marks, sharing, no leaked nodes); after `$exit` the term is left as
+    // the exit rule left it.
+    if let (false, Err(e)) = (matches!(r.outcome, Outcome::Exit(_)), m.check()) {
+        panic!("invariant broken after a run on {} threads: {e}", par.threads());
+    }
     (r, m.par_stats().units)
 }
 

@@ -132,9 +132,10 @@ impl Parallel {
 pub struct ParStats {
     /// Rounds run (at every level of nesting).
     pub rounds: u64,
-    /// Units reduced in those rounds.
+    /// Units reduced in those rounds (at every level).
     pub units: u64,
-    /// Steps executed inside units (also counted in the machine's counts).
+    /// Steps executed inside units of the outermost rounds (also counted
+    /// in the machine's counts).
     pub steps: u64,
     /// Units whose results were thrown away: they followed a unit that
     /// ended the run (`$exit`, an error, a limit) or one that could not be
@@ -143,10 +144,11 @@ pub struct ParStats {
 }
 
 impl ParStats {
-    fn add(&mut self, o: &ParStats) {
+    /// Adds the rounds of a unit's machine (its steps are the unit's,
+    /// counted already).
+    fn add_nested(&mut self, o: &ParStats) {
         self.rounds += o.rounds;
         self.units += o.units;
-        self.steps += o.steps;
         self.discarded += o.discarded;
     }
 }
@@ -408,7 +410,7 @@ impl Machine {
             self.bound_count += out.bound;
             self.par_stats.units += 1;
             self.par_stats.steps += steps;
-            self.par_stats.add(&out.stats);
+            self.par_stats.add_nested(&out.stats);
             peak += out.peak;
             match out.outcome {
                 Outcome::Residual => continue,
