@@ -94,6 +94,23 @@ fn corpus_programs_agree_on_this_thread() {
     assert!(ran >= 28, "only {ran} corpus programs ran");
 }
 
+/// The programs of `tests/inputs/equivalence/`: regressions, each a case
+/// where the machines once differed (see each file's header).
+#[test]
+fn regressions_agree() {
+    let mut files = Vec::new();
+    dcps_files(&root().join("tests/inputs/equivalence"), &mut files);
+    assert!(!files.is_empty(), "no regression programs");
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(path).expect("regression program");
+            check_src(&text, "exit").err().map(|e| format!("{}:\n{e}", path.display()))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// Runs generated program `seed` on both machines.
 fn check_seed(seed: u64) -> Result<(), String> {
     let g = StagedGen::new(seed).program();

@@ -208,7 +208,7 @@ impl Machine {
     }
 
     /// Registers the stuck body `b` as a waiter of every variable in its head
-    /// and arguments (not inside lambdas): binding any of them can change
+    /// and arguments (not inside lambdas; inside shared values): binding any of them can change
     /// which part decides its status, since the first stuck or failing part
     /// decides (a symbolic splice that becomes `!3` fails before a stuck
     /// head is looked at).
@@ -225,6 +225,9 @@ impl Machine {
             match self.g.kind(n) {
                 Kind::Ref(v) => vars.push(*v),
                 Kind::Lambda(_) | Kind::Rec { .. } | Kind::Body(_) => {}
+                // A shared value is part of the body's arguments too: a
+                // tuple `[!t]` bound to a variable used twice waits on `t`.
+                Kind::Share(t) => stack.push(*t),
                 _ => self.g.for_children(n, |c| stack.push(c)),
             }
         }
