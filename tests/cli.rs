@@ -195,6 +195,7 @@ fn thread_counts_that_cannot_be_used_are_usage_errors() {
         ),
         (&["run", "--trace", "--threads", "4", f], "--threads 4 cannot be used with --trace"),
         (&["bench", "--threads", "0", f], "the number of threads is at least 1"),
+        (&["bench", "--jobs", "0", f], "the number of jobs is at least 1"),
         (&["test", "--threads", "0", f], "the number of threads is at least 1"),
         (&["debug", "--threads", "0", f], "the number of threads is at least 1"),
     ];
