@@ -1,9 +1,9 @@
 //! The debugger's engine: the [`Session`] and everything computed from it
 //! for a screen ([`Frame`]), behind commands ([`Cmd`]).
 //!
-//! The session holds the graph machine, which is not `Send` (its values
-//! share `Rc`s), so the worker *loads the program itself*, on the thread
-//! that runs it, and only commands and frames (plain data) cross threads.
+//! The session holds the graph machine; the worker *loads the program
+//! itself*, on the thread that runs it, and only commands, the reduction
+//! threads ([`Parallel`]) and frames (plain data) cross threads.
 //! [`Engine::spawn`] runs it on a background thread (the `c` key keeps the
 //! UI drawing while it runs, in slices of [`SLICE`]); [`Engine::inline`]
 //! runs it on the caller's thread, synchronously, for tests.
