@@ -328,7 +328,18 @@ fn bad_inputs_are_usage_errors() {
             "no scaling family",
         ),
         (vec!["--threshold".into(), "0.5".into(), "corpus/bench".into()], "not a ratio"),
-        (vec!["--threads".into(), "0".into(), "corpus/bench".into()], "threads"),
+        (
+            vec!["--threads".into(), "0".into(), "corpus/bench".into()],
+            "the number of threads is at least 1",
+        ),
+        (
+            vec!["--jobs".into(), "0".into(), "corpus/bench".into()],
+            "the number of jobs is at least 1",
+        ),
+        (
+            vec!["--jobs".into(), "x".into(), "corpus/bench".into()],
+            "`x` is not a number of jobs",
+        ),
         (vec![], "PATH"),
         (vec![path(&dir.join("empty"))], "no programs under"),
     ];
@@ -363,8 +374,61 @@ fn limits_and_thread_requests_are_rows() {
         (Some("limit steps"), Some("fail"), Some(50))
     );
     assert!(f["reason"].as_str().unwrap_or("").contains("step limit reached"), "{f}");
+    // A program's `// threads:` is the thread count of its run.
     let t = get("two.dcps");
-    assert_eq!(t["status"], "fail");
-    assert!(t["reason"].as_str().unwrap_or("").contains("one thread"), "{t}");
-    assert_eq!(get("alone.dcps")["status"], "pass");
+    assert_eq!((t["status"].as_str(), t["threads"].as_u64()), (Some("pass"), Some(2)), "{t}");
+    let a = get("alone.dcps");
+    assert_eq!((a["status"].as_str(), a["threads"].as_u64()), (Some("pass"), Some(1)), "{a}");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    assert_eq!(f["threads"].as_u64(), Some(cores), "{f}");
+}
+
+#[test]
+fn threads_and_jobs_change_no_count() {
+    // `--threads` is each program's reduction threads, `--jobs` how many
+    // programs run at once: neither changes a result or a step count.
+    let base = deepcps(&["bench", "--threads", "1", "--json", "-", "corpus/bench"]);
+    assert_eq!(base.code, 0, "{}\n{}", base.out, base.err);
+    let counts = |text: &str| -> Vec<(String, String, u64, u64, u64)> {
+        json_rows(text)
+            .iter()
+            .map(|o| {
+                (
+                    o["program"].as_str().unwrap_or("").to_string(),
+                    o["result"].as_str().unwrap_or("").to_string(),
+                    o["steps"].as_u64().unwrap_or(0),
+                    o["beta"].as_u64().unwrap_or(0),
+                    o["result_bytes"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    assert!(json_rows(&base.out).iter().all(|o| o["threads"] == 1), "{}", base.out);
+    assert!(base.err.contains("; 1 job at once, 1 reduction thread each"), "{}", base.err);
+    for args in [["--threads", "2", "--jobs", "1"], ["--threads", "8", "--jobs", "3"]] {
+        let mut argv = vec!["bench"];
+        argv.extend(args);
+        argv.extend(["--json", "-", "corpus/bench"]);
+        let r = deepcps(&argv);
+        assert_eq!(r.code, 0, "{argv:?}: {}\n{}", r.out, r.err);
+        assert_eq!(counts(&r.out), counts(&base.out), "{argv:?}");
+        let n: u64 = args[1].parse().expect("n");
+        assert!(json_rows(&r.out).iter().all(|o| o["threads"] == n), "{}", r.out);
+        let jobs = if args[3] == "1" {
+            "1 job".to_string()
+        } else {
+            format!("{} jobs", args[3])
+        };
+        assert!(
+            r.err.contains(&format!("; {jobs} at once, {n} reduction threads each")),
+            "{}",
+            r.err
+        );
+    }
+    // The CSV has the column too.
+    let r = deepcps(&["bench", "--threads", "2", "--csv", "-", "corpus/bench/loop_sum.dcps"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert!(lines[0].contains(",result_bytes,threads,expectation,"), "{}", lines[0]);
+    assert!(lines[1].contains(",2,exit 500500,pass,"), "{}", lines[1]);
 }

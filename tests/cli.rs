@@ -135,9 +135,86 @@ fn trace_prints_one_line_per_step() {
         trace[67]
     );
     assert!(r.err.contains("\nsteps: 68 (beta 49, expr 17, if 0, fix 1, exit 1)\n"), "{}", r.err);
-    // The graph machine (the default) adds its own figures on the last line.
-    let last = r.err.lines().last().unwrap_or_default();
-    assert!(last.starts_with("graph: ") && last.contains(" live nodes"), "{last}");
+    // The graph machine (the default) adds its own figures, then the
+    // parallel driver's: a trace runs on one thread.
+    let lines: Vec<&str> = r.err.lines().collect();
+    let graph = lines[lines.len() - 2];
+    assert!(graph.starts_with("graph: ") && graph.contains(" live nodes"), "{graph}");
+    assert_eq!(lines[lines.len() - 1], "parallel: 1 thread, 0 rounds, 0 units, 0 steps in rounds");
+}
+
+#[test]
+fn every_thread_count_prints_the_same_result_and_counts() {
+    for file in [
+        "corpus/paper/arith_built.dcps",
+        "corpus/paper/matrix_chain.dcps",
+        "corpus/err/runtime_arity.dcps",
+    ] {
+        let one = deepcps(&["run", "--stats", "--threads", "1", file]);
+        for threads in [None, Some("2"), Some("8")] {
+            let mut args = vec!["run", "--stats"];
+            if let Some(n) = threads {
+                args.extend(["--threads", n]);
+            }
+            args.push(file);
+            let r = deepcps(&args);
+            assert_eq!((r.code, &r.out), (one.code, &one.out), "{args:?}");
+            let counts = |err: &str| err.lines().find(|l| l.starts_with("steps: ")).map(str::to_string);
+            assert_eq!(counts(&r.err), counts(&one.err), "{args:?}");
+            let par = r.err.lines().find(|l| l.starts_with("parallel: ")).unwrap_or_default().to_string();
+            let n = threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |n| n.get()),
+                |n| n.parse().expect("n"),
+            );
+            let want = if n == 1 {
+                "parallel: 1 thread, ".to_string()
+            } else {
+                format!("parallel: {n} threads, ")
+            };
+            assert!(par.starts_with(&want), "{args:?}: {par}");
+            assert!(par.contains(" rounds, ") && par.ends_with(" steps in rounds"), "{par}");
+        }
+    }
+    // A step limit stops every thread count at the same step.
+    for n in ["1", "2"] {
+        let r = deepcps(&["run", "--threads", n, "--stop-after", "12", "corpus/paper/merge_staged.dcps"]);
+        assert_eq!(r.code, 0, "{}", r.err);
+        assert!(r.err.contains("stopped after 12 steps as asked"), "{}", r.err);
+    }
+}
+
+#[test]
+fn thread_counts_that_cannot_be_used_are_usage_errors() {
+    let f = "corpus/paper/arith_immediate.dcps";
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--threads", "0", f], "the number of threads is at least 1"),
+        (&["run", "--threads", "many", f], "`many` is not a number of threads"),
+        (
+            &["run", "--reference", "--threads", "2", f],
+            "--threads 2 cannot be used with --reference",
+        ),
+        (&["run", "--trace", "--threads", "4", f], "--threads 4 cannot be used with --trace"),
+        (&["bench", "--threads", "0", f], "the number of threads is at least 1"),
+        (&["bench", "--jobs", "0", f], "the number of jobs is at least 1"),
+        (&["test", "--threads", "0", f], "the number of threads is at least 1"),
+        (&["debug", "--threads", "0", f], "the number of threads is at least 1"),
+    ];
+    for (args, words) in cases {
+        let r = deepcps(args);
+        assert_eq!(r.code, 2, "{args:?}: {}{}", r.out, r.err);
+        assert!(r.err.contains(words), "{args:?}: {}", r.err);
+        assert_eq!(r.out, "", "{args:?}");
+    }
+    // The oracle and a trace run on one thread: asking for one, or leaving
+    // the default, is fine.
+    for args in [
+        &["run", "--reference", f][..],
+        &["run", "--reference", "--threads", "1", f],
+        &["run", "--trace", "--threads", "1", f],
+    ] {
+        let r = deepcps(args);
+        assert_eq!((r.code, r.out.as_str()), (0, "12\n"), "{args:?}: {}", r.err);
+    }
 }
 
 #[test]

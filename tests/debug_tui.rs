@@ -9,6 +9,7 @@ use deepcps::debug::app::App;
 use deepcps::debug::style::{Colours, Palette};
 use deepcps::debug::ui::render;
 use deepcps::debug::worker::{Engine, Worker};
+use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::view::Status;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
@@ -23,7 +24,12 @@ struct Debugger {
 
 impl Debugger {
     fn open(file: &str) -> Debugger {
-        let w = match Worker::load(std::path::Path::new(file), false) {
+        Debugger::open_on(file, Parallel::sequential())
+    }
+
+    /// A debugger whose runs reduce on the threads of `par`.
+    fn open_on(file: &str, par: Parallel) -> Debugger {
+        let w = match Worker::load(std::path::Path::new(file), par, false) {
             Ok(w) => w,
             Err(e) => panic!("{file} does not load: {e}"),
         };
@@ -183,6 +189,41 @@ fn breakpoint_on_pt_then_back_then_end() {
         assert!(end.contains(line), "the paper's residual line `{line}`: {end}");
     }
     insta::assert_snapshot!("end", end);
+}
+
+#[test]
+fn on_two_threads_the_states_and_chains_are_those_of_one() {
+    let mut seq = Debugger::open(FILE);
+    let mut par = Debugger::open_on(FILE, Parallel::eager(2).expect("threads"));
+    let s = par.screen(120, 40);
+    assert!(s.contains("nodes │ 2 threads"), "{s}");
+    assert!(seq.screen(120, 40).contains("nodes │ 1 thread"));
+    // Runs without breakpoints (`r`, a count of steps), back, goto, and a
+    // breakpoint run: the same step, term and chains pane each time.
+    for keys in [
+        "r",
+        "u",
+        "U100<Enter>",
+        "40s",
+        "U7<Enter>",
+        "bct<Enter>c",
+        "c",
+        "r",
+        "U0<Enter>",
+        "r",
+    ] {
+        seq.keys(keys);
+        par.keys(keys);
+        let (a, b) = (&seq.app.frame, &par.app.frame);
+        assert_eq!((a.steps, &a.end, &a.message), (b.steps, &b.end, &b.message), "after {keys}");
+        let view = |d: &Debugger| {
+            let v = d.app.view.clone().expect("view");
+            let chains: Vec<String> = v.chains.iter().map(|r| r.text.clone()).collect();
+            (v.step, v.program.text.clone(), chains)
+        };
+        assert_eq!(view(&seq), view(&par), "after {keys}");
+    }
+    assert_eq!(par.app.frame.steps, 330);
 }
 
 #[test]
@@ -368,10 +409,14 @@ fn debug_command_errors() {
     let r = deepcps(&["debug", "corpus/nope.dcps"]);
     assert_eq!(r.code, 2);
     assert!(r.err.contains("nope.dcps"), "{}", r.err);
-    // More threads than the machine reduces on.
+    // No threads at all.
+    let r = deepcps(&["debug", "--threads", "0", FILE]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("the number of threads is at least 1"), "{}", r.err);
+    // Any number of threads is fine: the refusal is the terminal's.
     let r = deepcps(&["debug", "--threads", "4", FILE]);
     assert_eq!(r.code, 2);
-    assert!(r.err.contains("one thread"), "{}", r.err);
+    assert!(r.err.contains("needs a terminal"), "{}", r.err);
     // Tests run without a terminal: a clear refusal, not a garbled screen.
     let r = deepcps(&["debug", FILE]);
     assert_eq!(r.code, 2);

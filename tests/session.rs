@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::print::Printer;
 use deepcps_machine::session::{Breakpoint, End, Session, Stop};
@@ -292,4 +293,113 @@ fn loads_every_paper_program() {
         m.run(&limits);
         assert_eq!(s.steps(), m.counts.total(), "{rel}");
     }
+}
+
+/// Every corpus program that loads (libraries and programs with static
+/// errors do not), by path relative to the repository.
+fn corpus_programs() -> Vec<(String, Program)> {
+    let mut out = Vec::new();
+    for dir in ["corpus/paper", "corpus/err", "corpus/bench"] {
+        let mut paths: Vec<_> = std::fs::read_dir(root().join(dir))
+            .expect("corpus dir")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("dcps"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let mut sources = SourceMap::new();
+            if let Ok(p) = load_program(&RealFs, &path, &mut sources) {
+                let rel = path.strip_prefix(root()).unwrap_or(Path::new("?")).display().to_string();
+                out.push((rel, p));
+            }
+        }
+    }
+    assert!(out.len() >= 25, "{} programs", out.len());
+    out
+}
+
+/// What a session shows of its state: steps, counts, the end, the printed
+/// term, the bound staging variables, the snapshots held.
+fn seen(s: &Session) -> String {
+    format!(
+        "{} {:?} {:?}\n{}\n{:?}\n{:?}",
+        s.steps(),
+        s.counts(),
+        s.end(),
+        text(s.machine()),
+        s.fired(),
+        s.snapshot_stats()
+    )
+}
+
+#[test]
+fn parallel_sessions_reach_the_states_of_the_sequential_one() {
+    let par = Parallel::eager(2).expect("threads");
+    for (rel, p) in corpus_programs() {
+        let mut one = Session::new(p.clone());
+        let stop = one.run(200_000, None, None);
+        let mut two = Session::with_parallel(p.clone(), par.clone());
+        assert_eq!(two.parallel().threads(), 2);
+        assert_eq!(two.run(200_000, None, None), stop, "{rel}");
+        assert_eq!(seen(&two), seen(&one), "{rel}");
+        // In budgets that end between snapshot steps, and with a deadline.
+        let mut three = Session::with_parallel(p, par.clone());
+        let far = std::time::Instant::now() + std::time::Duration::from_secs(600);
+        while three.run(37, Some(far), None) == Stop::Budget {}
+        assert_eq!(seen(&three), seen(&one), "{rel} in budgets of 37");
+    }
+}
+
+#[test]
+fn time_travel_after_a_parallel_run() {
+    let p = load_source(&loop_source(2000)).expect("loop loads");
+    let mut one = Session::new(p.clone());
+    let mut two = Session::with_parallel(p.clone(), Parallel::eager(2).expect("threads"));
+    assert_eq!(one.run(5_000, None, None), Stop::Budget);
+    assert_eq!(two.run(5_000, None, None), Stop::Budget);
+    assert_eq!(seen(&two), seen(&one));
+    assert_eq!(two.run(u64::MAX, None, None), Stop::Ended);
+    one.run(u64::MAX, None, None);
+    assert_eq!(seen(&two), seen(&one));
+    assert_eq!(two.steps(), 12_007);
+    for k in [12_006, 7, 6_000, 11_999, 1, 4_999, 5_001] {
+        two.goto(k);
+        one.goto(k);
+        assert_eq!(two.steps(), k);
+        assert_eq!(text(two.machine()), fresh_after(&p, k), "goto {k}");
+        assert_eq!(seen(&two), seen(&one), "goto {k}");
+    }
+    two.back(1);
+    one.back(1);
+    assert_eq!(seen(&two), seen(&one));
+    // And a parallel run again from a state reached by going back.
+    two.goto(300);
+    one.goto(300);
+    two.run(u64::MAX, None, None);
+    one.run(u64::MAX, None, None);
+    assert_eq!(seen(&two), seen(&one));
+}
+
+#[test]
+fn breakpoints_stop_a_parallel_session_where_they_stop_a_sequential_one() {
+    let (p, _) = load("corpus/paper/arith_built.dcps");
+    let mut one = Session::new(p.clone());
+    let mut two = Session::with_parallel(p, Parallel::eager(2).expect("threads"));
+    // A run without breakpoints first, then with one, then disabled.
+    assert_eq!(two.run(50, None, None), one.run(50, None, None));
+    for s in [&mut one, &mut two] {
+        s.add_breakpoint(Breakpoint::Fire("ct".into()));
+    }
+    for _ in 0..2 {
+        let stop = one.run(u64::MAX, None, None);
+        assert!(matches!(stop, Stop::Breakpoint(0)), "{stop:?}");
+        assert_eq!(two.run(u64::MAX, None, None), stop);
+        assert_eq!(seen(&two), seen(&one));
+    }
+    one.toggle_breakpoint(0);
+    two.toggle_breakpoint(0);
+    assert_eq!(two.run(u64::MAX, None, None), Stop::Ended);
+    one.run(u64::MAX, None, None);
+    assert_eq!(seen(&two), seen(&one));
+    assert_eq!(two.steps(), 330);
 }

@@ -134,6 +134,35 @@ fn bless_then_pass_then_fail_with_a_diff() {
 }
 
 #[test]
+fn snapshots_do_not_depend_on_the_thread_count() {
+    let t = corpus("threads");
+    // A program that asks for its own thread count, and the paper's
+    // programs beside it (their includes with them).
+    t.write("own.dcps", &format!("// threads: 3\n{MAIN}"));
+    let paper = deepcps_tests::root().join("corpus/paper");
+    for e in std::fs::read_dir(&paper).expect("corpus/paper") {
+        let p = e.expect("entry").path();
+        if p.extension().is_some_and(|x| x == "dcps") {
+            let name = format!("paper/{}", p.file_name().expect("name").to_string_lossy());
+            t.write(&name, &std::fs::read_to_string(&p).expect("read"));
+        }
+    }
+    let r = deepcps(&["test", "--bless", "--threads", "1", t.path()]);
+    assert_eq!(r.code, 0, "{}{}", r.out, r.err);
+    let main = t.read("main.out");
+    for n in ["1", "2", "8"] {
+        let r = deepcps(&["test", "--threads", n, t.path()]);
+        assert_eq!((r.code, r.err.as_str()), (0, ""), "--threads {n}: {}", r.out);
+        assert!(r.out.contains(" 0 failed"), "{}", r.out);
+    }
+    // The default (all cores) too, and nothing about threads in the files.
+    let r = deepcps(&["test", t.path()]);
+    assert_eq!(r.code, 0, "{}", r.out);
+    assert!(!main.contains("thread"), "{main}");
+    assert_eq!(t.read("own.out"), main);
+}
+
+#[test]
 fn files_can_be_named_one_by_one() {
     let t = corpus("files");
     let main = t.0.join("main.dcps");

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand};
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::print::Printer;
 use deepcps_machine::reference::{Reducer, Rule};
@@ -55,9 +56,15 @@ enum Command {
         #[arg(long, value_parser = parse_seconds)]
         timeout: Option<std::time::Duration>,
         /// Print every step to stderr: its number, rule and the source place
-        /// of the body executed.
+        /// of the body executed. A trace follows the sequential machine: it
+        /// runs on one thread (an explicit `--threads` above 1 is refused).
         #[arg(long)]
         trace: bool,
+        /// Reduction threads of the graph machine (default: all cores; 1 is
+        /// the sequential machine). Results and step counts are the same for
+        /// every number of threads.
+        #[arg(long, value_name = "N", value_parser = parse_threads)]
+        threads: Option<usize>,
         /// Stop when the live graph holds more than this many nodes (exit
         /// code 3; the graph machine only). The default stops a run before
         /// it can exhaust the memory of a 24 GiB machine.
@@ -68,7 +75,8 @@ enum Command {
         #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_OUTPUT)]
         max_output: usize,
         /// Use the reference reducer (the substitution semantics, the oracle)
-        /// instead of the graph machine.
+        /// instead of the graph machine. It reduces on one thread (an
+        /// explicit `--threads` above 1 is refused).
         #[arg(long)]
         reference: bool,
     },
@@ -106,10 +114,11 @@ enum Command {
     Debug {
         /// The program.
         file: PathBuf,
-        /// Threads for reduction. The graph machine reduces on one thread
-        /// (parallel reduction is not built yet), so only 1 is accepted.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
+        /// Reduction threads of runs to the end or to a breakpoint-free
+        /// stop (default: all cores; 1 is the sequential machine). Steps,
+        /// `n` and runs with breakpoints go step by step on one thread.
+        #[arg(long, value_name = "N", value_parser = parse_threads)]
+        threads: Option<usize>,
     },
     /// Run every program under the paths and report steps, time, memory
     /// and pass/fail against their `// expect:` directives.
@@ -147,6 +156,11 @@ enum Command {
         /// Write the snapshot files instead of comparing with them.
         #[arg(long)]
         bless: bool,
+        /// Reduction threads of each program (default: all cores; 1 is the
+        /// sequential machine). A program's `// threads: N` overrides it.
+        /// The snapshots do not depend on it.
+        #[arg(long, value_name = "N", value_parser = parse_threads)]
+        threads: Option<usize>,
     },
 }
 
@@ -173,6 +187,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             file,
             stats,
             trace,
+            threads,
             max_steps,
             stop_after,
             timeout,
@@ -184,6 +199,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             RunOptions {
                 stats,
                 trace,
+                threads,
                 stop_after: stop_after.is_some(),
                 reference,
                 max_output,
@@ -218,7 +234,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
                 views::dump_reduced(&file, &limits, ctx.out, ctx.err, ctx.color)
             }
         },
-        Command::Test { paths, bless } => crate::snaptest::run(&paths, bless, ctx.out, ctx.err),
+        Command::Test { paths, bless, threads } => crate::snaptest::run(&paths, bless, threads, ctx.out, ctx.err),
         Command::Bench(args) => crate::bench::main(args, ctx.out, ctx.err),
     }
 }
@@ -227,6 +243,8 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
 struct RunOptions {
     stats: bool,
     trace: bool,
+    /// `--threads`, if given.
+    threads: Option<usize>,
     stop_after: bool,
     reference: bool,
     max_output: usize,
@@ -280,10 +298,37 @@ impl Ctx<'_> {
         let RunOptions {
             stats,
             trace,
+            threads,
             stop_after,
             reference,
             max_output,
         } = opts;
+        // The oracle and a trace follow the sequential machine, step by
+        // step: one thread. Only an explicit request for more is an error.
+        let sequential_only = if reference {
+            Some("--reference (the reference reducer reduces on one thread)")
+        } else if trace {
+            Some("--trace (a trace follows the sequential machine, step by step)")
+        } else {
+            None
+        };
+        let par = match (threads, sequential_only) {
+            (Some(n), Some(why)) if n > 1 => {
+                let _ = writeln!(
+                    self.err,
+                    "deepcps: --threads {n} cannot be used with {why}; use --threads 1 or leave it out"
+                );
+                return EXIT_STATIC;
+            }
+            (_, Some(_)) => Parallel::sequential(),
+            (n, None) => match Parallel::new(n.unwrap_or_else(Parallel::cores)) {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = writeln!(self.err, "deepcps: {e}");
+                    return EXIT_STATIC;
+                }
+            },
+        };
         let mut sources = SourceMap::new();
         let program = match load_program(&RealFs, file, &mut sources) {
             Ok(p) => p,
@@ -306,13 +351,23 @@ impl Ctx<'_> {
                 Reducer::new(program).report_traced(&limits, &mut on_step)
             } else {
                 let mut m = Machine::new(program);
-                let r = m.report_traced(&limits, &mut on_step);
+                let r = if trace {
+                    m.report_traced(&limits, &mut on_step)
+                } else {
+                    m.report_par(&limits, &par)
+                };
+                let p = m.par_stats();
                 graph_stats = Some(format!(
-                    "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied",
+                    "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied\n\
+                     parallel: {}, {} rounds, {} units, {} steps in rounds",
                     m.live_nodes(),
                     m.g.nodes.len(),
                     m.bound_count,
-                    m.copied
+                    m.copied,
+                    plural(par.threads(), "thread", "threads"),
+                    p.rounds,
+                    p.units,
+                    p.steps
                 ));
                 r
             }
@@ -368,7 +423,7 @@ impl Ctx<'_> {
         code
     }
 
-    fn debug(mut self, file: PathBuf, threads: usize) -> u8 {
+    fn debug(mut self, file: PathBuf, threads: Option<usize>) -> u8 {
         // The program is checked here first, so that its diagnostics come
         // before anything about the terminal (the worker loads it again).
         let mut sources = SourceMap::new();
@@ -376,13 +431,13 @@ impl Ctx<'_> {
             self.diags(&sources, &ds);
             return EXIT_STATIC;
         }
-        if threads != 1 {
-            let _ = writeln!(
-                self.err,
-                "deepcps: --threads {threads}: the graph machine reduces on one thread (parallel reduction is not built yet); use --threads 1"
-            );
-            return EXIT_STATIC;
-        }
+        let par = match Parallel::new(threads.unwrap_or_else(Parallel::cores)) {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = writeln!(self.err, "deepcps: {e}");
+                return EXIT_STATIC;
+            }
+        };
         if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
             let _ = writeln!(
                 self.err,
@@ -390,7 +445,7 @@ impl Ctx<'_> {
             );
             return EXIT_STATIC;
         }
-        match crate::debug::term::run(file, self.color) {
+        match crate::debug::term::run(file, par, self.color) {
             Ok(()) => EXIT_OK,
             Err(e) => {
                 let _ = write!(self.err, "{e}");
@@ -471,6 +526,20 @@ impl Ctx<'_> {
             EXIT_OK
         }
     }
+}
+
+/// A number of reduction threads: at least 1 (1 is the sequential machine).
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(_) => Err("the number of threads is at least 1 (1 is the sequential machine)".into()),
+        Err(_) => Err(format!("`{s}` is not a number of threads")),
+    }
+}
+
+/// `1 thread`, `2 threads`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A number of seconds (fractions allowed) as a duration.

@@ -8,18 +8,26 @@
 //! `interval` steps; when more than [`MAX_SNAPSHOTS`] are held, every other
 //! one is dropped and the interval doubles, so memory stays bounded on long
 //! runs and going back one step replays at most `interval` steps.
+//!
+//! A session may reduce on several threads ([`Session::with_parallel`]): a
+//! run with no enabled breakpoint and no subtree to stay within goes
+//! through [`Machine::run_par`], in pieces that end at the snapshot steps,
+//! so the snapshots are those of the sequential machine (a state after a
+//! parallel run is the sequential state at that step count). Stepping,
+//! `n` and runs with breakpoints look at every step: one thread.
 
 pub mod breakpoint;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub use breakpoint::{Breakpoint, Entry, Stop};
 
 use crate::error::RuntimeError;
-use crate::graph::events::Binding;
+use crate::graph::events::{Binding, StepEvents};
+use crate::graph::par::Parallel;
 use crate::graph::{Anchor, Machine, Next, NextKind};
 use crate::reference::Rule;
-use crate::run::Counts;
+use crate::run::{Counts, Limits, Outcome, StopReason};
 use crate::term::{Atom, Program, VarId};
 
 /// Snapshots kept at most (the one of step 0 always among them).
@@ -75,11 +83,23 @@ pub struct Session {
     /// The breakpoint that stopped the last run, and the step it stopped
     /// at: a run from there does not stop on it again before stepping.
     last_hit: Option<(usize, u64)>,
+    /// The reduction threads of runs without breakpoints.
+    par: Parallel,
+    /// Whether a parallel run had to be replayed step by step to learn
+    /// what it bound (see [`Session::run_parallel`]); runs then go step by
+    /// step.
+    replayed: bool,
 }
 
 impl Session {
-    /// A session at step 0 of `program`.
+    /// A session at step 0 of `program`, on the sequential machine.
     pub fn new(program: Program) -> Session {
+        Session::with_parallel(program, Parallel::sequential())
+    }
+
+    /// A session at step 0 of `program` whose runs without breakpoints
+    /// reduce on the threads of `par`.
+    pub fn with_parallel(program: Program, par: Parallel) -> Session {
         let machine = Machine::new(program);
         Session {
             snapshots: vec![(0, machine.clone())],
@@ -89,7 +109,21 @@ impl Session {
             fired: Vec::new(),
             breakpoints: Vec::new(),
             last_hit: None,
+            par,
+            replayed: false,
         }
+    }
+
+    /// The reduction threads of runs without breakpoints.
+    pub fn parallel(&self) -> &Parallel {
+        &self.par
+    }
+
+    /// Whether runs without breakpoints go through the parallel driver:
+    /// more than one thread, and no parallel run has had to be replayed
+    /// step by step yet.
+    pub fn reduces_in_parallel(&self) -> bool {
+        self.par.threads() > 1 && !self.replayed
     }
 
     /// The machine (its state, its views).
@@ -177,21 +211,28 @@ impl Session {
             }
             Some(Ok(exit)) => {
                 let step = self.steps();
-                let vars = self.machine.source_vars();
-                for &(var, to) in &self.machine.events.bound {
-                    let name = vars.name(var).unwrap_or("_").to_string();
-                    let to = match to {
-                        Binding::Value(truth) => Bound::Value(truth),
-                        Binding::Var(y) => Bound::Var(vars.name(y).unwrap_or("_").to_string()),
-                    };
-                    self.fired.push(Fired { step, var, name, to });
-                }
+                let events = std::mem::take(&mut self.machine.events);
+                self.note_fired(step, &events);
+                self.machine.events = events;
                 if let Some(v) = exit {
                     self.end = Some(End::Exit(v));
                 }
                 self.snapshot();
                 true
             }
+        }
+    }
+
+    /// Adds the staging variables that step `step` bound to the list.
+    fn note_fired(&mut self, step: u64, events: &StepEvents) {
+        let vars = self.machine.source_vars();
+        for &(var, to) in &events.bound {
+            let name = vars.name(var).unwrap_or("_").to_string();
+            let to = match to {
+                Binding::Value(truth) => Bound::Value(truth),
+                Binding::Var(y) => Bound::Var(vars.name(y).unwrap_or("_").to_string()),
+            };
+            self.fired.push(Fired { step, var, name, to });
         }
     }
 
@@ -215,7 +256,15 @@ impl Session {
     /// when the run ends, when `deadline` passes (checked every 256 steps),
     /// or, given `within`, when the next body to execute lies outside the
     /// subtree at that place (`n`: reduce the focused body's subtree).
+    ///
+    /// With more than one thread, no enabled breakpoint and no `within`,
+    /// the run goes through the parallel driver and stops at the same step
+    /// with the same state, the same bound staging variables and the same
+    /// snapshots (the deadline is then the driver's time limit).
     pub fn run(&mut self, budget: u64, deadline: Option<Instant>, within: Option<Anchor>) -> Stop {
+        if within.is_none() && self.reduces_in_parallel() && !self.breakpoints.iter().any(|e| e.enabled) {
+            return self.run_parallel(budget, deadline);
+        }
         let mut done = 0u64;
         // Looking at the next body before each step costs a second look (the
         // step looks again): only when something needs it.
@@ -255,6 +304,88 @@ impl Session {
                 return Stop::Breakpoint(i);
             }
         }
+    }
+
+    /// [`Session::run`] on the parallel driver: pieces of [`Machine::run_par`]
+    /// that end at the next snapshot step (or the budget, or the deadline),
+    /// each followed by what a step-by-step run does after its steps: the
+    /// bound staging variables noted, the end noted, the snapshot taken.
+    fn run_parallel(&mut self, budget: u64, deadline: Option<Instant>) -> Stop {
+        let target = self.steps().saturating_add(budget);
+        let mut done = false;
+        loop {
+            if self.end.is_some() {
+                return Stop::Ended;
+            }
+            if !self.machine.has_pending() {
+                self.end = Some(End::Residual);
+                return Stop::Ended;
+            }
+            let now = self.steps();
+            if now >= target {
+                return Stop::Budget;
+            }
+            let timeout = match deadline {
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    if done && left.is_zero() {
+                        return Stop::Slice;
+                    }
+                    // The first piece always makes progress.
+                    Some(left.max(Duration::from_millis(1)))
+                }
+                None => None,
+            };
+            let boundary = (now / self.interval + 1).saturating_mul(self.interval);
+            let limits = Limits {
+                max_steps: target.min(boundary),
+                timeout,
+                ..Limits::default()
+            };
+            let before = self.machine.par_stats();
+            let outcome = self.machine.run_par(&limits, &self.par);
+            let events = self.machine.take_round_events();
+            let ran = self.steps() - now;
+            let in_rounds = self.machine.par_stats().steps - before.steps;
+            done = true;
+            if ran > 0 && !round_events_complete(ran, in_rounds) {
+                // The driver executed steps outside its rounds, whose
+                // events it does not report: replay the piece step by step
+                // (to the same state) to learn what they bound.
+                self.replay(now, self.steps());
+                self.replayed = true;
+            } else {
+                for (step, ev) in &events {
+                    self.note_fired(*step, ev);
+                }
+                self.snapshot();
+            }
+            match outcome {
+                Outcome::Residual => self.end = Some(End::Residual),
+                Outcome::Exit(v) => self.end = Some(End::Exit(v)),
+                Outcome::Error(e) => self.end = Some(End::Error(e)),
+                Outcome::Limit(StopReason::Time { .. }) => return Stop::Slice,
+                Outcome::Limit(_) => {}
+            }
+            if self.replayed && self.end.is_none() {
+                // Step by step from here on.
+                return self.run(target - self.steps(), deadline, None);
+            }
+        }
+    }
+
+    /// Goes back to the snapshot at or before step `from` and executes,
+    /// step by step, the steps up to `to` again (the state reached is the
+    /// state left: the machine is deterministic), noting what they bind.
+    fn replay(&mut self, from: u64, to: u64) {
+        let i = self.snapshots.partition_point(|(s, _)| *s <= from).saturating_sub(1);
+        if let Some((at, m)) = self.snapshots.get(i) {
+            let at = *at;
+            self.machine = m.clone();
+            self.fired.retain(|f| f.step <= at);
+        }
+        self.end = None;
+        while self.steps() < to && self.step() {}
     }
 
     /// The breakpoint the step about to execute hits, if any (and it did
@@ -326,4 +457,13 @@ impl Session {
         let now = self.steps();
         self.goto(now.saturating_sub(n));
     }
+}
+
+/// Whether the events a piece of parallel run handed back
+/// ([`Machine::take_round_events`]) are those of all its `ran` steps: the
+/// driver reports the steps executed inside its rounds (`in_rounds` of
+/// them), not those it executed one by one between rounds, so only a piece
+/// run entirely in rounds is complete.
+fn round_events_complete(ran: u64, in_rounds: u64) -> bool {
+    in_rounds >= ran
 }

@@ -5,7 +5,7 @@
 use super::run::{Row, Status};
 
 /// The header of the CSV.
-pub const HEADER: [&str; 19] = [
+pub const HEADER: [&str; 20] = [
     "program",
     "result",
     "steps",
@@ -18,6 +18,7 @@ pub const HEADER: [&str; 19] = [
     "steps_per_s",
     "peak_live_nodes",
     "result_bytes",
+    "threads",
     "expectation",
     "status",
     "reason",
@@ -46,7 +47,7 @@ pub fn render(rows: &[Row]) -> Result<String, String> {
             Status::Pass => "pass",
             Status::Fail => "fail",
         };
-        let record: [String; 19] = [
+        let record: [String; 20] = [
             r.program.clone(),
             r.result.clone(),
             r.steps.to_string(),
@@ -59,6 +60,7 @@ pub fn render(rows: &[Row]) -> Result<String, String> {
             format!("{:.0}", r.steps_per_s),
             r.peak_live_nodes.to_string(),
             r.result_bytes.to_string(),
+            r.threads.to_string(),
             r.expectation.clone(),
             status.to_string(),
             r.reason.clone(),

@@ -1,6 +1,8 @@
 //! `deepcps bench PATH..`: runs every program under the paths on the graph
-//! machine, in parallel over a rayon pool, and reports a table (and JSON,
-//! CSV, a comparison with a baseline, a plot of the scaling families).
+//! machine, each on `--threads` reduction threads (or its `// threads:`),
+//! `--jobs` programs at once over a rayon pool, and reports a table (and
+//! JSON, CSV, a comparison with a baseline, a plot of the scaling
+//! families).
 //!
 //! - [`discover`]: the programs under the paths, their directives, shards;
 //! - [`run`]: one program → one [`run::Row`], limits and panics included;
@@ -21,11 +23,14 @@ pub mod run;
 pub mod scale;
 pub mod table;
 
+use std::collections::btree_map::Entry;
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use deepcps_machine::expect::Expected;
+use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::run::Limits;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -48,9 +53,13 @@ pub struct BenchArgs {
     /// Files or directories (searched recursively for `.dcps` files).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Programs run at once (default: the number of cores).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-    pub threads: Option<u16>,
+    /// Reduction threads of each program's machine (default: all cores; 1
+    /// is the sequential machine). A program's `// threads: N` overrides it.
+    #[arg(long, value_name = "N", value_parser = crate::cli::parse_threads)]
+    pub threads: Option<usize>,
+    /// Programs run at once (default 1: each program's time is its own).
+    #[arg(long, value_name = "J", default_value_t = 1, value_parser = parse_jobs)]
+    pub jobs: usize,
     /// Step limit of each program, unless its `// max-steps:` says otherwise.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_steps)]
     pub max_steps: u64,
@@ -121,16 +130,24 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
         programs = discover::shard(programs, k, n);
     }
     let families = scaled_jobs(args, &programs)?;
-    let threads = match args.threads {
-        Some(n) => usize::from(n),
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = args.threads.unwrap_or_else(Parallel::cores);
+    let jobs = args.jobs;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(jobs)
         .stack_size(STACK)
         .thread_name(|i| format!("deepcps-bench-{i}"))
         .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+        .map_err(|e| format!("cannot start {jobs} jobs: {e}"))?;
+    // One `Parallel` (one pool of reduction threads) per thread count,
+    // shared by every program run with it.
+    let threads_of = |p: &Program| p.expect.threads.unwrap_or(threads);
+    let mut pars: BTreeMap<usize, Parallel> = BTreeMap::new();
+    for n in std::iter::once(threads).chain(programs.iter().map(threads_of)) {
+        if let Entry::Vacant(e) = pars.entry(n) {
+            e.insert(Parallel::new(n)?);
+        }
+    }
+    let par_of = |p: &Program| pars[&threads_of(p)].clone();
     let limits = |p: &Program| Limits {
         max_steps: p.expect.max_steps.unwrap_or(args.max_steps),
         timeout: Some(args.timeout),
@@ -152,14 +169,15 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
             expected: p.expect.outcome.as_ref(),
             snapshot: snapshot.as_deref(),
             limits: limits(p),
-            threads: p.expect.threads,
+            par: par_of(p),
         });
         progress.inc(1);
         progress.set_message(p.name.clone());
         row
     };
-    // Programs that ask for one thread are timed alone, after the others.
-    let (alone, shared): (Vec<&Program>, Vec<&Program>) = programs.iter().partition(|p| p.expect.threads == Some(1));
+    // Programs that ask for a number of threads are timed alone, after the
+    // others.
+    let (alone, shared): (Vec<&Program>, Vec<&Program>) = programs.iter().partition(|p| p.expect.threads.is_some());
     let mut rows: Vec<Row> = pool.install(|| shared.par_iter().map(|&p| one(p)).collect());
     rows.extend(pool.install(|| alone.iter().map(|&p| one(p)).collect::<Vec<_>>()));
     rows.sort_by(|a, b| a.program.cmp(&b.program));
@@ -192,7 +210,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
                     expected: kind.as_ref(),
                     snapshot: None,
                     limits: limits(p),
-                    threads: None,
+                    par: par_of(p),
                 })
             });
             progress.inc(1);
@@ -255,10 +273,20 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     let steps: u64 = all.iter().map(|r| r.steps).sum();
     let busy: f64 = all.iter().map(|r| r.wall_s).sum();
     summary.push_str(&format!(
-        "; {steps} steps, {} of runs in {} on {threads} threads",
+        "; {steps} steps, {} of runs in {}; {} at once, {} each",
         table::seconds(busy),
-        table::seconds(elapsed.as_secs_f64())
+        table::seconds(elapsed.as_secs_f64()),
+        plural(jobs, "job", "jobs"),
+        plural(threads, "reduction thread", "reduction threads")
     ));
+    let own = programs.iter().filter(|p| p.expect.threads.is_some_and(|n| n != threads)).count();
+    if own > 0 {
+        summary.push_str(&format!(
+            " ({} by {} `// threads:`)",
+            plural(own, "program", "programs"),
+            if own == 1 { "its" } else { "their" }
+        ));
+    }
     if let Some(c) = &comparison {
         summary.push_str(&format!(
             "; against {}: {} regressions (threshold {}x), {} improved, {} new, {} not run",
@@ -357,6 +385,15 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
         return Err(bad());
     }
     Ok((k, n))
+}
+
+/// A number of programs run at once: at least 1.
+fn parse_jobs(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(_) => Err("the number of jobs is at least 1".into()),
+        Err(_) => Err(format!("`{s}` is not a number of jobs")),
+    }
 }
 
 /// A ratio of at least 1.

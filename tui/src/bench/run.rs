@@ -1,12 +1,14 @@
-//! One program's run, measured: load, reduce on the graph machine, print,
-//! and judge against the program's expectation, giving a plain [`Row`]. The
-//! machine is not `Send`, so everything happens on the calling thread and
-//! only the row leaves it. Limits and panics are rows, not crashes.
+//! One program's run, measured: load, reduce on the graph machine (on the
+//! job's reduction threads), print, and judge against the program's
+//! expectation, giving a plain [`Row`]. Everything happens on the calling
+//! thread (and the threads of the job's [`Parallel`]); only the row leaves
+//! it. Limits and panics are rows, not crashes.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use deepcps_machine::expect::{verdict, Expected, Observed};
+use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Counts, Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
@@ -55,6 +57,11 @@ pub struct Row {
     pub peak_live_nodes: u64,
     /// Bytes of the printed result (exit value or residual program).
     pub result_bytes: u64,
+    /// The reduction threads of the run (`--threads` or the program's
+    /// `// threads:`; 1 is the sequential machine). Absent from the JSON
+    /// of older runs: 0.
+    #[serde(default)]
+    pub threads: usize,
     /// The expectation (`exit 12`, `residual`, `error arity`, ...; `none`).
     pub expectation: String,
     /// `pass` or `fail`.
@@ -81,8 +88,8 @@ pub struct Job<'a> {
     pub snapshot: Option<&'a str>,
     /// The budgets.
     pub limits: Limits,
-    /// The reduction threads asked for (`// threads:`).
-    pub threads: Option<usize>,
+    /// The reduction threads to run it on (`--threads` or `// threads:`).
+    pub par: Parallel,
 }
 
 /// Runs `job` and measures it; a panic in the machine is a failing row.
@@ -112,6 +119,7 @@ fn blank(job: &Job<'_>, result: &str, wall: Duration) -> Row {
         steps_per_s: 0.0,
         peak_live_nodes: 0,
         result_bytes: 0,
+        threads: job.par.threads(),
         expectation: job.expected.map_or_else(|| "none".to_string(), |e| e.to_string()),
         status: Status::Pass,
         reason: String::new(),
@@ -130,12 +138,6 @@ fn judge(row: &mut Row, job: &Job<'_>, observed: &Observed<'_>, detail: Option<S
 }
 
 fn measure(job: &Job<'_>, start: Instant) -> Row {
-    if let Some(n) = job.threads.filter(|&n| n != 1) {
-        let mut row = blank(job, "not run", start.elapsed());
-        row.status = Status::Fail;
-        row.reason = format!("`threads: {n}`: the graph machine reduces on one thread (parallel reduction is not built yet)");
-        return row;
-    }
     let mut sources = SourceMap::new();
     let loaded = add_source(&mut sources, job.name, Some(job.path.to_path_buf()), job.bytes.to_vec())
         .map_err(|d| vec![d])
@@ -150,7 +152,7 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
         }
     };
     let mut m = Machine::new(program);
-    let report = m.report(&job.limits);
+    let report = m.report_par(&job.limits, &job.par);
     let wall = start.elapsed();
     let peak = m.peak_live_nodes();
     let (result, observed_limit) = match &report.outcome {

@@ -10,6 +10,7 @@ use std::time::Duration;
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
 use crossterm::execute;
 use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use deepcps_machine::graph::par::Parallel;
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
@@ -65,10 +66,11 @@ impl Drop for Guard {
     }
 }
 
-/// Runs the debugger on `file` in the real terminal. Errors: the program
-/// does not load (its diagnostics), or the terminal cannot be set up.
-pub fn run(file: PathBuf, color: bool) -> Result<(), String> {
-    let mut engine = Engine::spawn(file, color)?;
+/// Runs the debugger on `file` in the real terminal, reducing on the
+/// threads of `par`. Errors: the program does not load (its diagnostics),
+/// or the terminal cannot be set up.
+pub fn run(file: PathBuf, par: Parallel, color: bool) -> Result<(), String> {
+    let mut engine = Engine::spawn(file, par, color)?;
     let first = engine
         .wait(Duration::from_secs(60))
         .ok_or("deepcps: the debugger's worker did not answer")?;

@@ -1,9 +1,9 @@
 //! The debugger's engine: the [`Session`] and everything computed from it
 //! for a screen ([`Frame`]), behind commands ([`Cmd`]).
 //!
-//! The session holds the graph machine, which is not `Send` (its values
-//! share `Rc`s), so the worker *loads the program itself*, on the thread
-//! that runs it, and only commands and frames (plain data) cross threads.
+//! The session holds the graph machine; the worker *loads the program
+//! itself*, on the thread that runs it, and only commands, the reduction
+//! threads ([`Parallel`]) and frames (plain data) cross threads.
 //! [`Engine::spawn`] runs it on a background thread (the `c` key keeps the
 //! UI drawing while it runs, in slices of [`SLICE`]); [`Engine::inline`]
 //! runs it on the caller's thread, synchronously, for tests.
@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::{Anchor, NextKind};
 use deepcps_machine::run::Counts;
 use deepcps_machine::session::{Breakpoint, End, Session, Stop};
@@ -85,6 +86,9 @@ pub struct Frame {
     pub live_nodes: usize,
     /// Resident memory of the process, if the system tells.
     pub rss_bytes: Option<u64>,
+    /// Reduction threads of runs without breakpoints (1: the sequential
+    /// machine).
+    pub threads: usize,
     /// The views of the state (absent in the frames of a background run,
     /// which keep the last ones: building them costs the term's size).
     pub view: Option<Arc<ViewData>>,
@@ -133,12 +137,13 @@ enum Run {
 }
 
 impl Worker {
-    /// Loads `file`; the diagnostics, rendered, if it does not load.
-    pub fn load(file: &Path, color: bool) -> Result<Worker, String> {
+    /// Loads `file`, to be reduced on the threads of `par`; the
+    /// diagnostics, rendered, if it does not load.
+    pub fn load(file: &Path, par: Parallel, color: bool) -> Result<Worker, String> {
         let mut sources = SourceMap::new();
         match load_program(&RealFs, file, &mut sources) {
             Ok(p) => Ok(Worker {
-                session: Session::new(p),
+                session: Session::with_parallel(p, par),
                 main_file: FileId(0),
                 sources,
                 file: file.display().to_string(),
@@ -331,6 +336,7 @@ impl Worker {
             next,
             live_nodes: m.live_nodes(),
             rss_bytes: rss(),
+            threads: if s.reduces_in_parallel() { s.parallel().threads() } else { 1 },
             view: full.then(|| Arc::new(self.views(&places))),
         }
     }
@@ -475,9 +481,9 @@ impl Engine {
         Engine::Inline(Box::new(w), vec![first])
     }
 
-    /// Loads `file` on a new thread and runs the worker there; the load's
-    /// diagnostics if it fails.
-    pub fn spawn(file: PathBuf, color: bool) -> Result<Engine, String> {
+    /// Loads `file` on a new thread and runs the worker there, reducing on
+    /// the threads of `par`; the load's diagnostics if it fails.
+    pub fn spawn(file: PathBuf, par: Parallel, color: bool) -> Result<Engine, String> {
         let (to, commands) = channel::<Cmd>();
         let (frames, from) = channel::<Frame>();
         let (loaded, load_result) = channel::<Result<(), String>>();
@@ -485,7 +491,7 @@ impl Engine {
             .name("deepcps-debug-worker".into())
             .stack_size(1 << 30)
             .spawn(move || {
-                let mut w = match Worker::load(&file, color) {
+                let mut w = match Worker::load(&file, par, color) {
                     Ok(w) => w,
                     Err(e) => {
                         let _ = loaded.send(Err(e));

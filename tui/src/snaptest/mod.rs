@@ -5,7 +5,10 @@
 //! recursively, in sorted order; files given by name are taken as they
 //! are) is run on the graph machine, as `deepcps run` runs it, within the
 //! step limit of a `// max-steps: N` leading-comment directive or the
-//! default one. Two texts are made of the run and compared with the files
+//! default one, on `--threads` reduction threads (default: all cores) or
+//! those of a `// threads: N` directive. Results and step counts do not
+//! depend on the thread count, and neither do the snapshots: the count is
+//! written nowhere in them. Two texts are made of the run and compared with the files
 //! beside the program:
 //!
 //! - `NAME.out`: the outcome (`residual`, `exit`, `error KIND`, `limit:
@@ -26,10 +29,13 @@
 
 mod diff;
 
+use std::collections::btree_map::Entry;
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
@@ -52,10 +58,11 @@ pub struct Snapshots {
     pub graph: String,
 }
 
-/// Runs `deepcps test` on `paths`; with `bless`, writes the snapshot files
-/// instead of comparing. The report goes to `out`, usage errors to `err`.
-/// Returns the exit code.
-pub fn run(paths: &[PathBuf], bless: bool, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+/// Runs `deepcps test` on `paths`, each program on `threads` reduction
+/// threads (all cores when `None`) unless its `// threads:` says otherwise;
+/// with `bless`, writes the snapshot files instead of comparing. The report
+/// goes to `out`, usage errors to `err`. Returns the exit code.
+pub fn run(paths: &[PathBuf], bless: bool, threads: Option<usize>, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let files = match discover(paths) {
         Ok(f) => f,
         Err(message) => {
@@ -63,6 +70,9 @@ pub fn run(paths: &[PathBuf], bless: bool, out: &mut dyn Write, err: &mut dyn Wr
             return EXIT_STATIC;
         }
     };
+    let threads = threads.unwrap_or_else(Parallel::cores);
+    // One `Parallel` (one pool of reduction threads) per thread count.
+    let mut pars: BTreeMap<usize, Parallel> = BTreeMap::new();
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     for file in &files {
         let text = match std::fs::read(file) {
@@ -78,7 +88,18 @@ pub fn run(paths: &[PathBuf], bless: bool, out: &mut dyn Write, err: &mut dyn Wr
             skipped += 1;
             continue;
         }
-        let snaps = snapshots(file, text);
+        let n = threads_directive(&String::from_utf8_lossy(&text)).unwrap_or(threads);
+        let par = match pars.entry(n) {
+            Entry::Occupied(e) => e.get().clone(),
+            Entry::Vacant(e) => match Parallel::new(n) {
+                Ok(p) => e.insert(p).clone(),
+                Err(message) => {
+                    let _ = writeln!(err, "deepcps test: {message}");
+                    return EXIT_STATIC;
+                }
+            },
+        };
+        let snaps = snapshots(file, text, &par);
         let ok = if bless {
             bless_one(file, &snaps, out)
         } else {
@@ -161,9 +182,17 @@ pub fn max_steps(text: &str) -> u64 {
         .unwrap_or(Limits::default().max_steps)
 }
 
-/// Runs the program `file` (whose bytes are `bytes`) and makes its
-/// snapshot texts.
-pub fn snapshots(file: &Path, bytes: Vec<u8>) -> Snapshots {
+/// The reduction threads a program asks for: its `// threads: N`
+/// directive (at least 1; anything else is ignored).
+pub fn threads_directive(text: &str) -> Option<usize> {
+    directive(text, "threads:")
+        .and_then(|n| n.replace('_', "").parse().ok())
+        .filter(|&n| n >= 1)
+}
+
+/// Runs the program `file` (whose bytes are `bytes`) on the threads of
+/// `par` and makes its snapshot texts.
+pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel) -> Snapshots {
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = file
         .file_name()
@@ -188,7 +217,7 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>) -> Snapshots {
         }
     };
     let mut m = Machine::new(program);
-    let report = m.report(&limits);
+    let report = m.report_par(&limits, par);
     let graph = final_dump(&m, &report.outcome);
     let outcome = match &report.outcome {
         Outcome::Residual => "residual".to_string(),
