@@ -85,10 +85,6 @@ pub struct Session {
     last_hit: Option<(usize, u64)>,
     /// The reduction threads of runs without breakpoints.
     par: Parallel,
-    /// Whether a parallel run had to be replayed step by step to learn
-    /// what it bound (see [`Session::run_parallel`]); runs then go step by
-    /// step.
-    replayed: bool,
 }
 
 impl Session {
@@ -100,7 +96,10 @@ impl Session {
     /// A session at step 0 of `program` whose runs without breakpoints
     /// reduce on the threads of `par`.
     pub fn with_parallel(program: Program, par: Parallel) -> Session {
-        let machine = Machine::new(program);
+        let mut machine = Machine::new(program);
+        // The parallel driver keeps the events of every step it executes,
+        // in rounds or not: the bound staging variables of a parallel run.
+        machine.record_round_events = par.threads() > 1;
         Session {
             snapshots: vec![(0, machine.clone())],
             machine,
@@ -110,7 +109,6 @@ impl Session {
             breakpoints: Vec::new(),
             last_hit: None,
             par,
-            replayed: false,
         }
     }
 
@@ -119,11 +117,10 @@ impl Session {
         &self.par
     }
 
-    /// Whether runs without breakpoints go through the parallel driver:
-    /// more than one thread, and no parallel run has had to be replayed
-    /// step by step yet.
+    /// Whether runs without breakpoints go through the parallel driver
+    /// (more than one thread).
     pub fn reduces_in_parallel(&self) -> bool {
-        self.par.threads() > 1 && !self.replayed
+        self.par.threads() > 1
     }
 
     /// The machine (its state, its views).
@@ -342,24 +339,14 @@ impl Session {
                 timeout,
                 ..Limits::default()
             };
-            let before = self.machine.par_stats();
             let outcome = self.machine.run_par(&limits, &self.par);
-            let events = self.machine.take_round_events();
-            let ran = self.steps() - now;
-            let in_rounds = self.machine.par_stats().steps - before.steps;
             done = true;
-            if ran > 0 && !round_events_complete(ran, in_rounds) {
-                // The driver executed steps outside its rounds, whose
-                // events it does not report: replay the piece step by step
-                // (to the same state) to learn what they bound.
-                self.replay(now, self.steps());
-                self.replayed = true;
-            } else {
-                for (step, ev) in &events {
-                    self.note_fired(*step, ev);
-                }
-                self.snapshot();
+            // The events of every step the piece executed, with their step
+            // numbers: what a step-by-step run notes after each step.
+            for (step, ev) in self.machine.take_round_events() {
+                self.note_fired(step, &ev);
             }
+            self.snapshot();
             match outcome {
                 Outcome::Residual => self.end = Some(End::Residual),
                 Outcome::Exit(v) => self.end = Some(End::Exit(v)),
@@ -367,25 +354,7 @@ impl Session {
                 Outcome::Limit(StopReason::Time { .. }) => return Stop::Slice,
                 Outcome::Limit(_) => {}
             }
-            if self.replayed && self.end.is_none() {
-                // Step by step from here on.
-                return self.run(target - self.steps(), deadline, None);
-            }
         }
-    }
-
-    /// Goes back to the snapshot at or before step `from` and executes,
-    /// step by step, the steps up to `to` again (the state reached is the
-    /// state left: the machine is deterministic), noting what they bind.
-    fn replay(&mut self, from: u64, to: u64) {
-        let i = self.snapshots.partition_point(|(s, _)| *s <= from).saturating_sub(1);
-        if let Some((at, m)) = self.snapshots.get(i) {
-            let at = *at;
-            self.machine = m.clone();
-            self.fired.retain(|f| f.step <= at);
-        }
-        self.end = None;
-        while self.steps() < to && self.step() {}
     }
 
     /// The breakpoint the step about to execute hits, if any (and it did
@@ -457,13 +426,4 @@ impl Session {
         let now = self.steps();
         self.goto(now.saturating_sub(n));
     }
-}
-
-/// Whether the events a piece of parallel run handed back
-/// ([`Machine::take_round_events`]) are those of all its `ran` steps: the
-/// driver reports the steps executed inside its rounds (`in_rounds` of
-/// them), not those it executed one by one between rounds, so only a piece
-/// run entirely in rounds is complete.
-fn round_events_complete(ran: u64, in_rounds: u64) -> bool {
-    in_rounds >= ran
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Parallel reduction figures (issue 4): every workload on 1 and on N
+# threads (default 2), in one run, alternating, each REPEAT times (median).
+#
+# Wide workloads (issue 4, item 3): psum (a divide-and-conquer sum over 2^D
+# leaves), tree_work (2^D independent core-time loops), specialise_wide (one
+# interpreter specialised to W programs at once). Narrow workloads (chains,
+# nothing to run side by side; the target is "no more than 5% slower"):
+# loop_sum, arith_builders, specialise.
+#
+# For every run: steps, wall, user and system time, steps per second
+# (steps / wall), peak RSS, minor and major page faults; per workload and
+# size: speedup = wall(1 thread) / wall(N threads). The figures are
+# medians over the repeats; this machine is noisy, so read ratios from one
+# run of this script, never across runs.
+#
+# Usage: scripts/par-bench.sh [--quick] [--threads N] [--repeat R] [--big] [--no-build]
+#   --quick      small sizes (a smoke run of the script, ~30 s)
+#   --threads N  the parallel thread count compared with 1 (default 2)
+#   --repeat R   runs per point (default 3)
+#   --big        add psum at D = 24 (about 200 M steps: many minutes per run)
+#   --no-build   use target/release/deepcps as it is
+# Needs GNU time (/usr/bin/time).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+threads=2
+repeat=3
+quick=0
+big=0
+build=1
+usage="usage: $0 [--quick] [--threads N] [--repeat R] [--big] [--no-build]"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --threads) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; threads=$2; shift ;;
+    --repeat) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; repeat=$2; shift ;;
+    --big) big=1 ;;
+    --no-build) build=0 ;;
+    -h|--help) echo "$usage"; exit 0 ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ -x /usr/bin/time ] || { echo "par-bench.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 2; }
+if [ "$build" = 1 ]; then
+  cargo build -q --release --manifest-path "$root/Cargo.toml" -p deepcps
+fi
+bin="$root/target/release/deepcps"
+[ -x "$bin" ] || { echo "no release binary at $bin" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# file, kind, size variable, sizes
+if [ "$quick" = 1 ]; then
+  plan="psum wide D 12 14
+tree_work wide D 8
+specialise_wide wide W 256
+loop_sum narrow N 100000
+arith_builders narrow N 1000"
+else
+  plan="psum wide D 16 20
+tree_work wide D 12
+specialise_wide wide W 1024 4096
+loop_sum narrow N 1000000
+arith_builders narrow N 10000
+specialise narrow K 10000"
+  if [ "$big" = 1 ]; then
+    plan="$plan
+psum wide D 24"
+  fi
+fi
+
+# median of the arguments (numbers)
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "# deepcps par-bench: 1 vs $threads threads, median of $repeat, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+printf '%-16s %-6s %-5s %9s %3s %12s %8s %8s %7s %11s %9s %9s %6s\n' \
+  workload kind size steps thr result wall_s user_s sys_s steps/s rss_MB minflt majflt
+while read -r name kind var sizes; do
+  for size in $sizes; do
+    src="$root/corpus/bench/$name.dcps"
+    prog="$work/${name}_$size.dcps"
+    # The size line is `let VAR = ...`; includes made absolute.
+    sed -e "s|^let $var = .*|let $var = $size|" \
+        -e "s|^include \"\.\./|include \"$root/corpus/|" "$src" > "$prog"
+    declare -A wall=()
+    for t in 1 "$threads"; do
+      walls=() users=() syss=() rsss=() mins=() majs=(); steps=0; result=""
+      for ((r = 0; r < repeat; r++)); do
+        (/usr/bin/time -f '%e %U %S %M %R %F' -o "$work/time" \
+          "$bin" run --threads "$t" --stats --max-steps 10000000000 --max-output 64 "$prog" \
+          > "$work/out" 2> "$work/err") || true
+        read -r w u s m mi ma < "$work/time"
+        walls+=("$w"); users+=("$u"); syss+=("$s"); rsss+=("$m"); mins+=("$mi"); majs+=("$ma")
+        steps=$(grep -o '^steps: [0-9]*' "$work/err" | head -1 | awk '{print $2}')
+        result=$(head -c 12 "$work/out" | tr -d '\n')
+      done
+      w=$(median "${walls[@]}")
+      wall[$t]=$w
+      printf '%-16s %-6s %-5s %9s %3s %12s %8s %8s %7s %11s %9s %9s %6s\n' \
+        "$name" "$kind" "$size" "${steps:-?}" "$t" "${result:-?}" "$w" "$(median "${users[@]}")" \
+        "$(median "${syss[@]}")" "$(awk -v s="${steps:-0}" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", s / w; else print "-" }')" \
+        "$(awk -v k="$(median "${rsss[@]}")" 'BEGIN { printf "%.1f", k / 1024 }')" "$(median "${mins[@]}")" "$(median "${majs[@]}")"
+    done
+    awk -v a="${wall[1]}" -v b="${wall[$threads]}" -v n="$name" -v s="$size" -v t="$threads" \
+      'BEGIN { if (b > 0) printf "  speedup %s %s: wall(1)/wall(%s) = %.2f\n", n, s, t, a / b }'
+  done
+done <<< "$plan"
