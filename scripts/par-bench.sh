@@ -88,9 +88,9 @@ while read -r name kind var sizes; do
       walls=() users=() syss=() rsss=() mins=() majs=(); steps=0; result=""
       for ((r = 0; r < repeat; r++)); do
         (/usr/bin/time -f '%e %U %S %M %R %F' -o "$work/time" \
-          "$bin" run --threads "$t" --stats --max-steps 10000000000 --max-output 64 "$prog" \
+          "$bin" run --threads "$t" --stats --max-steps 10000000000 "$prog" \
           > "$work/out" 2> "$work/err") || true
-        read -r w u s m mi ma < "$work/time"
+        read -r w u s m mi ma < <(tail -1 "$work/time")
         walls+=("$w"); users+=("$u"); syss+=("$s"); rsss+=("$m"); mins+=("$mi"); majs+=("$ma")
         steps=$(grep -o '^steps: [0-9]*' "$work/err" | head -1 | awk '{print $2}')
         result=$(head -c 12 "$work/out" | tr -d '\n')

@@ -32,9 +32,13 @@ const FIRST_INTERVAL: u64 = 64;
 /// The longest wait between two looks (a narrow program looks this rarely).
 const MAX_INTERVAL: u64 = 4096;
 
-/// Nodes a look at the frontier visits at most (it gives up beyond: a
-/// narrow program pays at most this every [`MAX_INTERVAL`] steps).
-const LOOK_BUDGET: usize = 512;
+/// Levels of single outermost pending bodies a look at the frontier goes
+/// down at most (`O(log size)` each; a narrow program pays at most this
+/// every [`MAX_INTERVAL`] steps).
+const LOOK_LEVELS: usize = 256;
+
+/// Units a round takes at most (a look finding more gives up).
+const MAX_UNITS: usize = 1 << 16;
 
 /// A round that executes fewer steps than this did not pay for itself: the
 /// next look waits longer instead of starting again at [`FIRST_INTERVAL`].
@@ -270,8 +274,7 @@ impl Machine {
                 return Outcome::Residual;
             }
             if steps >= next_look {
-                let budget = if cx.par.eager { usize::MAX } else { LOOK_BUDGET };
-                match self.frontier(budget) {
+                match self.frontier(MAX_UNITS) {
                     Some(units) => {
                         if let Some(end) = self.round(&units, cx) {
                             return end;
@@ -316,43 +319,45 @@ impl Machine {
     /// reduces each of them to the end, one after the other in this order
     /// (each step stays in its unit's place; a pending body around them
     /// comes after everything nested in it), before anything else. `None`:
-    /// fewer than two, or more than `budget` nodes looked at.
-    fn frontier(&self, mut budget: usize) -> Option<Vec<NodeId>> {
-        if self.g.tour.marks_in_tree(self.root) < 2 {
+    /// nothing branches within [`LOOK_LEVELS`] levels.
+    ///
+    /// It reads the tour only: the pending bodies are its marked entries,
+    /// numbered in post-order, and the marks of a subtree are a contiguous
+    /// range of numbers ending with its root's own. So the last mark of a
+    /// range is an outermost body, and the marks nested in it are skipped
+    /// in one jump: `O(log size)` per unit and per level, however long the
+    /// spine of tuples or chains that leads to them.
+    fn frontier(&self, max_units: usize) -> Option<Vec<NodeId>> {
+        let total = self.g.tour.marks_in_tree(self.root);
+        if total < 2 {
             return None;
         }
-        let mut stack = Vec::new();
-        let mut out = Vec::new();
-        stack.push(self.root);
-        loop {
-            // The outermost pending bodies below the nodes on the stack.
-            while let Some(n) = stack.pop() {
-                budget = budget.checked_sub(1)?;
-                if self.g.tour.marks_in(n) == 0 {
-                    continue;
+        let mut range = 0..total;
+        for _ in 0..LOOK_LEVELS {
+            let mut out = Vec::new();
+            let mut k = range.end;
+            while k > range.start {
+                let m = self.g.tour.nth_marked(self.root, k - 1)?;
+                out.push(m);
+                if out.len() > max_units {
+                    return None;
                 }
-                if self.g.tour.marked(n) {
-                    out.push(n);
-                    continue;
-                }
-                let at = stack.len();
-                self.g.for_children(n, |c| stack.push(c));
-                stack[at..].reverse();
+                k = self.g.tour.mark_span(m).start.max(range.start);
             }
             match out.len() {
                 0 => return None,
                 1 => {
-                    // Inside the one pending body: its own head, arguments
-                    // and nested bodies.
-                    let p = out[0];
-                    out.clear();
-                    let at = stack.len();
-                    self.g.for_children(p, |c| stack.push(c));
-                    stack[at..].reverse();
+                    // Inside the one outermost pending body, without it.
+                    let span = self.g.tour.mark_span(out[0]);
+                    range = span.start..span.end - 1;
                 }
-                _ => return Some(out),
+                _ => {
+                    out.reverse();
+                    return Some(out);
+                }
             }
         }
+        None
     }
 
     /// Reduces the `units` in parallel, each to its end on a machine of its

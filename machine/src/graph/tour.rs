@@ -698,6 +698,39 @@ impl Tour {
         }
     }
 
+    /// The `k`-th marked node (from 0, in post-order) of the tree holding
+    /// `n`, in `O(log size)`.
+    pub fn nth_marked(&self, n: NodeId, mut k: u32) -> Option<NodeId> {
+        let mut x = self.root(open(n));
+        if k >= self.cnt(x) {
+            return None;
+        }
+        loop {
+            let e = self.e[x as usize];
+            let left = self.cnt(e.l);
+            if k < left {
+                x = e.l;
+                continue;
+            }
+            k -= left;
+            if e.marked() {
+                if k == 0 {
+                    return Some(NodeId(x / 2));
+                }
+                k -= 1;
+            }
+            x = e.r;
+        }
+    }
+
+    /// The marked nodes of `n`'s subtree, `n` included, as the range of
+    /// their indices among the marked nodes of its tree (in post-order, so
+    /// `n`'s own index, when it is marked, is the last): `O(log size)`.
+    pub fn mark_span(&self, n: NodeId) -> std::ops::Range<u32> {
+        let c = close(n);
+        self.before(open(n))..self.before(c) + u32::from(self.e[c as usize].marked())
+    }
+
     /// The root node of the tree holding `n`.
     pub fn tree_root(&self, n: NodeId) -> NodeId {
         let mut x = self.root(open(n));
