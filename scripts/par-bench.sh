@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Parallel reduction figures (issue 4): every workload on 1 and on N
-# threads (default 2), in one run, alternating, each REPEAT times (median).
+# threads (default 2), in one run, the thread counts alternating, each
+# REPEAT times (median).
 #
 # Wide workloads (issue 4, item 3): psum (a divide-and-conquer sum over 2^D
 # leaves), tree_work (2^D independent core-time loops), specialise_wide (one
@@ -84,23 +85,30 @@ while read -r name kind var sizes; do
     sed -e "s|^let $var = .*|let $var = $size|" \
         -e "s|^include \"\.\./|include \"$root/corpus/|" "$src" > "$prog"
     declare -A wall=()
-    for t in 1 "$threads"; do
-      walls=() users=() syss=() rsss=() mins=() majs=(); steps=0; result=""
-      for ((r = 0; r < repeat; r++)); do
+    # Runs alternate between the thread counts, so that a slow spell of
+    # this machine falls on both.
+    declare -A W=() U=() S=() R=() MI=() MA=() STEPS=() RES=()
+    for ((r = 0; r < repeat; r++)); do
+      for t in 1 "$threads"; do
         (/usr/bin/time -f '%e %U %S %M %R %F' -o "$work/time" \
           "$bin" run --threads "$t" --stats --max-steps 10000000000 "$prog" \
           > "$work/out" 2> "$work/err") || true
         read -r w u s m mi ma < <(tail -1 "$work/time")
-        walls+=("$w"); users+=("$u"); syss+=("$s"); rsss+=("$m"); mins+=("$mi"); majs+=("$ma")
-        steps=$(grep -o '^steps: [0-9]*' "$work/err" | head -1 | awk '{print $2}')
-        result=$(head -c 12 "$work/out" | tr -d '\n')
+        W[$t]+="$w "; U[$t]+="$u "; S[$t]+="$s "; R[$t]+="$m "; MI[$t]+="$mi "; MA[$t]+="$ma "
+        STEPS[$t]=$(grep -o '^steps: [0-9]*' "$work/err" | head -1 | awk '{print $2}')
+        RES[$t]=$(head -c 12 "$work/out" | tr -d '\n')
       done
-      w=$(median "${walls[@]}")
+    done
+    for t in 1 "$threads"; do
+      # shellcheck disable=SC2086
+      w=$(median ${W[$t]})
       wall[$t]=$w
+      steps=${STEPS[$t]}
+      # shellcheck disable=SC2086
       printf '%-16s %-6s %-5s %9s %3s %12s %8s %8s %7s %11s %9s %9s %6s\n' \
-        "$name" "$kind" "$size" "${steps:-?}" "$t" "${result:-?}" "$w" "$(median "${users[@]}")" \
-        "$(median "${syss[@]}")" "$(awk -v s="${steps:-0}" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", s / w; else print "-" }')" \
-        "$(awk -v k="$(median "${rsss[@]}")" 'BEGIN { printf "%.1f", k / 1024 }')" "$(median "${mins[@]}")" "$(median "${majs[@]}")"
+        "$name" "$kind" "$size" "${steps:-?}" "$t" "${RES[$t]:-?}" "$w" "$(median ${U[$t]})" \
+        "$(median ${S[$t]})" "$(awk -v s="${steps:-0}" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", s / w; else print "-" }')" \
+        "$(awk -v k="$(median ${R[$t]})" 'BEGIN { printf "%.1f", k / 1024 }')" "$(median ${MI[$t]})" "$(median ${MA[$t]})"
     done
     awk -v a="${wall[1]}" -v b="${wall[$threads]}" -v n="$name" -v s="$size" -v t="$threads" \
       'BEGIN { if (b > 0) printf "  speedup %s %s: wall(1)/wall(%s) = %.2f\n", n, s, t, a / b }'
