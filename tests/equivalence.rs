@@ -11,14 +11,14 @@
 //! 10,000) and `DEEPCPS_EQUIV_SEED=S` the first seed (default 0);
 //! `scripts/equiv.sh` runs many more.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use deepcps_machine::reference::Reducer;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_tests::compare::{compare, kind};
-use deepcps_tests::{graph_report, load_source, reference_report, root, StagedGen, TEST_MAX_STEPS};
+use deepcps_tests::{dcps_files, directive, graph_report, load_source, reference_report, root, StagedGen, TEST_MAX_STEPS};
 
 /// The step limit of generated programs: every bounded loop they hold ends
 /// well before it; the endless ones reach it.
@@ -26,28 +26,6 @@ const GEN_STEPS: u64 = 2_000;
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
-
-fn directive<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    text.lines()
-        .map(str::trim)
-        .take_while(|l| l.starts_with("//") || l.is_empty())
-        .find_map(|l| l.trim_start_matches('/').trim().strip_prefix(key).map(str::trim))
-}
-
-fn dcps_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("corpus directory")
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            dcps_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "dcps") {
-            out.push(p);
-        }
-    }
 }
 
 /// Every corpus program that loads (libraries and static errors do not run)

@@ -12,15 +12,7 @@ use deepcps_machine::graph::Machine;
 use deepcps_machine::run::Limits;
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
-use deepcps_tests::{root, TEST_MAX_STEPS};
-
-/// The value of a leading-comment directive `// KEY VALUE`.
-fn directive<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    text.lines()
-        .map(str::trim)
-        .take_while(|l| l.starts_with("//") || l.is_empty())
-        .find_map(|l| l.trim_start_matches('/').trim().strip_prefix(key).map(str::trim))
-}
+use deepcps_tests::{directive, root, TEST_MAX_STEPS};
 
 /// Checks what a dump says of itself: the node count of its header is its
 /// number of node lines, nodes are numbered in order, and the binder named

@@ -14,7 +14,7 @@
 //! a list) runs each on every listed count; `scripts/stress.sh` runs many
 //! more on 8 threads.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
@@ -23,7 +23,7 @@ use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::Program;
 use deepcps_tests::compare::summary;
-use deepcps_tests::{load_source, root, StagedGen, TEST_MAX_STEPS};
+use deepcps_tests::{dcps_files, directive, load_source, root, StagedGen, TEST_MAX_STEPS};
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
@@ -66,26 +66,8 @@ fn same(seq: &Report, par: &Report) -> Result<(), String> {
     }
 }
 
-fn dcps_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("corpus directory")
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            dcps_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "dcps") {
-            out.push(p);
-        }
-    }
-}
-
 fn max_steps_of(text: &str) -> u64 {
-    text.lines()
-        .map(str::trim)
-        .take_while(|l| l.starts_with("//") || l.is_empty())
-        .find_map(|l| l.trim_start_matches('/').trim().strip_prefix("max-steps:").map(str::trim))
+    directive(text, "max-steps:")
         .and_then(|n| n.replace('_', "").parse().ok())
         .unwrap_or(TEST_MAX_STEPS)
 }

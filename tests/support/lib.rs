@@ -417,3 +417,27 @@ pub fn outcome_via(fs: &dyn deepcps_machine::syntax::FileSystem, path: &Path, ma
     let mut sources = SourceMap::new();
     outcome_text(load_program(fs, path, &mut sources), max_steps)
 }
+
+/// The value of a leading-comment directive `// KEY VALUE` of a program.
+pub fn directive<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines()
+        .map(str::trim)
+        .take_while(|l| l.starts_with("//") || l.is_empty())
+        .find_map(|l| l.trim_start_matches('/').trim().strip_prefix(key).map(str::trim))
+}
+
+/// The `.dcps` files under `dir`, recursively, in sorted order.
+pub fn dcps_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("corpus directory")
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            dcps_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "dcps") {
+            out.push(p);
+        }
+    }
+}
