@@ -90,6 +90,18 @@ impl Counts {
     }
 }
 
+impl std::ops::AddAssign for Counts {
+    /// Adds the steps of another run, kind by kind (a unit of a parallel
+    /// round).
+    fn add_assign(&mut self, o: Counts) {
+        self.beta += o.beta;
+        self.expr += o.expr;
+        self.if_ += o.if_;
+        self.fix += o.fix;
+        self.exit += o.exit;
+    }
+}
+
 impl fmt::Display for Counts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

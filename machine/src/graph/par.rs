@@ -22,7 +22,7 @@ use super::export::Names;
 use super::import::Importer;
 use super::node::{stage_vars, Bound, Cmd, GVar, Kind, NodeId};
 use super::Machine;
-use crate::run::{Counts, Limits, Outcome, Report, StopReason};
+use crate::run::{Counts, Limits, Outcome, Report, Stepper, StopReason};
 use crate::term::{self, VarId, Vars};
 
 /// Steps between two looks for a branching frontier at first, and after a
@@ -43,9 +43,6 @@ const MAX_UNITS: usize = 1 << 16;
 /// A round that executes fewer steps than this did not pay for itself: the
 /// next look waits longer instead of starting again at [`FIRST_INTERVAL`].
 const PAYING_ROUND: u64 = 256;
-
-/// The clock is read every this many steps (as the sequential run loop).
-const CLOCK_EVERY: u64 = 1024;
 
 /// How a run is spread over threads: `threads == 1` is the sequential
 /// machine. Cloning shares the thread pool.
@@ -116,11 +113,7 @@ impl Parallel {
         if self.eager {
             return 64;
         }
-        let mut d = 0;
-        while (1usize << d) < self.threads {
-            d += 1;
-        }
-        d + 2
+        self.threads.next_power_of_two().trailing_zeros() + 2
     }
 
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
@@ -254,7 +247,9 @@ impl Machine {
         loop {
             let steps = self.counts.total();
             if steps >= next_clock {
-                next_clock = (steps / CLOCK_EVERY + 1) * CLOCK_EVERY;
+                // The clock as often as the sequential run loop reads it.
+                let every = <Machine as Stepper>::CLOCK_EVERY;
+                next_clock = (steps / every + 1) * every;
                 if cx.deadline.is_some_and(|d| Instant::now() >= d) {
                     return Outcome::Limit(StopReason::Time { limit: cx.timeout, steps });
                 }
@@ -402,15 +397,13 @@ impl Machine {
                     None => break,
                 }
             }
-            if !self.commit(u, &out) {
-                break;
-            }
+            self.commit(u, &mut out);
             let steps = out.counts.total();
             for (k, ev) in out.events {
                 self.round_events.push((base + used + k, ev));
             }
             used += steps;
-            add_counts(&mut self.counts, &out.counts);
+            self.counts += out.counts;
             self.copied += out.copied;
             self.bound_count += out.bound;
             self.par_stats.units += 1;
@@ -484,10 +477,10 @@ impl Machine {
         })
     }
 
-    /// Puts a unit's result in the place of the unit `u`. `false`: the
-    /// result cannot be taken back (never expected), nothing changed.
-    fn commit(&mut self, u: NodeId, out: &UnitOut) -> bool {
-        let mut imp = Importer::foreign(out.free.iter().copied(), out.origins.clone());
+    /// Puts a unit's result in the place of the unit `u` (taking its
+    /// binders' origins).
+    fn commit(&mut self, u: NodeId, out: &mut UnitOut) {
+        let mut imp = Importer::foreign(out.free.iter().copied(), std::mem::take(&mut out.origins));
         let new = imp.body(&mut self.g, &out.body);
         self.init_nodes(&imp.made);
         let parent = self.g.nodes[u.ix()].parent;
@@ -496,7 +489,6 @@ impl Machine {
             self.root = new;
         }
         self.free(u);
-        true
     }
 
     /// The variables of the subtree at `u`, shared values included: the
@@ -557,12 +549,4 @@ impl Machine {
         }
         Some(Scope { free, origins })
     }
-}
-
-fn add_counts(c: &mut Counts, o: &Counts) {
-    c.beta += o.beta;
-    c.expr += o.expr;
-    c.if_ += o.if_;
-    c.fix += o.fix;
-    c.exit += o.exit;
 }
