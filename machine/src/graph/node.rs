@@ -6,6 +6,7 @@
 //! its occurrences and the bodies that wait on it, so binding it rewrites
 //! exactly those places (see `bind.rs`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::expr::Expr;
@@ -177,12 +178,44 @@ pub fn hole_index(v: VarId) -> Option<usize> {
 }
 
 /// A node of the arena.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Node {
     /// What it is.
     pub kind: Kind,
     /// The node holding it ([`NodeId::NONE`] for the root and detached nodes).
     pub parent: NodeId,
+    /// A memo of `Machine::tuple_has_expr`: set when a walk of this tuple
+    /// (through its tuples and splices, not into lambdas or shared values)
+    /// found no [`Kind::Expr`]; false on every node the arena hands out.
+    /// Invariant: a node with the memo set holds no expression in that
+    /// walk. It stays true because nothing puts an expression into a tuple
+    /// that is already built: a bound variable's occurrence gets a value,
+    /// and values hold expressions only inside lambdas (checked by
+    /// `debug_assert!` where the memo is read). Atomic only so that the
+    /// look, which takes `&self`, may set it while the machine stays `Sync`
+    /// (relaxed loads and stores: a plain byte on every target we run on).
+    pub plain: AtomicBool,
+}
+
+impl Node {
+    /// A node of this kind under `parent`, its memo clear.
+    pub fn new(kind: Kind, parent: NodeId) -> Node {
+        Node {
+            kind,
+            parent,
+            plain: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Clone for Node {
+    fn clone(&self) -> Node {
+        Node {
+            kind: self.kind.clone(),
+            parent: self.parent,
+            plain: AtomicBool::new(self.plain.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 /// What a variable is bound to, as far as the graph is concerned.
@@ -251,19 +284,13 @@ impl Graph {
                     _ => NodeId::NONE,
                 };
                 self.free = (next != NodeId::NONE).then_some(next);
-                self.nodes[id.ix()] = Node {
-                    kind,
-                    parent: NodeId::NONE,
-                };
+                self.nodes[id.ix()] = Node::new(kind, NodeId::NONE);
                 self.tour.reset(id);
                 id
             }
             None => {
                 let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
-                self.nodes.push(Node {
-                    kind,
-                    parent: NodeId::NONE,
-                });
+                self.nodes.push(Node::new(kind, NodeId::NONE));
                 self.tour.reset(id);
                 id
             }
@@ -287,10 +314,7 @@ impl Graph {
         debug_assert!(!matches!(self.nodes[id.ix()].kind, Kind::Free(_)), "double free of {id:?}");
         self.live -= 1;
         let next = self.free.unwrap_or(NodeId::NONE);
-        self.nodes[id.ix()] = Node {
-            kind: Kind::Free(next),
-            parent: NodeId::NONE,
-        };
+        self.nodes[id.ix()] = Node::new(Kind::Free(next), NodeId::NONE);
         self.free = Some(id);
     }
 

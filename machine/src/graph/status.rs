@@ -9,6 +9,7 @@ use crate::error::ErrorKind;
 use crate::expr::eval::{eval_with, EvalError};
 use crate::reference::rules::eval_atom;
 use crate::term::{Arg, Atom, Builtin, SExp};
+use std::sync::atomic::Ordering;
 
 /// One argument after evaluation.
 #[derive(Clone, Debug)]
@@ -133,7 +134,38 @@ impl Machine {
     }
 
     /// Whether a tuple node holds an expression somewhere in its tuples.
+    /// A walk that finds none sets the memo [`Node::plain`] on the tuples it
+    /// went through, and later walks stop at them: a list grown one element
+    /// per step (`[x, xs]`) is walked once in all, not once per step.
+    ///
+    /// [`Node::plain`]: super::node::Node::plain
     fn tuple_has_expr(&self, n: NodeId) -> bool {
+        let mut stack = vec![n];
+        let mut tuples = Vec::new();
+        while let Some(n) = stack.pop() {
+            let node = &self.g.nodes[n.ix()];
+            if node.plain.load(Ordering::Relaxed) {
+                debug_assert!(!self.walk_has_expr(n), "memo says {n:?} holds no expression, it does");
+                continue;
+            }
+            match &node.kind {
+                Kind::Expr(..) => return true,
+                Kind::Tuple(xs) => {
+                    tuples.push(n);
+                    stack.extend(xs.iter().copied());
+                }
+                Kind::Splice(c) => stack.push(*c),
+                _ => {}
+            }
+        }
+        for t in tuples {
+            self.g.nodes[t.ix()].plain.store(true, Ordering::Relaxed);
+        }
+        false
+    }
+
+    /// [`Machine::tuple_has_expr`] without the memo (for its check).
+    fn walk_has_expr(&self, n: NodeId) -> bool {
         let mut stack = vec![n];
         while let Some(n) = stack.pop() {
             match self.g.kind(n) {
