@@ -15,6 +15,14 @@
 # medians over the repeats; this machine is noisy, so read ratios from one
 # run of this script, never across runs.
 #
+# The ceiling: what this machine gives N independent processes. Each
+# repetition also starts N sequential runs of the same program at once
+# and times them until the last ends: ceiling = N * wall(1 thread) /
+# wall(those N runs). Nothing is shared between those processes, so no
+# parallel driver can beat it; on a VM whose cores share a host's caches,
+# memory and scheduler it is well below N, and `speedup / ceiling` is how
+# much of the machine the driver uses.
+#
 # Usage: scripts/par-bench.sh [--quick] [--threads N] [--repeat R] [--big] [--no-build]
 #   --quick      small sizes (a smoke run of the script, ~30 s)
 #   --threads N  the parallel thread count compared with 1 (default 2)
@@ -88,7 +96,17 @@ while read -r name kind var sizes; do
     # Runs alternate between the thread counts, so that a slow spell of
     # this machine falls on both.
     declare -A W=() U=() S=() R=() MI=() MA=() STEPS=() RES=()
+    PAIR=""
     for ((r = 0; r < repeat; r++)); do
+      # The ceiling (wide workloads): $threads sequential runs at once.
+      if [ "$kind" = wide ]; then
+        t0=$(date +%s.%N)
+        for ((c = 0; c < threads; c++)); do
+          "$bin" run --threads 1 --max-steps 10000000000 "$prog" > /dev/null 2>&1 &
+        done
+        wait
+        PAIR+="$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') "
+      fi
       for t in 1 "$threads"; do
         (/usr/bin/time -f '%e %U %S %M %R %F' -o "$work/time" \
           "$bin" run --threads "$t" --stats --max-steps 10000000000 "$prog" \
@@ -110,7 +128,10 @@ while read -r name kind var sizes; do
         "$(median ${S[$t]})" "$(awk -v s="${steps:-0}" -v w="$w" 'BEGIN { if (w > 0) printf "%.0f", s / w; else print "-" }')" \
         "$(awk -v k="$(median ${R[$t]})" 'BEGIN { printf "%.1f", k / 1024 }')" "$(median ${MI[$t]})" "$(median ${MA[$t]})"
     done
-    awk -v a="${wall[1]}" -v b="${wall[$threads]}" -v n="$name" -v s="$size" -v t="$threads" \
-      'BEGIN { if (b > 0) printf "  speedup %s %s: wall(1)/wall(%s) = %.2f\n", n, s, t, a / b }'
+    # shellcheck disable=SC2086
+    pair=$(median ${PAIR:-0})
+    awk -v a="${wall[1]}" -v b="${wall[$threads]}" -v p="$pair" -v n="$name" -v s="$size" -v t="$threads" \
+      'BEGIN { if (b > 0 && p == 0) printf "  speedup %s %s: wall(1)/wall(%s) = %.2f\n", n, s, t, a / b;
+               if (b > 0 && p > 0) printf "  speedup %s %s: wall(1)/wall(%s) = %.2f; ceiling (%s sequential runs at once: %.2f s) = %.2f; speedup/ceiling = %.2f\n", n, s, t, a / b, t, p, t * a / p, (a / b) / (t * a / p) }'
   done
 done <<< "$plan"
