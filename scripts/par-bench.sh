@@ -23,12 +23,13 @@
 # memory and scheduler it is well below N, and `speedup / ceiling` is how
 # much of the machine the driver uses.
 #
-# Usage: scripts/par-bench.sh [--quick] [--threads N] [--repeat R] [--big] [--no-build]
+# Usage: scripts/par-bench.sh [--quick] [--threads N] [--repeat R] [--big] [--no-build] [--only NAME]
 #   --quick      small sizes (a smoke run of the script, ~30 s)
 #   --threads N  the parallel thread count compared with 1 (default 2)
 #   --repeat R   runs per point (default 3)
 #   --big        add psum at D = 24 (about 200 M steps: many minutes per run)
 #   --no-build   use target/release/deepcps as it is
+#   --only NAME  only this workload (psum, tree_work, specialise_wide, ..)
 # Needs GNU time (/usr/bin/time).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +38,8 @@ repeat=3
 quick=0
 big=0
 build=1
-usage="usage: $0 [--quick] [--threads N] [--repeat R] [--big] [--no-build]"
+only=""
+usage="usage: $0 [--quick] [--threads N] [--repeat R] [--big] [--no-build] [--only NAME]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -45,6 +47,7 @@ while [ $# -gt 0 ]; do
     --repeat) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; repeat=$2; shift ;;
     --big) big=1 ;;
     --no-build) build=0 ;;
+    --only) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; only=$2; shift ;;
     -h|--help) echo "$usage"; exit 0 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -79,6 +82,11 @@ psum wide D 24"
   fi
 fi
 
+if [ -n "$only" ] && ! grep -q "^$only " <<< "$plan"; then
+  echo "par-bench.sh: no workload '$only' at these sizes (psum, tree_work, specialise_wide, loop_sum, arith_builders, specialise)" >&2
+  exit 2
+fi
+
 # median of the arguments (numbers)
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -86,6 +94,9 @@ echo "# deepcps par-bench: 1 vs $threads threads, median of $repeat, $(nproc) co
 printf '%-16s %-6s %-5s %9s %3s %12s %8s %8s %7s %11s %9s %9s %6s\n' \
   workload kind size steps thr result wall_s user_s sys_s steps/s rss_MB minflt majflt
 while read -r name kind var sizes; do
+  if [ -n "$only" ] && [ "$name" != "$only" ]; then
+    continue
+  fi
   for size in $sizes; do
     src="$root/corpus/bench/$name.dcps"
     prog="$work/${name}_$size.dcps"
