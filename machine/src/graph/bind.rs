@@ -213,14 +213,14 @@ impl Machine {
     /// decides (a symbolic splice that becomes `!3` fails before a stuck
     /// head is looked at).
     fn wait_on_parts(&mut self, b: NodeId) {
-        let mut stack = Vec::new();
+        let mut stack: smallvec::SmallVec<[NodeId; 16]> = smallvec::SmallVec::new();
         if let Some(body) = self.g.body(b) {
             if let Cmd::App { head, args, .. } = &body.cmd {
                 stack.push(*head);
                 stack.extend(args.iter().copied());
             }
         }
-        let mut vars = Vec::new();
+        let mut vars: smallvec::SmallVec<[GVar; 8]> = smallvec::SmallVec::new();
         while let Some(n) = stack.pop() {
             match self.g.kind(n) {
                 Kind::Ref(v) => vars.push(*v),
@@ -244,7 +244,7 @@ impl Machine {
         // entries of every node freed (a shared value freed with its last
         // holder is a tree of its own already).
         self.g.tour.cut(n);
-        let mut stack = vec![n];
+        let mut stack: smallvec::SmallVec<[NodeId; 16]> = smallvec::smallvec![n];
         while let Some(n) = stack.pop() {
             if let Kind::Share(t) = *self.g.kind(n) {
                 // One holder less; the value goes with its last holder.
@@ -265,8 +265,15 @@ impl Machine {
             self.g.for_children(n, |c| stack.push(c));
             match self.g.kind(n) {
                 Kind::Lambda(l) => {
-                    let vars: Vec<GVar> = std::iter::once(l.sparam).chain(l.params.iter().map(|p| p.var)).collect();
-                    vars.into_iter().for_each(|v| self.g.kill_var(v));
+                    // Recycled in this order (sparam, then the parameters):
+                    // the ids the next fresh variables get depend on it.
+                    let (sparam, k) = (l.sparam, l.params.len());
+                    self.g.kill_var(sparam);
+                    for i in 0..k {
+                        let Kind::Lambda(l) = self.g.kind(n) else { break };
+                        let v = l.params[i].var;
+                        self.g.kill_var(v);
+                    }
                 }
                 Kind::Body(b) => {
                     if let Cmd::Fix {

@@ -6,7 +6,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::import::set_child;
-use super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param, Status};
+use super::node::{Bound, Cmd, GVar, Kind, NodeId, Status};
 use super::Machine;
 use crate::term::SExp;
 
@@ -49,53 +49,40 @@ impl Machine {
                 Kind::Share(t) if self.mentions_any(*t, &map) => *t,
                 _ => src,
             };
-            let kind = self.g.kind(src).clone();
-            let mut fresh = |m: &mut Machine, v: GVar| {
-                let origin = m.g.var(v).origin;
+            // The clone is renamed in place (cloning and then rebuilding a
+            // body or lambda would allocate its box twice).
+            let mut kind = self.g.kind(src).clone();
+            let mut fresh = |m: &mut Machine, v: &mut GVar| {
+                let origin = m.g.var(*v).origin;
                 let w = m.g.fresh_var(origin);
-                map.insert(v, w);
-                w
+                map.insert(*v, w);
+                *v = w;
             };
-            let kind = match kind {
+            match &mut kind {
                 Kind::Body(b) => {
-                    let cmd = match b.cmd {
-                        Cmd::App { head, args, sugar } => Cmd::App { head, args, sugar },
-                        Cmd::Fix {
-                            sparam,
-                            name_in,
-                            name_out,
-                            lam,
-                            body,
-                        } => Cmd::Fix {
-                            sparam: fresh(self, sparam),
-                            name_in: fresh(self, name_in),
-                            name_out: fresh(self, name_out),
-                            lam,
-                            body,
-                        },
-                    };
-                    Kind::Body(Box::new(Body { cmd, ..*b }))
+                    if let Cmd::Fix {
+                        sparam, name_in, name_out, ..
+                    } = &mut b.cmd
+                    {
+                        fresh(self, sparam);
+                        fresh(self, name_in);
+                        fresh(self, name_out);
+                    }
                 }
-                Kind::Lambda(l) => Kind::Lambda(Box::new(Lambda {
-                    sparam: fresh(self, l.sparam),
-                    params: l
-                        .params
-                        .iter()
-                        .map(|p| Param {
-                            var: fresh(self, p.var),
-                            rest: p.rest,
-                        })
-                        .collect(),
-                    ..*l
-                })),
-                Kind::Rec { name, lam } => Kind::Rec {
-                    name: fresh(self, name),
-                    lam,
-                },
-                Kind::Ref(v) => Kind::Ref(map.get(&v).copied().unwrap_or(v)),
-                other => other,
-            };
-            let mut kind = kind;
+                Kind::Lambda(l) => {
+                    fresh(self, &mut l.sparam);
+                    for p in &mut l.params {
+                        fresh(self, &mut p.var);
+                    }
+                }
+                Kind::Rec { name, .. } => fresh(self, name),
+                Kind::Ref(v) => {
+                    if let Some(&w) = map.get(v) {
+                        *v = w;
+                    }
+                }
+                _ => {}
+            }
             // Staging expressions now, not after the walk: a shared value
             // reached through two holders is copied twice, and the second
             // copy remaps the same binders (pre-order: every binder in scope

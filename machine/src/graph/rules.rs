@@ -3,7 +3,7 @@
 //! where it stands; β binds the callee's parameters in place, because in
 //! the graph every lambda has exactly one owner: the body applying it.
 
-use super::node::{Cmd, Kind, NodeId};
+use super::node::{Cmd, Kind, NodeId, NodeList};
 use super::status::{Plan, Shape};
 use super::Machine;
 use crate::reference::Rule;
@@ -113,14 +113,16 @@ impl Machine {
     /// β: the callee's body takes the place of `b`, its parameters bound in
     /// place to the arguments.
     fn rule_beta(&mut self, b: NodeId, args: super::status::Shapes) {
-        let used: Vec<NodeId> = args
+        // Inline lists: a β runs at most every other step, and most take a
+        // few arguments.
+        let used: NodeList = args
             .iter()
             .filter_map(|s| match s {
                 Shape::Node(n) | Shape::SymSplice(Some(n), _) => Some(*n),
                 _ => None,
             })
             .collect();
-        let nodes: Vec<NodeId> = args.into_iter().map(|s| self.materialize(s)).collect();
+        let nodes: NodeList = args.into_iter().map(|s| self.materialize(s)).collect();
         let (head, arg_nodes) = self.take_parts(b);
         // The callee: the head lambda itself (its only owner was `b`), a
         // recursive value, a copy of the value a recursive name denotes, or
@@ -183,7 +185,7 @@ impl Machine {
             }
             Some(r) => {
                 let after = k - r - 1;
-                let mut nodes = nodes;
+                let mut nodes = nodes.into_vec();
                 let tail = nodes.split_off(nodes.len() - after);
                 let middle = nodes.split_off(r);
                 for (p, a) in l.params[..r].iter().zip(nodes) {
