@@ -117,7 +117,10 @@ impl Machine {
         loop {
             let mut ts = Vec::new();
             let mut again = Vec::new();
-            for b in std::mem::take(&mut self.new_pending) {
+            // Taken and given back emptied: the list keeps its capacity
+            // (a body turns pending at nearly every step).
+            let mut pending = std::mem::take(&mut self.new_pending);
+            for &b in &pending {
                 if !self.g.tour.marked(b) {
                     continue;
                 }
@@ -129,6 +132,8 @@ impl Machine {
                     again.push(b);
                 }
             }
+            pending.clear();
+            self.new_pending = pending;
             if ts.is_empty() {
                 break;
             }
