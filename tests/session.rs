@@ -7,6 +7,7 @@ use std::path::Path;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::print::Printer;
+use deepcps_machine::run::Limits;
 use deepcps_machine::session::{Breakpoint, End, Session, Stop};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
@@ -319,17 +320,25 @@ fn corpus_programs() -> Vec<(String, Program)> {
 }
 
 /// What a session shows of its state: steps, counts, the end, the printed
-/// term, the bound staging variables, the snapshots held.
+/// term, the bound staging variables. (Not its snapshots: a parallel run
+/// keeps one where each piece ends, a sequential one every `interval`
+/// steps; `snapshots_bounded` checks both.)
 fn seen(s: &Session) -> String {
+    snapshots_bounded(s);
     format!(
-        "{} {:?} {:?}\n{}\n{:?}\n{:?}",
+        "{} {:?} {:?}\n{}\n{:?}",
         s.steps(),
         s.counts(),
         s.end(),
         text(s.machine()),
-        s.fired(),
-        s.snapshot_stats()
+        s.fired()
     )
+}
+
+fn snapshots_bounded(s: &Session) {
+    let (held, interval) = s.snapshot_stats();
+    assert!((1..=deepcps_machine::session::MAX_SNAPSHOTS).contains(&held), "{held} snapshots");
+    assert!(interval >= 32, "interval {interval}");
 }
 
 #[test]
@@ -402,4 +411,71 @@ fn breakpoints_stop_a_parallel_session_where_they_stop_a_sequential_one() {
     one.run(u64::MAX, None, None);
     assert_eq!(seen(&two), seen(&one));
     assert_eq!(two.steps(), 330);
+}
+
+#[test]
+fn a_parallel_continue_runs_in_rounds_and_time_travel_replays_into_them() {
+    // psum at D = 6: the two halves of every node are independent, so a run
+    // without breakpoints reduces most of its steps in rounds.
+    let (p, _) = load("corpus/bench/psum.dcps");
+    let mut one = Session::new(p.clone());
+    let mut two = Session::with_parallel(p.clone(), Parallel::new(2).expect("threads"));
+    assert_eq!(two.run(u64::MAX, None, None), Stop::Ended);
+    assert_eq!(one.run(u64::MAX, None, None), Stop::Ended);
+    assert_eq!(seen(&two), seen(&one));
+    let total = two.steps();
+    // The rounds of `deepcps run --threads 2`, none thrown away (cutting
+    // the run at every snapshot step gave 50 rounds, 27 units discarded).
+    let mut m = Machine::new(p.clone());
+    m.run_par(&Limits::default(), two.parallel());
+    let stats = two.machine().par_stats();
+    assert_eq!(stats, m.par_stats());
+    assert_eq!(stats.discarded, 0);
+    assert!(stats.steps * 2 >= total, "{} of {total} steps in rounds", stats.steps);
+    // Into the stretch the rounds ran: each state is the sequential one, and
+    // the replays keep their snapshots.
+    for k in [total - 1, 1, total / 2, total / 2 + 1, 7, total / 3] {
+        two.goto(k);
+        one.goto(k);
+        assert_eq!(two.steps(), k);
+        assert_eq!(text(two.machine()), fresh_after(&p, k), "goto {k}");
+        assert_eq!(seen(&two), seen(&one), "goto {k}");
+    }
+    let (held, _) = two.snapshot_stats();
+    assert!(held > 2, "the replays kept snapshots: {held}");
+}
+
+#[test]
+fn rounds_outlast_time_slices_and_the_interrupt_stops_them() {
+    static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let (p, _) = load("corpus/bench/psum.dcps");
+    let mut one = Session::new(p.clone());
+    one.run(u64::MAX, None, None);
+    // Slices far shorter than a round (the debugger's are 40 ms): every
+    // round still runs to its end, no unit's work is thrown away, and the
+    // end is the sequential one.
+    let mut two = Session::with_parallel(p.clone(), Parallel::new(2).expect("threads"));
+    two.set_interrupt(&STOP);
+    let mut slices = 0;
+    while two.run(
+        u64::MAX,
+        Some(std::time::Instant::now() + std::time::Duration::from_micros(20)),
+        None,
+    ) == Stop::Slice
+    {
+        slices += 1;
+        assert!(slices < 100_000, "the run does not end");
+    }
+    assert_eq!(seen(&two), seen(&one));
+    let stats = two.machine().par_stats();
+    assert!(stats.rounds > 0 && stats.discarded == 0, "{stats:?}");
+    // The flag set: a run stops (a slice), whatever the budget.
+    let mut three = Session::with_parallel(p, Parallel::new(2).expect("threads"));
+    three.set_interrupt(&STOP);
+    STOP.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(three.run(u64::MAX, None, None), Stop::Slice);
+    assert!(three.steps() < one.steps(), "stopped at {}", three.steps());
+    STOP.store(false, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(three.run(u64::MAX, None, None), Stop::Ended);
+    assert_eq!(seen(&three), seen(&one));
 }

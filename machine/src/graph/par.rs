@@ -50,6 +50,9 @@ const PAYING_ROUND: u64 = 256;
 pub struct Parallel {
     threads: usize,
     eager: bool,
+    /// Whether a round runs its units to their end whatever the time limit
+    /// ([`Parallel::finishing_rounds`]).
+    finish_rounds: bool,
     pool: Option<Arc<rayon::ThreadPool>>,
 }
 
@@ -63,6 +66,7 @@ impl Parallel {
         Parallel {
             threads: 1,
             eager: false,
+            finish_rounds: false,
             pool: None,
         }
     }
@@ -93,7 +97,24 @@ impl Parallel {
         } else {
             None
         };
-        Ok(Parallel { threads, eager, pool })
+        Ok(Parallel {
+            threads,
+            eager,
+            finish_rounds: false,
+            pool,
+        })
+    }
+
+    /// The same threads (the same pool), but a time limit reached while a
+    /// round runs waits for the round's end: the units run without it, and
+    /// only the interrupt flag ([`Limits::interrupt`]) stops them. Without
+    /// this, the first unit stops at the limit and the work of the others
+    /// is thrown away (the merge keeps the sequential order), which is
+    /// right for `--timeout` but wastes every round of a run cut into short
+    /// time slices: the debugger's, 40 ms each.
+    pub fn finishing_rounds(mut self) -> Parallel {
+        self.finish_rounds = true;
+        self
     }
 
     /// The number of reduction threads.
@@ -367,7 +388,7 @@ impl Machine {
         let sub = Cx {
             par: cx.par,
             max_steps: left,
-            deadline: cx.deadline,
+            deadline: if cx.par.finish_rounds { None } else { cx.deadline },
             timeout: cx.timeout,
             max_nodes: cx.max_nodes,
             interrupt: cx.interrupt,

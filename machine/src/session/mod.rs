@@ -7,17 +7,22 @@
 //! the state reached is the state that was left. Snapshots are taken every
 //! `interval` steps; when more than [`MAX_SNAPSHOTS`] are held, every other
 //! one is dropped and the interval doubles, so memory stays bounded on long
-//! runs and going back one step replays at most `interval` steps.
+//! runs and going back one step replays at most `interval` steps (a
+//! stretch run in parallel, once: see below).
 //!
 //! A session may reduce on several threads ([`Session::with_parallel`]): a
 //! run with no enabled breakpoint and no subtree to stay within goes
-//! through [`Machine::run_par`], in pieces that end at the snapshot steps,
-//! so the snapshots are those of the sequential machine (a state after a
-//! parallel run is the sequential state at that step count). Stepping,
-//! `n` and runs with breakpoints look at every step: one thread.
+//! through [`Machine::run_par`] to its budget or its deadline in one piece
+//! (a state after a parallel run is the sequential state at that step
+//! count), and the state it ends in is kept as a snapshot, whatever its
+//! step, if it is at least an interval past the one before. Going back into such a piece replays it from the snapshot before
+//! it, one step at a time, and keeps the snapshots of that replay, so the
+//! stretch is replayed once. Stepping, `n` and runs with breakpoints look
+//! at every step: one thread.
 
 pub mod breakpoint;
 
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 pub use breakpoint::{Breakpoint, Entry, Stop};
@@ -83,8 +88,12 @@ pub struct Session {
     /// The breakpoint that stopped the last run, and the step it stopped
     /// at: a run from there does not stop on it again before stepping.
     last_hit: Option<(usize, u64)>,
-    /// The reduction threads of runs without breakpoints.
+    /// The reduction threads of runs without breakpoints (rounds finish
+    /// past a time slice's end: [`Parallel::finishing_rounds`]).
     par: Parallel,
+    /// Stops a parallel run, rounds included, when set
+    /// ([`Session::set_interrupt`]).
+    interrupt: Option<&'static AtomicBool>,
 }
 
 impl Session {
@@ -108,8 +117,18 @@ impl Session {
             fired: Vec::new(),
             breakpoints: Vec::new(),
             last_hit: None,
-            par,
+            par: par.finishing_rounds(),
+            interrupt: None,
         }
+    }
+
+    /// A flag that stops a run in progress on the parallel driver, rounds
+    /// included, when another thread sets it (the debugger's pause: a
+    /// round runs past the end of a time slice, to its end, unless this
+    /// stops it). The run then ends as a time slice does
+    /// ([`Stop::Slice`]); the caller clears the flag before the next run.
+    pub fn set_interrupt(&mut self, flag: &'static AtomicBool) {
+        self.interrupt = Some(flag);
     }
 
     /// The reduction threads of runs without breakpoints.
@@ -233,19 +252,34 @@ impl Session {
         }
     }
 
+    /// After a step: a snapshot if the step is a multiple of the interval.
     fn snapshot(&mut self) {
         let step = self.steps();
-        if !step.is_multiple_of(self.interval) {
+        if step.is_multiple_of(self.interval) {
+            self.keep_snapshot();
+        }
+    }
+
+    /// A snapshot of the state now, at whatever step (none if one is held
+    /// for this step), in its place among the others: a replay after going
+    /// back fills in the snapshots of a stretch that a parallel piece ran
+    /// in one go. Past [`MAX_SNAPSHOTS`], every other one is dropped (the
+    /// first, step 0, stays) and the interval doubles: on a run that only
+    /// stepped, the snapshots kept are the multiples of the new interval.
+    fn keep_snapshot(&mut self) {
+        let step = self.steps();
+        let i = self.snapshots.partition_point(|(s, _)| *s < step);
+        if self.snapshots.get(i).is_some_and(|(s, _)| *s == step) {
             return;
         }
-        if self.snapshots.last().is_some_and(|(s, _)| *s >= step) {
-            return;
-        }
-        self.snapshots.push((step, self.machine.clone()));
+        self.snapshots.insert(i, (step, self.machine.clone()));
         if self.snapshots.len() > MAX_SNAPSHOTS {
             self.interval *= 2;
-            let interval = self.interval;
-            self.snapshots.retain(|(s, _)| s.is_multiple_of(interval));
+            let mut k = 0;
+            self.snapshots.retain(|_| {
+                k += 1;
+                k % 2 == 1
+            });
         }
     }
 
@@ -303,10 +337,11 @@ impl Session {
         }
     }
 
-    /// [`Session::run`] on the parallel driver: pieces of [`Machine::run_par`]
-    /// that end at the next snapshot step (or the budget, or the deadline),
-    /// each followed by what a step-by-step run does after its steps: the
-    /// bound staging variables noted, the end noted, the snapshot taken.
+    /// [`Session::run`] on the parallel driver: [`Machine::run_par`] to the
+    /// budget or the deadline, followed by what a step-by-step run does
+    /// after its steps: the bound staging variables noted, the end noted,
+    /// and a snapshot of the state it ends in (an interval or more past the
+    /// snapshot before it).
     fn run_parallel(&mut self, budget: u64, deadline: Option<Instant>) -> Stop {
         let target = self.steps().saturating_add(budget);
         let mut done = false;
@@ -333,10 +368,10 @@ impl Session {
                 }
                 None => None,
             };
-            let boundary = (now / self.interval + 1).saturating_mul(self.interval);
             let limits = Limits {
-                max_steps: target.min(boundary),
+                max_steps: target,
                 timeout,
+                interrupt: self.interrupt,
                 ..Limits::default()
             };
             let outcome = self.machine.run_par(&limits, &self.par);
@@ -346,12 +381,20 @@ impl Session {
             for (step, ev) in self.machine.take_round_events() {
                 self.note_fired(step, &ev);
             }
-            self.snapshot();
+            // A snapshot where the piece ended, at least an interval after
+            // the one before (the debugger runs in slices of 40 ms: a clone
+            // per slice would cost more than the run on a big term).
+            let step = self.steps();
+            let before = self.snapshots.partition_point(|(s, _)| *s <= step);
+            let last = before.checked_sub(1).and_then(|i| self.snapshots.get(i)).map_or(0, |(s, _)| *s);
+            if step >= last.saturating_add(self.interval) {
+                self.keep_snapshot();
+            }
             match outcome {
                 Outcome::Residual => self.end = Some(End::Residual),
                 Outcome::Exit(v) => self.end = Some(End::Exit(v)),
                 Outcome::Error(e) => self.end = Some(End::Error(e)),
-                Outcome::Limit(StopReason::Time { .. }) => return Stop::Slice,
+                Outcome::Limit(StopReason::Time { .. } | StopReason::Interrupted { .. }) => return Stop::Slice,
                 Outcome::Limit(_) => {}
             }
         }

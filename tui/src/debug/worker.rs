@@ -9,6 +9,7 @@
 //! runs it on the caller's thread, synchronously, for tests.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -471,6 +472,12 @@ pub enum Engine {
         from: Receiver<Frame>,
         /// The thread.
         handle: Option<std::thread::JoinHandle<()>>,
+        /// Set with `Pause` and `Quit`, cleared with any other command, by
+        /// this (the UI's) thread: it stops a run of the
+        /// worker inside a round of the parallel driver, which outlasts a
+        /// slice ([`Session::set_interrupt`]); the command itself is read
+        /// only between slices.
+        stop: &'static AtomicBool,
     },
 }
 
@@ -487,6 +494,9 @@ impl Engine {
         let (to, commands) = channel::<Cmd>();
         let (frames, from) = channel::<Frame>();
         let (loaded, load_result) = channel::<Result<(), String>>();
+        // One flag per debugger started: it lives as long as the process
+        // (the limits of a run take a `'static` flag, as Ctrl-C's does).
+        let stop: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
         let handle = std::thread::Builder::new()
             .name("deepcps-debug-worker".into())
             .stack_size(1 << 30)
@@ -498,6 +508,7 @@ impl Engine {
                         return;
                     }
                 };
+                w.session.set_interrupt(stop);
                 let _ = loaded.send(Ok(()));
                 worker_loop(&mut w, &commands, &frames);
             })
@@ -507,6 +518,7 @@ impl Engine {
                 to,
                 from,
                 handle: Some(handle),
+                stop,
             }),
             Ok(Err(e)) => Err(e),
             Err(_) => Err("deepcps: the debugger's worker stopped while loading".into()),
@@ -524,7 +536,9 @@ impl Engine {
                     frames.push(w.frame(true));
                 }
             }
-            Engine::Thread { to, .. } => {
+            Engine::Thread { to, stop, .. } => {
+                // Any other command clears it: a step after a pause runs.
+                stop.store(matches!(cmd, Cmd::Pause | Cmd::Quit), Ordering::Relaxed);
                 let _ = to.send(cmd);
             }
         }
@@ -564,7 +578,8 @@ impl Engine {
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        if let Engine::Thread { to, handle, .. } = self {
+        if let Engine::Thread { to, handle, stop, .. } = self {
+            stop.store(true, Ordering::Relaxed);
             let _ = to.send(Cmd::Pause);
             let _ = to.send(Cmd::Quit);
             if let Some(h) = handle.take() {
