@@ -112,6 +112,34 @@ t send-keys -t "$cur" C-c
 t send-keys -t "$cur" q
 wait_for "deepcps exited 0"
 
+echo "== a wide program on two threads: rounds outlast the slices, the pause stops one, going back replays into it"
+sed 's/^let D = .*/let D = 20/' corpus/bench/psum.dcps > "$work/psum.dcps"
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 120 -y 40 \
+  "cd '$root' && TERM=xterm-256color '$bin' debug --threads 2 '$work/psum.dcps'; echo \"deepcps exited \$?\"; sleep 600"
+wait_for "‖ paused │ step 0 │"
+wait_for "2 threads"
+t send-keys -t "$cur" c
+wait_for "▶ running"
+sleep 1
+t0=$(date +%s%N)
+t send-keys -t "$cur" Space
+for _ in $(seq 1 500); do
+  t capture-pane -p -t "$cur" | grep -qF "paused at step" && break
+  sleep 0.01
+done
+t1=$(date +%s%N)
+wait_for "paused at step"
+pause_ms=$(( (t1 - t0) / 1000000 ))
+[ "$pause_ms" -lt 1000 ] || fail "pausing in a round took $pause_ms ms"
+s5=$(t capture-pane -p -t "$cur" | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
+[ -n "$s5" ] && [ "$s5" -gt 0 ] || fail "no steps before the pause ($s5)"
+t send-keys -t "$cur" u
+wait_for "│ step $((s5 - 1)) │"
+echo "ok: paused in a round at step $s5, $pause_ms ms after the key; one step back replayed to $((s5 - 1))"
+t send-keys -t "$cur" q
+wait_for "deepcps exited 0"
+
 echo "== a panic gives the terminal back"
 cur="e2e$((${cur#e2e} + 1))"
 t new-session -d -s "$cur" -x 120 -y 40 \
