@@ -160,7 +160,11 @@ impl Machine {
     /// Sets tours, statuses and waiter lists of freshly made nodes, given
     /// in pre-order (children after their parent).
     pub(crate) fn init_nodes(&mut self, made: &[NodeId]) {
-        self.init_fresh(made, false);
+        let order = match made.first() {
+            Some(&root) => self.g.tour_order(root),
+            None => Vec::new(),
+        };
+        self.init_fresh(made, &order, false);
     }
 
     /// Like [`Machine::init_nodes`], for nodes whose bodies already hold
@@ -168,17 +172,20 @@ impl Machine {
     /// copy's variables (a body's status depends only on its own head,
     /// arguments and stage, which the copy renames consistently), so
     /// nothing is evaluated again.
-    pub(crate) fn init_known(&mut self, made: &[NodeId]) {
-        self.init_fresh(made, true);
+    /// `order` is the copy's Euler tour, which the copy's walk made.
+    pub(crate) fn init_known(&mut self, made: &[NodeId], order: &[(NodeId, bool)]) {
+        self.init_fresh(made, order, true);
     }
 
-    fn init_fresh(&mut self, made: &[NodeId], known: bool) {
+    /// `order`: the Euler tour of the fresh subtree (`Graph::tour_order`
+    /// of its root).
+    fn init_fresh(&mut self, made: &[NodeId], order: &[(NodeId, bool)], known: bool) {
         let mut vs = Vec::new();
         if let Some(&root) = made.first() {
             // The fresh subtree's tour, built in one go.
-            let order = self.g.tour_order(root);
             debug_assert_eq!(order.len(), made.len() * 2, "made is not one fresh subtree");
-            self.g.tour.build(&order);
+            debug_assert!(order == self.g.tour_order(root).as_slice(), "not the tour of {root:?}");
+            self.g.tour.build(order);
         }
         for &n in made.iter().rev() {
             if let Some(b) = self.g.body(n) {

@@ -3,8 +3,6 @@
 //! when a recursive value is unfolded. Binders inside the copy get fresh
 //! variables; free variables stay shared. Iterative.
 
-use rustc_hash::FxHashMap as HashMap;
-
 use super::import::set_child;
 use super::node::{Bound, Cmd, GVar, Kind, NodeId, Status};
 use super::Machine;
@@ -36,13 +34,20 @@ impl Machine {
             mut map,
             mut made,
             mut stack,
+            mut order,
         } = std::mem::take(&mut self.copy_scratch);
-        map.clear();
+        map.begin();
         made.clear();
         stack.clear();
+        order.clear();
         stack.push((n, NodeId::NONE, 0usize));
         let mut root = NodeId::NONE;
         while let Some((src, parent, slot)) = stack.pop() {
+            if src == NodeId::NONE {
+                // Everything below `parent` is made: its `close` entry.
+                order.push((parent, false));
+                continue;
+            }
             let src = match self.g.kind(src) {
                 // A shared value stays shared, unless it mentions a binder
                 // of the region copied: then it is copied with it.
@@ -77,7 +82,7 @@ impl Machine {
                 }
                 Kind::Rec { name, .. } => fresh(self, name),
                 Kind::Ref(v) => {
-                    if let Some(&w) = map.get(v) {
+                    if let Some(w) = map.get(*v) {
                         *v = w;
                     }
                 }
@@ -88,18 +93,19 @@ impl Machine {
             // copy remaps the same binders (pre-order: every binder in scope
             // is mapped already).
             if let Kind::Body(b) = &mut kind {
-                super::node::rewrite_stage(&mut b.stage, &|v| map.get(&v).map(|w| SExp::Var(*w)));
+                super::node::rewrite_stage(&mut b.stage, &|v| map.get(v).map(SExp::Var));
                 // Its status came with it; stuck on a binder of the region,
                 // it is stuck on that binder's copy (now, for the same
                 // reason).
                 if let Status::Stuck(v) = b.status {
-                    if let Some(&w) = map.get(&v) {
+                    if let Some(w) = map.get(v) {
                         b.status = Status::Stuck(w);
                     }
                 }
             }
             let id = self.g.alloc(kind);
             made.push(id);
+            order.push((id, true));
             if parent == NodeId::NONE {
                 root = id;
             } else {
@@ -121,7 +127,9 @@ impl Machine {
                 _ => {}
             }
             // Children are pushed last-first so that they are made in walk
-            // order (`made` is then a pre-order).
+            // order (`made` is then a pre-order), above a marker for `id`'s
+            // `close` entry (`order` is then the copy's Euler tour).
+            stack.push((NodeId::NONE, id, 0));
             let at = stack.len();
             let mut i = 0;
             self.g.for_children(src, |c| {
@@ -130,9 +138,9 @@ impl Machine {
             });
             stack[at..].reverse();
         }
-        self.init_known(&made);
+        self.init_known(&made, &order);
         self.copied += made.len() as u64;
-        self.copy_scratch = CopyScratch { map, made, stack };
+        self.copy_scratch = CopyScratch { map, made, stack, order };
         root
     }
 }
@@ -143,9 +151,61 @@ impl Machine {
 #[derive(Clone, Default)]
 pub(crate) struct CopyScratch {
     /// Binders of the region and their copies.
-    map: HashMap<GVar, GVar>,
+    map: Renames,
     /// The nodes made, in pre-order.
     made: Vec<NodeId>,
-    /// The walk: (source node, parent of its copy, slot in the parent).
+    /// The walk: (source node, parent of its copy, slot in the parent); a
+    /// source [`NodeId::NONE`] marks the end of the parent's subtree.
     stack: Vec<(NodeId, NodeId, usize)>,
+    /// The copy's Euler tour (node, whether `open`), as the walk makes it.
+    order: Vec<(NodeId, bool)>,
+}
+
+/// The binders of a copied region and their copies: a table indexed by
+/// variable id, each slot stamped with the copy that wrote it, so that a
+/// new copy starts empty in `O(1)` and a lookup is an index (the copy of a
+/// loop's body looks up every variable occurrence in it).
+#[derive(Clone, Default)]
+pub(crate) struct Renames {
+    /// The copy of variable `v`, valid where `stamp[v] == epoch`.
+    to: Vec<GVar>,
+    stamp: Vec<u32>,
+    /// The current copy's stamp (never 0 once a copy has begun).
+    epoch: u32,
+    /// Binders renamed by the current copy.
+    len: usize,
+}
+
+impl Renames {
+    /// Forgets the previous copy's binders.
+    fn begin(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.epoch = 1;
+        }
+        self.len = 0;
+    }
+
+    fn insert(&mut self, v: GVar, w: GVar) {
+        let i = v.0 as usize;
+        if i >= self.to.len() {
+            self.to.resize(i + 1, v);
+            self.stamp.resize(i + 1, 0);
+        }
+        self.to[i] = w;
+        self.stamp[i] = self.epoch;
+        self.len += 1;
+    }
+
+    /// The copy of `v`, if `v` is a binder of the region.
+    pub(crate) fn get(&self, v: GVar) -> Option<GVar> {
+        let i = v.0 as usize;
+        (self.stamp.get(i) == Some(&self.epoch)).then(|| self.to[i])
+    }
+
+    /// Whether the current copy renamed no binder yet.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }

@@ -7,9 +7,8 @@
 //! the value itself. So an `if` whose two branches mention a big value
 //! costs nothing for the branch that is dropped.
 
-use super::node::{any_stage_var, Cmd, GVar, Kind, NodeId};
+use super::node::{any_stage_var, Cmd, Kind, NodeId};
 use super::Machine;
-use rustc_hash::FxHashMap as HashMap;
 
 /// The holders of a shared value: a set with constant-time removal (a
 /// library lambda such as the builders' `push` has a holder in every
@@ -159,16 +158,16 @@ impl Machine {
 
     /// Whether the shared value `t` mentions one of the variables `map`
     /// renames (then a copy of a region holding it must copy it too).
-    pub(crate) fn mentions_any(&self, t: NodeId, map: &HashMap<GVar, GVar>) -> bool {
+    pub(crate) fn mentions_any(&self, t: NodeId, map: &super::copy::Renames) -> bool {
         if map.is_empty() {
             return false;
         }
         let mut stack = vec![t];
         while let Some(n) = stack.pop() {
             match self.g.kind(n) {
-                Kind::Ref(v) if map.contains_key(v) => return true,
+                Kind::Ref(v) if map.get(*v).is_some() => return true,
                 Kind::Share(u) => stack.push(*u),
-                Kind::Body(b) if any_stage_var(&b.stage, |v| map.contains_key(&v)) => return true,
+                Kind::Body(b) if any_stage_var(&b.stage, |v| map.get(v).is_some()) => return true,
                 _ => {}
             }
             self.g.for_children(n, |c| stack.push(c));
