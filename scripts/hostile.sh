@@ -55,8 +55,9 @@ case_ "10^6 nested lambdas (a diagnostic)"       2 "$work/lambdas.dcps"
 case_ "10^6 nested tuples (a diagnostic)"        2 "$work/tuples.dcps"
 case_ "10^6 nested stage brackets (diagnostic)"  2 "$work/stages.dcps"
 case_ "infinite loop, default step limit"        3 "$work/forever.dcps"
-# Growing a nested tuple is quadratic in its depth today (ARCHITECTURE.md,
-# known limits), so the node limit here is small.
+# A nested tuple growing without end: the node limit stops it (growing is
+# linear since the look's scan is memoised, `Node::plain`: 20,000 nodes in
+# 0.14 s, 200,000 in 0.66 s).
 case_ "unbounded allocation, --max-nodes 20000"  3 "$work/grow.dcps" --max-nodes 20000
 if [ "$fails" -gt 0 ]; then
   echo "hostile.sh: $fails case(s) failed" >&2
