@@ -26,13 +26,29 @@ trap cleanup EXIT
 
 fail() { echo "FAIL: $1" >&2; echo "--- screen:" >&2; t capture-pane -p -t "$cur" >&2 || true; exit 1; }
 
-# Waits (up to 10 s) until the screen shows $1.
+# Waits (up to $2 tenths of a second, 10 s by default) until the screen
+# shows $1.
 wait_for() {
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 "${2:-100}"); do
     if t capture-pane -p -t "$cur" | grep -qF -- "$1"; then return 0; fi
     sleep 0.1
   done
   fail "the screen never showed: $1"
+}
+
+# Presses Space on a running debugger and sets pause_ms to the time until
+# the screen says it paused (polled every 10 ms; at most 5 s).
+pause_now() {
+  local t0 t1
+  t0=$(date +%s%N)
+  t send-keys -t "$cur" Space
+  for _ in $(seq 1 500); do
+    t capture-pane -p -t "$cur" | grep -qF "paused at step" && break
+    sleep 0.01
+  done
+  t1=$(date +%s%N)
+  wait_for "paused at step"
+  pause_ms=$(( (t1 - t0) / 1000000 ))
 }
 
 # Each program gets a session of its own on one tmux server (killing the
@@ -91,15 +107,7 @@ s1=$(t capture-pane -p -t "$cur" | grep -o '│ step [0-9]*' | head -1 | tr -dc 
 sleep 0.5
 s2=$(t capture-pane -p -t "$cur" | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
 [ -n "$s1" ] && [ -n "$s2" ] && [ "$s2" -gt "$s1" ] || fail "the step count did not move while running ($s1, $s2)"
-t0=$(date +%s%N)
-t send-keys -t "$cur" Space
-for _ in $(seq 1 500); do
-  t capture-pane -p -t "$cur" | grep -qF "paused at step" && break
-  sleep 0.01
-done
-t1=$(date +%s%N)
-wait_for "paused at step"
-pause_ms=$(( (t1 - t0) / 1000000 ))
+pause_now
 # The screen answers within a frame or two; 1 s leaves room for a loaded CI
 # machine (tmux's own capture takes a few milliseconds each time).
 [ "$pause_ms" -lt 1000 ] || fail "pausing took $pause_ms ms"
@@ -122,20 +130,14 @@ wait_for "2 threads"
 t send-keys -t "$cur" c
 wait_for "▶ running"
 sleep 1
-t0=$(date +%s%N)
-t send-keys -t "$cur" Space
-for _ in $(seq 1 500); do
-  t capture-pane -p -t "$cur" | grep -qF "paused at step" && break
-  sleep 0.01
-done
-t1=$(date +%s%N)
-wait_for "paused at step"
-pause_ms=$(( (t1 - t0) / 1000000 ))
+pause_now
 [ "$pause_ms" -lt 1000 ] || fail "pausing in a round took $pause_ms ms"
 s5=$(t capture-pane -p -t "$cur" | grep -o '│ step [0-9]*' | head -1 | tr -dc 0-9 || true)
 [ -n "$s5" ] && [ "$s5" -gt 0 ] || fail "no steps before the pause ($s5)"
+# The first step back replays the stretch the round ran, on one thread
+# (some seconds here): up to 120 s on a slow machine.
 t send-keys -t "$cur" u
-wait_for "│ step $((s5 - 1)) │"
+wait_for "│ step $((s5 - 1)) │" 1200
 echo "ok: paused in a round at step $s5, $pause_ms ms after the key; one step back replayed to $((s5 - 1))"
 t send-keys -t "$cur" q
 wait_for "deepcps exited 0"
