@@ -15,10 +15,13 @@
 //! through [`Machine::run_par`] to its budget or its deadline in one piece
 //! (a state after a parallel run is the sequential state at that step
 //! count), and the state it ends in is kept as a snapshot, whatever its
-//! step, if it is at least an interval past the one before. Going back into such a piece replays it from the snapshot before
-//! it, one step at a time, and keeps the snapshots of that replay, so the
-//! stretch is replayed once. Stepping, `n` and runs with breakpoints look
-//! at every step: one thread.
+//! step, if it is at least an interval past the one before. Going back
+//! into such a piece replays it from the snapshot before it, one step at a
+//! time, and keeps the snapshots of that replay, so the stretch is
+//! replayed once. Rounds outlast the time slices of a run
+//! ([`Parallel::finishing_rounds`]); [`Session::set_interrupt`] stops
+//! them. Stepping, `n` and runs with breakpoints look at every step: one
+//! thread.
 
 pub mod breakpoint;
 
