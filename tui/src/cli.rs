@@ -321,7 +321,7 @@ impl Ctx<'_> {
                 return EXIT_STATIC;
             }
             (_, Some(_)) => Parallel::sequential(),
-            (n, None) => match Parallel::new(n.unwrap_or_else(Parallel::cores)) {
+            (n, None) => match parallel(n) {
                 Ok(p) => p,
                 Err(e) => {
                     let _ = writeln!(self.err, "deepcps: {e}");
@@ -431,7 +431,7 @@ impl Ctx<'_> {
             self.diags(&sources, &ds);
             return EXIT_STATIC;
         }
-        let par = match Parallel::new(threads.unwrap_or_else(Parallel::cores)) {
+        let par = match parallel(threads) {
             Ok(p) => p,
             Err(e) => {
                 let _ = writeln!(self.err, "deepcps: {e}");
@@ -530,15 +530,25 @@ impl Ctx<'_> {
 
 /// A number of reduction threads: at least 1 (1 is the sequential machine).
 pub fn parse_threads(s: &str) -> Result<usize, String> {
+    parse_count(s, "threads", " (1 is the sequential machine)")
+}
+
+/// A count of `what` of at least 1 (`note` ends the error for 0).
+pub fn parse_count(s: &str, what: &str, note: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
         Ok(n) if n >= 1 => Ok(n),
-        Ok(_) => Err("the number of threads is at least 1 (1 is the sequential machine)".into()),
-        Err(_) => Err(format!("`{s}` is not a number of threads")),
+        Ok(_) => Err(format!("the number of {what} is at least 1{note}")),
+        Err(_) => Err(format!("`{s}` is not a number of {what}")),
     }
 }
 
+/// The reduction threads of `--threads` (all cores when absent).
+fn parallel(threads: Option<usize>) -> Result<Parallel, String> {
+    Parallel::new(threads.unwrap_or_else(Parallel::cores))
+}
+
 /// `1 thread`, `2 threads`.
-fn plural(n: usize, one: &str, many: &str) -> String {
+pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 

@@ -293,8 +293,9 @@ impl Session {
     ///
     /// With more than one thread, no enabled breakpoint and no `within`,
     /// the run goes through the parallel driver and stops at the same step
-    /// with the same state, the same bound staging variables and the same
-    /// snapshots (the deadline is then the driver's time limit).
+    /// with the same state and the same bound staging variables (the
+    /// deadline is then the driver's time limit, which a round outlasts;
+    /// the snapshots are kept where the run ends, see the module doc).
     pub fn run(&mut self, budget: u64, deadline: Option<Instant>, within: Option<Anchor>) -> Stop {
         if within.is_none() && self.reduces_in_parallel() && !self.breakpoints.iter().any(|e| e.enabled) {
             return self.run_parallel(budget, deadline);
@@ -346,61 +347,49 @@ impl Session {
     /// and a snapshot of the state it ends in (an interval or more past the
     /// snapshot before it).
     fn run_parallel(&mut self, budget: u64, deadline: Option<Instant>) -> Stop {
-        let target = self.steps().saturating_add(budget);
-        let mut done = false;
-        loop {
-            if self.end.is_some() {
-                return Stop::Ended;
-            }
-            if !self.machine.has_pending() {
-                self.end = Some(End::Residual);
-                return Stop::Ended;
-            }
-            let now = self.steps();
-            if now >= target {
-                return Stop::Budget;
-            }
-            let timeout = match deadline {
-                Some(d) => {
-                    let left = d.saturating_duration_since(Instant::now());
-                    if done && left.is_zero() {
-                        return Stop::Slice;
-                    }
-                    // The first piece always makes progress.
-                    Some(left.max(Duration::from_millis(1)))
-                }
-                None => None,
-            };
-            let limits = Limits {
-                max_steps: target,
-                timeout,
-                interrupt: self.interrupt,
-                ..Limits::default()
-            };
-            let outcome = self.machine.run_par(&limits, &self.par);
-            done = true;
-            // The events of every step the piece executed, with their step
-            // numbers: what a step-by-step run notes after each step.
-            for (step, ev) in self.machine.take_round_events() {
-                self.note_fired(step, &ev);
-            }
-            // A snapshot where the piece ended, at least an interval after
-            // the one before (the debugger runs in slices of 40 ms: a clone
-            // per slice would cost more than the run on a big term).
-            let step = self.steps();
-            let before = self.snapshots.partition_point(|(s, _)| *s <= step);
-            let last = before.checked_sub(1).and_then(|i| self.snapshots.get(i)).map_or(0, |(s, _)| *s);
-            if step >= last.saturating_add(self.interval) {
-                self.keep_snapshot();
-            }
-            match outcome {
-                Outcome::Residual => self.end = Some(End::Residual),
-                Outcome::Exit(v) => self.end = Some(End::Exit(v)),
-                Outcome::Error(e) => self.end = Some(End::Error(e)),
-                Outcome::Limit(StopReason::Time { .. } | StopReason::Interrupted { .. }) => return Stop::Slice,
-                Outcome::Limit(_) => {}
-            }
+        if self.end.is_some() {
+            return Stop::Ended;
         }
+        if !self.machine.has_pending() {
+            self.end = Some(End::Residual);
+            return Stop::Ended;
+        }
+        let target = self.steps().saturating_add(budget);
+        if self.steps() >= target {
+            return Stop::Budget;
+        }
+        let limits = Limits {
+            max_steps: target,
+            // At least 1 ms: a run always makes progress.
+            timeout: deadline.map(|d| d.saturating_duration_since(Instant::now()).max(Duration::from_millis(1))),
+            interrupt: self.interrupt,
+            ..Limits::default()
+        };
+        let outcome = self.machine.run_par(&limits, &self.par);
+        // The events of every step the run executed, with their step
+        // numbers: what a step-by-step run notes after each step.
+        for (step, ev) in self.machine.take_round_events() {
+            self.note_fired(step, &ev);
+        }
+        // A snapshot where the run ended, at least an interval after the
+        // one before (the debugger runs in slices of 40 ms: a clone per
+        // slice would cost more than the run on a big term).
+        let step = self.steps();
+        let before = self.snapshots.partition_point(|(s, _)| *s <= step);
+        let last = before.checked_sub(1).and_then(|i| self.snapshots.get(i)).map_or(0, |(s, _)| *s);
+        if step >= last.saturating_add(self.interval) {
+            self.keep_snapshot();
+        }
+        let end = match outcome {
+            Outcome::Residual => End::Residual,
+            Outcome::Exit(v) => End::Exit(v),
+            Outcome::Error(e) => End::Error(e),
+            Outcome::Limit(StopReason::Time { .. } | StopReason::Interrupted { .. }) => return Stop::Slice,
+            // The step limit: the budget (no other limit is set).
+            Outcome::Limit(_) => return Stop::Budget,
+        };
+        self.end = Some(end);
+        Stop::Ended
     }
 
     /// The breakpoint the step about to execute hits, if any (and it did

@@ -35,6 +35,8 @@ use deepcps_machine::run::Limits;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use crate::cli::plural;
+
 use discover::Program;
 use run::{Job, Row, Status};
 
@@ -370,11 +372,6 @@ fn progress_bar(len: u64) -> ProgressBar {
     bar
 }
 
-/// `1 library`, `2 libraries`.
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// `K/N` with `1 <= K <= N`.
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let bad = || format!("`{s}` is not a shard K/N with 1 <= K <= N (e.g. 1/4)");
@@ -389,11 +386,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 
 /// A number of programs run at once: at least 1.
 fn parse_jobs(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        Ok(_) => Err("the number of jobs is at least 1".into()),
-        Err(_) => Err(format!("`{s}` is not a number of jobs")),
-    }
+    crate::cli::parse_count(s, "jobs", "")
 }
 
 /// A ratio of at least 1.

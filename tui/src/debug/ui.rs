@@ -271,11 +271,7 @@ fn status_lines(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) 
     if let Some(b) = fr.rss_bytes {
         first.push_str(&format!(" │ {:.1} MB", b as f64 / 1e6));
     }
-    first.push_str(&if fr.threads == 1 {
-        " │ 1 thread".to_string()
-    } else {
-        format!(" │ {} threads", fr.threads)
-    });
+    first.push_str(&format!(" │ {}", crate::cli::plural(fr.threads, "thread", "threads")));
     if let Some(n) = app.count {
         first.push_str(&format!(" │ count {n}"));
     }
