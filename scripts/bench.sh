@@ -38,15 +38,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ -x /usr/bin/time ] || { echo "bench.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 2; }
-
-if [ "$build" = 1 ]; then
-  cargo build -q --release --manifest-path "$root/Cargo.toml" -p deepcps
-fi
-bin="$root/target/release/deepcps"
-[ -x "$bin" ] || { echo "no release binary at $bin" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=lib/release.sh
+. "$root/scripts/lib/release.sh"
+release_setup bench.sh "$build"
 
 # One line per workload: file, size variable, reference cap, sizes.
 if [ "$quick" = 1 ]; then

@@ -10,11 +10,9 @@
 # Usage: scripts/hostile.sh [--no-build]   (needs GNU time at /usr/bin/time)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-[ "${1:-}" = "--no-build" ] || cargo build -q --release --manifest-path "$root/Cargo.toml" -p deepcps
-bin="$root/target/release/deepcps"
-[ -x /usr/bin/time ] || { echo "hostile.sh needs GNU time at /usr/bin/time" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=lib/release.sh
+. "$root/scripts/lib/release.sh"
+release_setup hostile.sh "$([ "${1:-}" = "--no-build" ] && echo 0 || echo 1)"
 fails=0
 
 # case NAME EXPECTED_CODE FILE [ARGS..]
