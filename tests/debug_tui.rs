@@ -422,3 +422,32 @@ fn debug_command_errors() {
     assert_eq!(r.code, 2);
     assert!(r.err.contains("needs a terminal"), "{}", r.err);
 }
+
+/// The worker on its own thread ends when told to quit; its channel closing
+/// then is the answer, not the crash that `frames` reports otherwise (the
+/// CI run of session 7 showed the crash message after `q`, a race between
+/// the worker's end and the UI's next look at its frames).
+#[test]
+fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
+    use deepcps::debug::worker::Cmd;
+    use std::time::{Duration, Instant};
+    let mut engine = match Engine::spawn(FILE.into(), Parallel::sequential(), false) {
+        Ok(e) => e,
+        Err(e) => panic!("{FILE} does not load: {e}"),
+    };
+    let t0 = Instant::now();
+    while engine.frames().expect("the worker runs").is_empty() {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no first frame");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    engine.send(Cmd::Quit);
+    // The worker ends within microseconds; every look for a second after
+    // is an answer, not an error.
+    let t1 = Instant::now();
+    while t1.elapsed() < Duration::from_secs(1) {
+        if let Err(e) = engine.frames() {
+            panic!("after Quit: {e}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}

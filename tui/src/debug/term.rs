@@ -109,6 +109,11 @@ pub fn run(file: PathBuf, par: Parallel, color: bool) -> Result<(), String> {
             }
             dirty = true;
         }
+        // Before the frames: after `Quit` the worker ends and its channel
+        // closes.
+        if app.quit {
+            break;
+        }
         match engine.frames() {
             Ok(frames) => {
                 for fr in frames {
@@ -120,9 +125,6 @@ pub fn run(file: PathBuf, par: Parallel, color: bool) -> Result<(), String> {
                 drop(guard);
                 return Err(e);
             }
-        }
-        if app.quit {
-            break;
         }
     }
     drop(guard);

@@ -478,6 +478,9 @@ pub enum Engine {
         /// slice ([`Session::set_interrupt`]); the command itself is read
         /// only between slices.
         stop: &'static AtomicBool,
+        /// Whether `Quit` was sent: the worker then ends, and its channel
+        /// closing is the answer, not a crash.
+        quitting: bool,
     },
 }
 
@@ -519,6 +522,7 @@ impl Engine {
                 from,
                 handle: Some(handle),
                 stop,
+                quitting: false,
             }),
             Ok(Err(e)) => Err(e),
             Err(_) => Err("deepcps: the debugger's worker stopped while loading".into()),
@@ -536,26 +540,28 @@ impl Engine {
                     frames.push(w.frame(true));
                 }
             }
-            Engine::Thread { to, stop, .. } => {
+            Engine::Thread { to, stop, quitting, .. } => {
                 // Any other command clears it: a step after a pause runs.
                 stop.store(matches!(cmd, Cmd::Pause | Cmd::Quit), Ordering::Relaxed);
+                *quitting |= matches!(cmd, Cmd::Quit);
                 let _ = to.send(cmd);
             }
         }
     }
 
     /// The frames that arrived since the last call, oldest first; an error
-    /// when the worker thread is gone (it panicked: a bug).
+    /// when the worker thread is gone though it was not told to quit (it
+    /// panicked: a bug).
     pub fn frames(&mut self) -> Result<Vec<Frame>, String> {
         match self {
             Engine::Inline(_, frames) => Ok(std::mem::take(frames)),
-            Engine::Thread { from, .. } => {
+            Engine::Thread { from, quitting, .. } => {
                 let mut out = Vec::new();
                 loop {
                     match from.try_recv() {
                         Ok(f) => out.push(f),
                         Err(std::sync::mpsc::TryRecvError::Empty) => return Ok(out),
-                        Err(std::sync::mpsc::TryRecvError::Disconnected) if out.is_empty() => {
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) if out.is_empty() && !*quitting => {
                             return Err(
                                 "deepcps: the debugger's worker stopped (an internal error; please report it with the input)".into(),
                             )
