@@ -183,7 +183,11 @@ impl Machine {
         let mut vs = Vec::new();
         if let Some(&root) = made.first() {
             // The fresh subtree's tour, built in one go.
-            debug_assert_eq!(order.len(), made.len() * 2, "made is not one fresh subtree");
+            debug_assert_eq!(
+                order.len(),
+                made.iter().filter(|n| !self.g.kind(**n).is_leaf()).count() * 2,
+                "made is not one fresh subtree"
+            );
             debug_assert!(order == self.g.tour_order(root).as_slice(), "not the tour of {root:?}");
             self.g.tour.build(order);
         }
@@ -250,7 +254,7 @@ impl Machine {
         // The subtree's tour goes whole: cut it out once, then forget the
         // entries of every node freed (a shared value freed with its last
         // holder is a tree of its own already).
-        self.g.tour.cut(n);
+        self.g.cut_tour(n);
         let mut stack: smallvec::SmallVec<[NodeId; 16]> = smallvec::smallvec![n];
         while let Some(n) = stack.pop() {
             if let Kind::Share(t) = *self.g.kind(n) {

@@ -103,23 +103,31 @@ impl Machine {
                     }
                 }
             }
+            let leaf = kind.is_leaf();
             let id = self.g.alloc(kind);
             made.push(id);
-            order.push((id, true));
             if parent == NodeId::NONE {
                 root = id;
             } else {
                 set_child(&mut self.g, parent, slot, id);
             }
+            if leaf {
+                // No tour entries, no children.
+                match self.g.kind(id) {
+                    Kind::Share(t) => {
+                        let t = *t;
+                        self.shared.entry(t).or_default().insert(id);
+                    }
+                    Kind::Ref(v) => {
+                        let v = *v;
+                        self.g.add_occ(v, id);
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            order.push((id, true));
             match self.g.kind(id) {
-                Kind::Share(t) => {
-                    let t = *t;
-                    self.shared.entry(t).or_default().insert(id);
-                }
-                Kind::Ref(v) => {
-                    let v = *v;
-                    self.g.add_occ(v, id);
-                }
                 Kind::Rec { name, .. } => {
                     let name = *name;
                     self.g.var_mut(name).bound = Bound::SelfRec(id);
@@ -157,7 +165,8 @@ pub(crate) struct CopyScratch {
     /// The walk: (source node, parent of its copy, slot in the parent); a
     /// source [`NodeId::NONE`] marks the end of the parent's subtree.
     stack: Vec<(NodeId, NodeId, usize)>,
-    /// The copy's Euler tour (node, whether `open`), as the walk makes it.
+    /// The copy's Euler tour (node, whether `open`; leaves have none), as
+    /// the walk makes it.
     order: Vec<(NodeId, bool)>,
 }
 

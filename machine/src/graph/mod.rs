@@ -386,9 +386,9 @@ impl Machine {
         let mut trees = vec![self.root];
         let mut seen_shared = std::collections::HashSet::new();
         while let Some(t) = trees.pop() {
-            // The tour of the tree at `t`, as the child lists say it is.
-            let expect = self.g.tour_order(t);
-            for &(n, _) in expect.iter().filter(|(_, entering)| *entering) {
+            // The walk of the tree at `t`, as the child lists say it is.
+            let walk = self.g.walk_order(t);
+            for &(n, _) in walk.iter().filter(|(_, entering)| *entering) {
                 reachable += 1;
                 if let Kind::Share(v) = self.g.kind(n) {
                     if !self.shared.get(v).is_some_and(|hs| hs.contains(&n)) {
@@ -436,7 +436,14 @@ impl Machine {
                     }
                 }
             }
-            let got = self.g.tour.sequence(t);
+            // Leaves have no entries: a tree that is a leaf has no tour.
+            for &(n, _) in walk.iter().filter(|(n, _)| self.g.kind(*n).is_leaf()) {
+                if !self.g.tour.is_clear(n) {
+                    return Err(format!("the leaf {n:?} has tour entries"));
+                }
+            }
+            let expect: Vec<_> = walk.into_iter().filter(|(n, _)| !self.g.kind(*n).is_leaf()).collect();
+            let got = if self.g.kind(t).is_leaf() { Vec::new() } else { self.g.tour.sequence(t) };
             if got != expect {
                 return Err(format!("the tour of {t:?} does not mirror its tree: {got:?} vs {expect:?}"));
             }

@@ -9,6 +9,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::tour::Anchor;
 use crate::expr::Expr;
 use crate::span::Span;
 use crate::term::{Atom, SExp, Sugar, VarId};
@@ -152,6 +153,17 @@ pub enum Kind {
     Expr(Arc<Expr>, Vec<NodeId>),
 }
 
+impl Kind {
+    /// Whether nodes of this kind are leaves: they never have children and
+    /// are never pending, so they have no entries in the tour (a node's
+    /// kind never changes from leaf to non-leaf while it is allocated: a
+    /// bound `Ref` is replaced by another node, or renamed to another
+    /// `Ref`).
+    pub fn is_leaf(&self) -> bool {
+        matches!(self, Kind::Ref(_) | Kind::Lit(_) | Kind::Share(_) | Kind::Free(_))
+    }
+}
+
 /// The most placeholders one expression holds: the ids
 /// `FIRST_HOLE..=u32::MAX` are placeholders (see [`hole`]), so graph
 /// variables, allocated upward from 0 by [`Graph::fresh_var`], must stay
@@ -284,30 +296,54 @@ impl Graph {
                     _ => NodeId::NONE,
                 };
                 self.free = (next != NodeId::NONE).then_some(next);
+                let leaf = kind.is_leaf();
                 self.nodes[id.ix()] = Node::new(kind, NodeId::NONE);
-                self.tour.reset(id);
+                self.reset_tour(id, leaf);
                 id
             }
             None => {
                 let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+                let leaf = kind.is_leaf();
                 self.nodes.push(Node::new(kind, NodeId::NONE));
-                self.tour.reset(id);
+                self.reset_tour(id, leaf);
                 id
             }
         }
     }
 
+    /// A fresh node's tour: a tree of its own, or none for a leaf (its
+    /// entries stay clear: a released node's are cleared).
+    fn reset_tour(&mut self, id: NodeId, leaf: bool) {
+        if leaf {
+            self.tour.ensure(id);
+        } else {
+            self.tour.reset(id);
+        }
+    }
+
     /// Puts one node on the free list (its children are not touched).
     pub fn release(&mut self, id: NodeId) {
-        self.tour.release(id);
+        if !self.nodes[id.ix()].kind.is_leaf() {
+            self.tour.release(id);
+        }
         self.put_on_free_list(id);
     }
 
     /// Like [`Graph::release`], for a node of a subtree freed whole whose
     /// tour was cut out first: its entries are forgotten, not unlinked.
     pub fn release_in_freed_tree(&mut self, id: NodeId) {
-        self.tour.forget(id);
+        if !self.nodes[id.ix()].kind.is_leaf() {
+            self.tour.forget(id);
+        }
         self.put_on_free_list(id);
+    }
+
+    /// Cuts the tour of `n` out of the tree it is in (nothing for a leaf,
+    /// which has none).
+    pub fn cut_tour(&mut self, n: NodeId) {
+        if !self.nodes[n.ix()].kind.is_leaf() {
+            self.tour.cut(n);
+        }
     }
 
     fn put_on_free_list(&mut self, id: NodeId) {
@@ -318,9 +354,18 @@ impl Graph {
         self.free = Some(id);
     }
 
-    /// The Euler tour of the subtree at `root` as its child lists give it:
-    /// each node with `true` on entry and `false` on leaving, in walk order.
+    /// The Euler tour of the subtree at `root` as its child lists give it,
+    /// leaves left out (they have no entries): each node with `true` on
+    /// entry and `false` on leaving, in walk order.
     pub fn tour_order(&self, root: NodeId) -> Vec<(NodeId, bool)> {
+        let mut order = self.walk_order(root);
+        order.retain(|&(n, _)| !self.nodes[n.ix()].kind.is_leaf());
+        order
+    }
+
+    /// The walk of the subtree at `root`, leaves included: each node with
+    /// `true` on entry and `false` on leaving, in walk order.
+    pub fn walk_order(&self, root: NodeId) -> Vec<(NodeId, bool)> {
         // Room for a small subtree from the start: most are (copies of
         // lambdas, imported values), and growing from nothing reallocates
         // several times.
@@ -485,10 +530,18 @@ impl Graph {
         self.nodes[new.ix()].parent = parent;
         if parent == NodeId::NONE {
             // A new root: its tour is a tree of its own.
-            self.tour.cut(new);
+            self.cut_tour(new);
             return;
         }
-        self.tour.replace(old, new);
+        match (self.nodes[old.ix()].kind.is_leaf(), self.nodes[new.ix()].kind.is_leaf()) {
+            (true, true) => {}
+            (false, true) => self.tour.cut(old),
+            (false, false) => self.tour.replace(old, new),
+            (true, false) => {
+                let at = self.anchor_before(parent, old);
+                self.tour.insert_after(at, new);
+            }
+        }
         let swap = |x: &mut NodeId| {
             if *x == old {
                 *x = new;
@@ -513,13 +566,32 @@ impl Graph {
         debug_assert!(done, "{old:?} is not a child of {parent:?}");
     }
 
+    /// Where a tour put in the place of `n`'s child `child` (a leaf) goes:
+    /// after the last child before it that has a tour, or first in `n`'s.
+    /// Costs `n`'s children up to `child`.
+    fn anchor_before(&self, n: NodeId, child: NodeId) -> Anchor {
+        let mut at = Anchor::Open(n);
+        let mut found = false;
+        self.for_children(n, |c| {
+            if c == child {
+                found = true;
+            }
+            if !found && !self.nodes[c.ix()].kind.is_leaf() {
+                at = Anchor::Close(c);
+            }
+        });
+        debug_assert!(found, "{child:?} is not a child of {n:?}");
+        at
+    }
+
     /// Sets the parent link of every child of `n` to `n`, and puts their
     /// tours in `n`'s (after any change of `n`'s child list).
     pub fn adopt_children(&mut self, n: NodeId) {
-        let kids = self.children(n);
+        let mut kids = self.children(n);
         for &c in &kids {
             self.nodes[c.ix()].parent = n;
         }
+        kids.retain(|&c| !self.nodes[c.ix()].kind.is_leaf());
         self.tour.relist(n, &kids);
     }
 }

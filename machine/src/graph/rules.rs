@@ -43,7 +43,7 @@ impl Machine {
         match s {
             Shape::Node(n) | Shape::SymSplice(Some(n), _) => {
                 self.g.nodes[n.ix()].parent = NodeId::NONE;
-                self.g.tour.cut(n);
+                self.g.cut_tour(n);
                 n
             }
             Shape::Value(a) => self.import_value(a),
@@ -77,10 +77,10 @@ impl Machine {
         };
         if parts.0 != NodeId::NONE {
             self.g.nodes[parts.0.ix()].parent = NodeId::NONE;
-            self.g.tour.cut(parts.0);
+            self.g.cut_tour(parts.0);
         }
         for &a in &parts.1 {
-            self.g.tour.cut(a);
+            self.g.cut_tour(a);
         }
         parts
     }

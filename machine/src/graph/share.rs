@@ -32,7 +32,7 @@ impl Machine {
             Kind::Share(t) => *t,
             _ => {
                 if !self.shared.contains_key(&v) {
-                    self.g.tour.cut(v);
+                    self.g.cut_tour(v);
                     self.share_elements(v);
                 }
                 self.shared.entry(v).or_default();

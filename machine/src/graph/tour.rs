@@ -25,7 +25,11 @@
 //! move. A subtree that already is a tree of its own is not cut at all.
 //!
 //! Entries are indexed `2n` (open) and `2n+1` (close) for `n = NodeId`.
-//! Everything here is iterative.
+//! Leaves (`Ref`, `Lit`, `Share`: no children, never pending) have no
+//! entries in any tree: theirs stay clear, so binding a variable to a number
+//! or a variable moves nothing here, and a copy's tour holds only its inner
+//! nodes. A tour put where a leaf stood goes after the entry before it
+//! ([`Tour::insert_after`]). Everything here is iterative.
 
 use super::node::NodeId;
 
@@ -73,6 +77,17 @@ pub struct Tour {
     e: Vec<Entry>,
     /// Scratch for [`Tour::build`] (the right spine), kept to reuse.
     spine: Vec<u32>,
+}
+
+/// Where [`Tour::insert_after`] puts a tour: right after `open(n)` (first
+/// among `n`'s children with a tour) or right after `close(n)` (after the
+/// sibling `n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Anchor {
+    /// Right after `open(n)`.
+    Open(NodeId),
+    /// Right after `close(n)`.
+    Close(NodeId),
 }
 
 fn open(n: NodeId) -> u32 {
@@ -256,14 +271,7 @@ impl Tour {
         let (o, c) = (open(n), close(n));
         let need = c as usize + 1;
         if self.e.len() < need {
-            let from = u32::try_from(self.e.len()).unwrap_or(u32::MAX);
-            self.e.extend((from..=c).map(|x| Entry {
-                l: NIL,
-                r: NIL,
-                p: NIL,
-                pri: pri(x),
-                cnt: 0,
-            }));
+            self.grow(need);
         }
         self.clear(o);
         self.clear(c);
@@ -543,6 +551,74 @@ impl Tour {
             self.extract(first, last)
         };
         self.fill(&g, seq);
+    }
+
+    /// Puts the tour of `new` (cut from wherever it is) right after the
+    /// entry `at` (the `open` entry of `new`'s parent, or the `close` entry
+    /// of the sibling with a tour before it): where a leaf, which has no
+    /// entries, stood. Costs `O(log)` of `new`'s subtree and of the
+    /// distance from `at` to the slot, whatever the tree's size.
+    pub fn insert_after(&mut self, at: Anchor, new: NodeId) {
+        let m = self.cut_out(new);
+        let x = match at {
+            Anchor::Open(n) => open(n),
+            Anchor::Close(n) => close(n),
+        };
+        debug_assert!(self.root(x) != self.root(open(new)), "inserting {new:?} into its own tour");
+        // The empty slot between `x` and the entry after it: `x`'s right
+        // child, or the left child of the first entry of its right subtree.
+        let ex = self.e[x as usize];
+        let (q, right) = if ex.r == NIL {
+            (x, true)
+        } else {
+            let mut y = ex.r;
+            while self.e[y as usize].l != NIL {
+                y = self.e[y as usize].l;
+            }
+            (y, false)
+        };
+        let g = Gap {
+            m: NIL,
+            mc: 0,
+            q,
+            right,
+            a: NIL,
+            d: NIL,
+        };
+        self.fill(&g, m);
+    }
+
+    /// Makes room for node `n`'s entries, unlinked, without making them a
+    /// tour: for a leaf, which has none (see [`Tour`]).
+    pub fn ensure(&mut self, n: NodeId) {
+        let need = close(n) as usize + 1;
+        if self.e.len() < need {
+            self.grow(need);
+        }
+        debug_assert!(self.is_clear(n), "{n:?}'s entries are linked");
+    }
+
+    /// Whether node `n`'s entries are unlinked and unmarked (a leaf's, a
+    /// free node's).
+    pub fn is_clear(&self, n: NodeId) -> bool {
+        let clear = |x: u32| {
+            self.e
+                .get(x as usize)
+                .is_none_or(|e| e.l == NIL && e.r == NIL && e.p == NIL && e.cnt == 0)
+        };
+        clear(open(n)) && clear(close(n))
+    }
+
+    fn grow(&mut self, need: usize) {
+        let from = u32::try_from(self.e.len()).unwrap_or(u32::MAX);
+        let to = u32::try_from(need).unwrap_or(u32::MAX);
+        self.e.extend((from..to).map(|x| Entry {
+            l: NIL,
+            r: NIL,
+            p: NIL,
+            pri: pri(x),
+            cnt: 0,
+        }));
     }
 
     /// Takes entry `x`, which has at most one child, out of its treap (its
@@ -1088,7 +1164,7 @@ mod model_tests {
         for step in 0..steps {
             let a = rng.below(N);
             let b = rng.below(N);
-            match rng.below(9) {
+            match rng.below(10) {
                 // Bring a released node back.
                 _ if !m.live[a as usize] => {
                     t.reset(NodeId(a));
@@ -1175,6 +1251,21 @@ mod model_tests {
                     }
                     let order: Vec<(NodeId, bool)> = m.tour(fresh[0]).into_iter().map(|(n, o)| (NodeId(n), o)).collect();
                     t.build(&order);
+                }
+                9 if m.live[b as usize] && a != b && !m.inside(a, b) => {
+                    // insert_after: b (cut) among a's children, after the
+                    // one before its place (where a leaf stood).
+                    m.detach(b);
+                    let kids = &mut m.kids[a as usize];
+                    let at = rng.below(kids.len() as u32 + 1) as usize;
+                    let anchor = if at == 0 {
+                        Anchor::Open(NodeId(a))
+                    } else {
+                        Anchor::Close(NodeId(kids[at - 1]))
+                    };
+                    kids.insert(at, b);
+                    m.parent[b as usize] = Some(a);
+                    t.insert_after(anchor, NodeId(b));
                 }
                 _ => continue,
             }
