@@ -443,7 +443,11 @@ impl Machine {
                 }
             }
             let expect: Vec<_> = walk.into_iter().filter(|(n, _)| !self.g.kind(*n).is_leaf()).collect();
-            let got = if self.g.kind(t).is_leaf() { Vec::new() } else { self.g.tour.sequence(t) };
+            let got = if self.g.kind(t).is_leaf() {
+                Vec::new()
+            } else {
+                self.g.tour.sequence(t)
+            };
             if got != expect {
                 return Err(format!("the tour of {t:?} does not mirror its tree: {got:?} vs {expect:?}"));
             }
