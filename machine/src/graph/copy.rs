@@ -127,12 +127,9 @@ impl Machine {
                 continue;
             }
             order.push((id, true));
-            match self.g.kind(id) {
-                Kind::Rec { name, .. } => {
-                    let name = *name;
-                    self.g.var_mut(name).bound = Bound::SelfRec(id);
-                }
-                _ => {}
+            if let Kind::Rec { name, .. } = self.g.kind(id) {
+                let name = *name;
+                self.g.var_mut(name).bound = Bound::SelfRec(id);
             }
             // Children are pushed last-first so that they are made in walk
             // order (`made` is then a pre-order), above a marker for `id`'s
