@@ -533,19 +533,8 @@ impl Tour {
             if seq == NIL {
                 return;
             }
-            // Nothing inside: the gap is the empty slot between `o` and `c`
-            // (`c` is the first entry of `o`'s right subtree, or `o` has
-            // none).
-            let eo = self.e[o as usize];
-            let (q, right) = if eo.r == NIL { (o, true) } else { (c, false) };
-            Gap {
-                m: NIL,
-                mc: 0,
-                q,
-                right,
-                a: NIL,
-                d: NIL,
-            }
+            // Nothing inside: the gap is the empty slot between `o` and `c`.
+            self.slot_after(o)
         } else {
             let last = self.prev(c);
             self.extract(first, last)
@@ -565,8 +554,14 @@ impl Tour {
             Anchor::Close(n) => close(n),
         };
         debug_assert!(self.root(x) != self.root(open(new)), "inserting {new:?} into its own tour");
-        // The empty slot between `x` and the entry after it: `x`'s right
-        // child, or the left child of the first entry of its right subtree.
+        let g = self.slot_after(x);
+        self.fill(&g, m);
+    }
+
+    /// The empty gap right after entry `x` (for [`Tour::fill`]): `x`'s
+    /// right child slot, or the left child slot of the first entry of its
+    /// right subtree (the entry after `x`).
+    fn slot_after(&self, x: u32) -> Gap {
         let ex = self.e[x as usize];
         let (q, right) = if ex.r == NIL {
             (x, true)
@@ -577,15 +572,14 @@ impl Tour {
             }
             (y, false)
         };
-        let g = Gap {
+        Gap {
             m: NIL,
             mc: 0,
             q,
             right,
             a: NIL,
             d: NIL,
-        };
-        self.fill(&g, m);
+        }
     }
 
     /// Makes room for node `n`'s entries, unlinked, without making them a
