@@ -54,6 +54,17 @@ impl Machine {
                 Kind::Share(t) if self.mentions_any(*t, &map) => *t,
                 _ => src,
             };
+            if src != n && self.hoistable(src) {
+                // Closed code inside the region: shared from now on, by the
+                // source and by the copy (closed.rs).
+                self.hoist(src);
+                let id = self.g.alloc(Kind::Share(src));
+                self.shared.entry(src).or_default().insert(id);
+                made.push(id);
+                set_child(&mut self.g, parent, slot, id);
+                continue;
+            }
+            let memo = self.g.nodes[src.ix()].closed;
             // The clone is renamed in place (cloning and then rebuilding a
             // body or lambda would allocate its box twice).
             let mut kind = self.g.kind(src).clone();
@@ -105,6 +116,9 @@ impl Machine {
             }
             let leaf = kind.is_leaf();
             let id = self.g.alloc(kind);
+            // A copy renames its binders consistently: closed or not, as
+            // its original.
+            self.g.nodes[id.ix()].closed = memo;
             made.push(id);
             if parent == NodeId::NONE {
                 root = id;

@@ -20,6 +20,7 @@
 //! the live term. See ARCHITECTURE.md, "The graph machine".
 
 pub mod bind;
+pub mod closed;
 pub mod copy;
 pub mod events;
 pub mod export;
@@ -70,6 +71,8 @@ pub struct Machine {
     pub(crate) new_pending: Vec<NodeId>,
     /// The work buffers of `copy`.
     copy_scratch: copy::CopyScratch,
+    /// The binder table of `classify`.
+    closed_scratch: closed::Depths,
     /// What the last step did that a debugger stops on.
     pub events: events::StepEvents,
     /// What the parallel driver did so far.
@@ -106,6 +109,7 @@ impl Machine {
             shared: Default::default(),
             new_pending: Vec::new(),
             copy_scratch: Default::default(),
+            closed_scratch: Default::default(),
             events: Default::default(),
             par_stats: Default::default(),
             round_events: Vec::new(),
@@ -419,6 +423,9 @@ impl Machine {
                 }
                 if let Kind::Free(_) = self.g.kind(n) {
                     return Err(format!("{n:?} is reachable but free"));
+                }
+                if self.g.nodes[n.ix()].closed.is_closed() && self.mentions_outer(n) {
+                    return Err(format!("{n:?} is memoized closed but mentions an outer variable"));
                 }
                 if let Kind::Expr(e, xs) = self.g.kind(n) {
                     // Placeholders `0..xs.len()` in reading order, and

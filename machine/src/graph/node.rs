@@ -207,6 +207,39 @@ pub struct Node {
     /// look, which takes `&self`, may set it while the machine stays `Sync`
     /// (relaxed loads and stores: a plain byte on every target we run on).
     pub plain: AtomicBool,
+    /// A memo of `Machine::classify` (`closed.rs`): whether the subtree at
+    /// this node mentions no variable bound outside it. `Unknown` on every
+    /// node the arena hands out. Invariant: a node memoized
+    /// [`Closed::Small`] or [`Closed::Big`] is closed (checked by
+    /// `Machine::check`). It stays true: nothing outside a closed subtree
+    /// can reach into it (binding rewrites occurrences, and it has none of
+    /// outer variables), and a step inside it only moves its own parts. A
+    /// [`Closed::No`] may grow stale (an outer variable bound to a value
+    /// since), which only costs a missed sharing.
+    pub closed: Closed,
+}
+
+/// What [`Node::closed`] knows of a subtree's variables.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Closed {
+    /// Not classified yet.
+    #[default]
+    Unknown,
+    /// It mentions a variable bound outside it (or holds a shared value
+    /// that does).
+    No,
+    /// Closed, and too small to be worth a shared value of its own.
+    Small,
+    /// Closed, and big enough that a copy shares it instead of copying it
+    /// (`Machine::copy`).
+    Big,
+}
+
+impl Closed {
+    /// Whether the subtree is known to be closed.
+    pub fn is_closed(self) -> bool {
+        matches!(self, Closed::Small | Closed::Big)
+    }
 }
 
 impl Node {
@@ -216,6 +249,7 @@ impl Node {
             kind,
             parent,
             plain: AtomicBool::new(false),
+            closed: Closed::Unknown,
         }
     }
 }
@@ -226,6 +260,7 @@ impl Clone for Node {
             kind: self.kind.clone(),
             parent: self.parent,
             plain: AtomicBool::new(self.plain.load(Ordering::Relaxed)),
+            closed: self.closed,
         }
     }
 }

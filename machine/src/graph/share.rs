@@ -159,7 +159,7 @@ impl Machine {
     /// Whether the shared value `t` mentions one of the variables `map`
     /// renames (then a copy of a region holding it must copy it too).
     pub(crate) fn mentions_any(&self, t: NodeId, map: &super::copy::Renames) -> bool {
-        if map.is_empty() {
+        if map.is_empty() || self.g.nodes[t.ix()].closed.is_closed() {
             return false;
         }
         let mut stack = vec![t];

@@ -1,0 +1,277 @@
+//! Closed code, shared rather than copied.
+//!
+//! A lambda that mentions no variable bound outside it (a *closed* one: the
+//! builders' code fragments, such as the `F` that `add` builds, or a library
+//! function inlined into a loop's body) means the same wherever it is
+//! copied to: a copy would only rename its own binders. So when
+//! [`Machine::copy`] meets a big closed lambda (with nothing pending in it)
+//! inside the region it copies, it makes that lambda a shared value of its
+//! own ([`Machine::hoist`]): the source gets a [`Kind::Share`] holder in its
+//! place, and so does the copy. The copy is made later, by `own`, if and
+//! when a holder is applied; nothing else reads the difference (the views
+//! and the printer see through holders, and readiness does too), so results
+//! and step counts are unchanged, while the builders' chain of fragments
+//! holds one node per fragment until it runs instead of the fragment.
+//!
+//! Whether a subtree is closed is memoized on its nodes ([`Node::closed`],
+//! with its invariant); [`Machine::classify`] computes it for a subtree and
+//! for every subtree in it in one iterative walk, so a template copied at
+//! every call is walked once.
+//!
+//! [`Node::closed`]: super::node::Node::closed
+
+use super::node::{any_stage_var, Closed, Cmd, GVar, Kind, NodeId, Status};
+use super::Machine;
+
+/// Closed lambdas of fewer nodes than this are copied as before: a shared
+/// value costs a table entry and a holder set, which a handful of nodes do
+/// not repay.
+pub(crate) const HOIST_MIN: u32 = 12;
+
+/// The walk's table of binder depths: the depth of each binder seen (the
+/// number of binding nodes from the walk's root down to and including the
+/// one that binds it), stamped per walk so that a new walk starts empty in
+/// `O(1)`. A variable not in the table is bound outside the walk: depth 0.
+#[derive(Clone, Default)]
+pub(crate) struct Depths {
+    depth: Vec<u32>,
+    stamp: Vec<u32>,
+    epoch: u32,
+}
+
+impl Depths {
+    fn begin(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.epoch = 1;
+        }
+    }
+
+    fn set(&mut self, v: GVar, d: u32) {
+        let i = v.0 as usize;
+        if i >= self.depth.len() {
+            self.depth.resize(i + 1, 0);
+            self.stamp.resize(i + 1, 0);
+        }
+        self.depth[i] = d;
+        self.stamp[i] = self.epoch;
+    }
+
+    fn get(&self, v: GVar) -> u32 {
+        let i = v.0 as usize;
+        if self.stamp.get(i) == Some(&self.epoch) {
+            self.depth[i]
+        } else {
+            0
+        }
+    }
+}
+
+/// A step of the classifying walk.
+enum Visit {
+    /// Look at this node and push its children.
+    Enter(NodeId),
+    /// Everything below this node is seen: conclude it. `depth` is the depth
+    /// above it, `min` and `size` those of the subtree being summed around
+    /// it, saved while its own are summed.
+    Exit { n: NodeId, depth: u32, min: u32, size: u32 },
+}
+
+impl Machine {
+    /// Whether the subtree at `n` is closed, classifying it (and every
+    /// subtree in it) if it is not known yet.
+    pub(crate) fn closed(&mut self, n: NodeId) -> Closed {
+        match self.g.nodes[n.ix()].closed {
+            Closed::Unknown => self.classify(n),
+            c => c,
+        }
+    }
+
+    /// Classifies the subtree at `root`: one iterative walk that sums, for
+    /// every subtree, its size and the least depth of a binder its
+    /// variables refer to. A subtree entered at depth `d` is closed exactly
+    /// when that least depth is above `d` (every variable it mentions is
+    /// bound inside it). Shared values held in it are walked in place, once:
+    /// what they mention is mentioned at every holder. The result is
+    /// memoized on the values in the subtree (lambdas, recursive values,
+    /// tuples, records, maps and shared values); other nodes change kind in
+    /// place (a bound occurrence) or are not asked about.
+    pub(crate) fn classify(&mut self, root: NodeId) -> Closed {
+        let mut depths = std::mem::take(&mut self.closed_scratch);
+        depths.begin();
+        let mut stack = vec![Visit::Enter(root)];
+        // The depth of the binding nodes above the node entered, and the
+        // least binder depth and the size of the subtree being summed.
+        let (mut depth, mut min, mut size) = (0u32, u32::MAX, 0u32);
+        let mut result = Closed::Unknown;
+        while let Some(visit) = stack.pop() {
+            match visit {
+                Visit::Enter(n) => {
+                    if let Kind::Share(t) = *self.g.kind(n) {
+                        size = size.saturating_add(1);
+                        match self.g.nodes[t.ix()].closed {
+                            Closed::Small | Closed::Big => continue,
+                            // Open: what it mentions is not known here, so
+                            // take it as free outside the walk.
+                            Closed::No => {
+                                min = 0;
+                                continue;
+                            }
+                            Closed::Unknown => {
+                                stack.push(Visit::Enter(t));
+                                continue;
+                            }
+                        }
+                    }
+                    stack.push(Visit::Exit { n, depth, min, size });
+                    min = u32::MAX;
+                    size = 1;
+                    let mut binds = |vs: &mut dyn Iterator<Item = GVar>, depth: &mut u32| {
+                        *depth += 1;
+                        for v in vs {
+                            depths.set(v, *depth);
+                        }
+                    };
+                    match self.g.kind(n) {
+                        Kind::Lambda(l) => binds(&mut std::iter::once(l.sparam).chain(l.params.iter().map(|p| p.var)), &mut depth),
+                        Kind::Rec { name, .. } => binds(&mut std::iter::once(*name), &mut depth),
+                        Kind::Body(b) => {
+                            if let Cmd::Fix {
+                                sparam, name_in, name_out, ..
+                            } = b.cmd
+                            {
+                                binds(&mut [sparam, name_in, name_out].into_iter(), &mut depth);
+                            }
+                        }
+                        _ => {}
+                    }
+                    match self.g.kind(n) {
+                        Kind::Ref(v) => min = min.min(depths.get(*v)),
+                        Kind::Body(b) => {
+                            any_stage_var(&b.stage, |v| {
+                                min = min.min(depths.get(v));
+                                false
+                            });
+                            if let Status::Stuck(v) = b.status {
+                                min = min.min(depths.get(v));
+                            }
+                        }
+                        _ => {}
+                    }
+                    let at = stack.len();
+                    self.g.for_children(n, |c| stack.push(Visit::Enter(c)));
+                    stack[at..].reverse();
+                }
+                Visit::Exit {
+                    n,
+                    depth: above,
+                    min: outer_min,
+                    size: outer_size,
+                } => {
+                    let c = if min > above {
+                        if size >= HOIST_MIN {
+                            Closed::Big
+                        } else {
+                            Closed::Small
+                        }
+                    } else {
+                        Closed::No
+                    };
+                    let shared_root = self.g.nodes[n.ix()].parent == NodeId::NONE && self.shared.contains_key(&n);
+                    if shared_root
+                        || matches!(
+                            self.g.kind(n),
+                            Kind::Lambda(_) | Kind::Rec { .. } | Kind::Tuple(_) | Kind::Record(_) | Kind::Map(_)
+                        )
+                    {
+                        self.g.nodes[n.ix()].closed = c;
+                    }
+                    if n == root {
+                        result = c;
+                    }
+                    depth = above;
+                    min = min.min(outer_min);
+                    size = size.saturating_add(outer_size);
+                }
+            }
+        }
+        self.closed_scratch = depths;
+        result
+    }
+
+    /// Whether `n`, met inside a region being copied, is a lambda worth
+    /// making a shared value of its own: closed, big, with nothing pending
+    /// in it, and standing where a holder may stand (an argument or head of
+    /// an application, an element of a tuple, record or map; not the lambda
+    /// of a `fix` or a recursive value, nor inside an expression or splice).
+    pub(crate) fn hoistable(&mut self, n: NodeId) -> bool {
+        if !matches!(self.g.kind(n), Kind::Lambda(_)) {
+            return false;
+        }
+        let p = self.g.nodes[n.ix()].parent;
+        if p == NodeId::NONE {
+            return false;
+        }
+        let place = match self.g.kind(p) {
+            Kind::Body(b) => matches!(b.cmd, Cmd::App { .. }),
+            Kind::Tuple(_) | Kind::Record(_) | Kind::Map(_) => true,
+            _ => false,
+        };
+        place && self.closed(n) == Closed::Big && self.g.tour.marks_in(n) == 0
+    }
+
+    /// Makes the lambda `n` (see [`Machine::hoistable`]) a shared value: a
+    /// holder takes its place in its parent, and it is detached.
+    pub(crate) fn hoist(&mut self, n: NodeId) {
+        debug_assert!(self.g.nodes[n.ix()].closed.is_closed());
+        let p = self.g.nodes[n.ix()].parent;
+        let h = self.g.alloc(Kind::Share(n));
+        self.g.replace_child(p, n, h);
+        self.g.nodes[n.ix()].parent = NodeId::NONE;
+        self.shared.insert(n, std::iter::once(h).collect());
+    }
+
+    /// Whether the subtree at `n` mentions a variable bound outside it
+    /// (shared values held in it included): the definition the memo
+    /// [`Closed`] stands for, walked afresh, for `check`.
+    pub(crate) fn mentions_outer(&self, n: NodeId) -> bool {
+        let mut bound: rustc_hash::FxHashSet<GVar> = Default::default();
+        let mut used: Vec<GVar> = Vec::new();
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            match self.g.kind(x) {
+                Kind::Share(t) => {
+                    stack.push(*t);
+                    continue;
+                }
+                Kind::Lambda(l) => {
+                    bound.insert(l.sparam);
+                    bound.extend(l.params.iter().map(|p| p.var));
+                }
+                Kind::Rec { name, .. } => {
+                    bound.insert(*name);
+                }
+                Kind::Ref(v) => used.push(*v),
+                Kind::Body(b) => {
+                    if let Cmd::Fix {
+                        sparam, name_in, name_out, ..
+                    } = b.cmd
+                    {
+                        bound.extend([sparam, name_in, name_out]);
+                    }
+                    any_stage_var(&b.stage, |v| {
+                        used.push(v);
+                        false
+                    });
+                    if let Status::Stuck(v) = b.status {
+                        used.push(v);
+                    }
+                }
+                _ => {}
+            }
+            self.g.for_children(x, |c| stack.push(c));
+        }
+        used.iter().any(|v| !bound.contains(v))
+    }
+}
