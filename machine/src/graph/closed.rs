@@ -229,6 +229,7 @@ impl Machine {
         let h = self.g.alloc(Kind::Share(n));
         self.g.replace_child(p, n, h);
         self.g.nodes[n.ix()].parent = NodeId::NONE;
+        self.g.nodes[n.ix()].hoisted = true;
         self.shared.insert(n, std::iter::once(h).collect());
     }
 

@@ -55,6 +55,16 @@ impl Names {
         *self.map.entry(v).or_insert_with(|| vars.copy_of(m.g.var(v).origin))
     }
 
+    /// Names the binder `v` afresh (printing only): inside a hoisted value
+    /// (`closed.rs`), exported at every place that holds it, each place
+    /// binds variables of its own, as the reference's copies there do.
+    fn bind(&mut self, m: &Machine, v: GVar) {
+        if let Some(vars) = self.vars.as_mut() {
+            let t = vars.copy_of(m.g.var(v).origin);
+            self.map.insert(v, t);
+        }
+    }
+
     fn alias(&mut self, m: &Machine, a: GVar, b: GVar) {
         let t = self.get(m, a);
         self.map.insert(b, t);
@@ -100,6 +110,9 @@ impl Machine {
         let mut stack = vec![Visit::Enter(root)];
         let mut results: Vec<Piece> = Vec::new();
         let mut inside_recs: HashSet<NodeId> = HashSet::new();
+        // How many holders of hoisted values the walk is inside: there,
+        // binders are named afresh.
+        let mut fresh = 0usize;
         while let Some(v) = stack.pop() {
             let n = match v {
                 Visit::Enter(n) => {
@@ -108,12 +121,29 @@ impl Machine {
                         _ => self.g.children(n),
                     };
                     match self.g.kind(n) {
+                        Kind::Share(t) if self.g.nodes[t.ix()].hoisted => fresh += 1,
                         Kind::Body(b) => {
-                            if let Cmd::Fix { name_in, name_out, .. } = &b.cmd {
+                            if let Cmd::Fix {
+                                sparam, name_in, name_out, ..
+                            } = &b.cmd
+                            {
+                                if fresh > 0 {
+                                    names.bind(self, *sparam);
+                                    names.bind(self, *name_in);
+                                }
                                 names.alias(self, *name_in, *name_out);
                             }
                         }
-                        Kind::Rec { .. } => {
+                        Kind::Lambda(l) if fresh > 0 => {
+                            names.bind(self, l.sparam);
+                            for p in &l.params {
+                                names.bind(self, p.var);
+                            }
+                        }
+                        Kind::Rec { name, .. } => {
+                            if fresh > 0 {
+                                names.bind(self, *name);
+                            }
                             inside_recs.insert(n);
                         }
                         _ => {}
@@ -126,8 +156,12 @@ impl Machine {
                     let at = results.len().saturating_sub(k);
                     let kids: Vec<Piece> = results.split_off(at);
                     let piece = self.piece(n, kids, names, resolve_self, &inside_recs);
-                    if let Kind::Rec { .. } = self.g.kind(n) {
-                        inside_recs.remove(&n);
+                    match self.g.kind(n) {
+                        Kind::Rec { .. } => {
+                            inside_recs.remove(&n);
+                        }
+                        Kind::Share(t) if self.g.nodes[t.ix()].hoisted => fresh -= 1,
+                        _ => {}
                     }
                     results.push(piece);
                     n

@@ -217,6 +217,11 @@ pub struct Node {
     /// [`Closed::No`] may grow stale (an outer variable bound to a value
     /// since), which only costs a missed sharing.
     pub closed: Closed,
+    /// Whether this node was made a shared value by `Machine::hoist` (set
+    /// there; false on every node the arena hands out). The export names
+    /// the binders of such a value afresh at each place that holds it: the
+    /// reference has a copy with binders of its own at each of them.
+    pub hoisted: bool,
 }
 
 /// What [`Node::closed`] knows of a subtree's variables.
@@ -250,6 +255,7 @@ impl Node {
             parent,
             plain: AtomicBool::new(false),
             closed: Closed::Unknown,
+            hoisted: false,
         }
     }
 }
@@ -261,6 +267,7 @@ impl Clone for Node {
             parent: self.parent,
             plain: AtomicBool::new(self.plain.load(Ordering::Relaxed)),
             closed: self.closed,
+            hoisted: self.hoisted,
         }
     }
 }
