@@ -205,10 +205,17 @@ impl Machine {
     /// in it, and standing where a holder may stand (an argument or head of
     /// an application, an element of a tuple, record or map; not the lambda
     /// of a `fix` or a recursive value, nor inside an expression or splice).
+    #[inline]
     pub(crate) fn hoistable(&mut self, n: NodeId) -> bool {
-        if !matches!(self.g.kind(n), Kind::Lambda(_)) {
-            return false;
-        }
+        // The common answer first, from the node alone: not a lambda, or a
+        // lambda known to be open or small (a loop's body, at every call).
+        let node = &self.g.nodes[n.ix()];
+        matches!(node.kind, Kind::Lambda(_)) && matches!(node.closed, Closed::Unknown | Closed::Big) && self.hoistable_at(n)
+    }
+
+    /// The rest of [`Machine::hoistable`], for a lambda not known to be
+    /// open or small.
+    fn hoistable_at(&mut self, n: NodeId) -> bool {
         let p = self.g.nodes[n.ix()].parent;
         if p == NodeId::NONE {
             return false;
