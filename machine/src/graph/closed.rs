@@ -21,6 +21,7 @@
 //! [`Node::closed`]: super::node::Node::closed
 
 use super::node::{any_stage_var, Closed, Cmd, GVar, Kind, NodeId, Status};
+use super::stamped::Stamped;
 use super::Machine;
 
 /// Closed lambdas of fewer nodes than this are copied as before: a shared
@@ -30,41 +31,22 @@ pub(crate) const HOIST_MIN: u32 = 12;
 
 /// The walk's table of binder depths: the depth of each binder seen (the
 /// number of binding nodes from the walk's root down to and including the
-/// one that binds it), stamped per walk so that a new walk starts empty in
-/// `O(1)`. A variable not in the table is bound outside the walk: depth 0.
+/// one that binds it). A variable not in it is bound outside the walk:
+/// depth 0.
 #[derive(Clone, Default)]
-pub(crate) struct Depths {
-    depth: Vec<u32>,
-    stamp: Vec<u32>,
-    epoch: u32,
-}
+pub(crate) struct Depths(Stamped<u32>);
 
 impl Depths {
     fn begin(&mut self) {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.stamp.fill(0);
-            self.epoch = 1;
-        }
+        self.0.begin();
     }
 
     fn set(&mut self, v: GVar, d: u32) {
-        let i = v.0 as usize;
-        if i >= self.depth.len() {
-            self.depth.resize(i + 1, 0);
-            self.stamp.resize(i + 1, 0);
-        }
-        self.depth[i] = d;
-        self.stamp[i] = self.epoch;
+        self.0.set(v, d);
     }
 
     fn get(&self, v: GVar) -> u32 {
-        let i = v.0 as usize;
-        if self.stamp.get(i) == Some(&self.epoch) {
-            self.depth[i]
-        } else {
-            0
-        }
+        self.0.get(v).unwrap_or(0)
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::import::set_child;
 use super::node::{Bound, Cmd, GVar, Kind, NodeId, Status};
+use super::stamped::Stamped;
 use super::Machine;
 use crate::term::SExp;
 
@@ -181,17 +182,13 @@ pub(crate) struct CopyScratch {
     order: Vec<(NodeId, bool)>,
 }
 
-/// The binders of a copied region and their copies: a table indexed by
-/// variable id, each slot stamped with the copy that wrote it, so that a
-/// new copy starts empty in `O(1)` and a lookup is an index (the copy of a
-/// loop's body looks up every variable occurrence in it).
+/// The binders of a copied region and their copies, in a table that a new
+/// copy empties in `O(1)` and a lookup indexes (the copy of a loop's body
+/// looks up every variable occurrence in it).
 #[derive(Clone, Default)]
 pub(crate) struct Renames {
-    /// The copy of variable `v`, valid where `stamp[v] == epoch`.
-    to: Vec<GVar>,
-    stamp: Vec<u32>,
-    /// The current copy's stamp (never 0 once a copy has begun).
-    epoch: u32,
+    /// The copy of each binder renamed by the current copy.
+    to: Stamped<GVar>,
     /// Binders renamed by the current copy.
     len: usize,
 }
@@ -199,29 +196,18 @@ pub(crate) struct Renames {
 impl Renames {
     /// Forgets the previous copy's binders.
     fn begin(&mut self) {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.stamp.fill(0);
-            self.epoch = 1;
-        }
+        self.to.begin();
         self.len = 0;
     }
 
     fn insert(&mut self, v: GVar, w: GVar) {
-        let i = v.0 as usize;
-        if i >= self.to.len() {
-            self.to.resize(i + 1, v);
-            self.stamp.resize(i + 1, 0);
-        }
-        self.to[i] = w;
-        self.stamp[i] = self.epoch;
+        self.to.set(v, w);
         self.len += 1;
     }
 
     /// The copy of `v`, if `v` is a binder of the region.
     pub(crate) fn get(&self, v: GVar) -> Option<GVar> {
-        let i = v.0 as usize;
-        (self.stamp.get(i) == Some(&self.epoch)).then(|| self.to[i])
+        self.to.get(v)
     }
 
     /// Whether the current copy renamed no binder yet.

@@ -29,6 +29,7 @@ pub mod node;
 pub mod par;
 pub mod rules;
 pub mod share;
+mod stamped;
 pub mod status;
 pub mod tour;
 
