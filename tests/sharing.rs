@@ -2,6 +2,7 @@
 //! graph machine's memory on the builders, in nodes (deterministic, unlike
 //! time or RSS), and the outcome beside the reference reducer's.
 
+use deepcps::bench::scale::resize;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::reference::Reducer;
 use deepcps_machine::run::{Limits, Outcome};
@@ -11,14 +12,13 @@ use deepcps_machine::syntax::{load_from, RealFs};
 use deepcps_machine::term::Program;
 use deepcps_tests::root;
 
-/// A benchmark of `corpus/bench/` with its `let N = ..` line set to `n`,
+/// A benchmark of `corpus/bench/` with its `let N = ..` line set to `n`
+/// (as `deepcps bench --plot` and `scripts/bench.sh` do),
 /// loaded from its own place (its includes are relative to it).
 fn bench_at(name: &str, n: u64) -> Program {
     let path = root().join("corpus/bench").join(name);
     let text = std::fs::read_to_string(&path).expect("the benchmark is in the repository");
-    let (before, after) = text.split_once("let N = ").expect("the benchmark has a `let N` line");
-    let rest = after.split_once('\n').map_or("", |(_, r)| r);
-    let text = format!("{before}let N = {n}\n{rest}");
+    let text = resize(&text, "N", n).expect("the benchmark has a `let N` line");
     let mut sources = SourceMap::new();
     let id = add_source(&mut sources, name, Some(path), text.into_bytes()).expect("UTF-8");
     load_from(&RealFs, id, &mut sources, false).expect("the benchmark loads")

@@ -20,7 +20,9 @@
 //!
 //! [`Node::closed`]: super::node::Node::closed
 
-use super::node::{any_stage_var, Closed, Cmd, GVar, Kind, NodeId, Status};
+use rustc_hash::FxHashSet;
+
+use super::node::{any_stage_var, stage_vars, Closed, Cmd, GVar, Kind, NodeId, Status};
 use super::stamped::Stamped;
 use super::Machine;
 
@@ -109,24 +111,15 @@ impl Machine {
                     stack.push(Visit::Exit { n, depth, min, size });
                     min = u32::MAX;
                     size = 1;
-                    let mut binds = |vs: &mut dyn Iterator<Item = GVar>, depth: &mut u32| {
-                        *depth += 1;
-                        for v in vs {
-                            depths.set(v, *depth);
-                        }
-                    };
-                    match self.g.kind(n) {
-                        Kind::Lambda(l) => binds(&mut std::iter::once(l.sparam).chain(l.params.iter().map(|p| p.var)), &mut depth),
-                        Kind::Rec { name, .. } => binds(&mut std::iter::once(*name), &mut depth),
-                        Kind::Body(b) => {
-                            if let Cmd::Fix {
-                                sparam, name_in, name_out, ..
-                            } = b.cmd
-                            {
-                                binds(&mut [sparam, name_in, name_out].into_iter(), &mut depth);
-                            }
-                        }
-                        _ => {}
+                    // A binding node is one level deeper than its parent.
+                    let deeper = depth + 1;
+                    let mut binds = false;
+                    self.g.kind(n).for_binders(|v| {
+                        binds = true;
+                        depths.set(v, deeper);
+                    });
+                    if binds {
+                        depth = deeper;
                     }
                     match self.g.kind(n) {
                         Kind::Ref(v) => min = min.min(depths.get(*v)),
@@ -211,8 +204,9 @@ impl Machine {
     }
 
     /// Makes the lambda `n` (see [`Machine::hoistable`]) a shared value: a
-    /// holder takes its place in its parent, and it is detached.
-    pub(crate) fn hoist(&mut self, n: NodeId) {
+    /// holder takes its place in its parent, and it is detached. Returns
+    /// the holder.
+    pub(crate) fn hoist(&mut self, n: NodeId) -> NodeId {
         debug_assert!(self.g.nodes[n.ix()].closed.is_closed());
         let p = self.g.nodes[n.ix()].parent;
         let h = self.g.alloc(Kind::Share(n));
@@ -220,48 +214,42 @@ impl Machine {
         self.g.nodes[n.ix()].parent = NodeId::NONE;
         self.g.nodes[n.ix()].hoisted = true;
         self.shared.insert(n, std::iter::once(h).collect());
+        h
     }
 
     /// Whether the subtree at `n` mentions a variable bound outside it
     /// (shared values held in it included): the definition the memo
     /// [`Closed`] stands for, walked afresh, for `check`.
     pub(crate) fn mentions_outer(&self, n: NodeId) -> bool {
-        let mut bound: rustc_hash::FxHashSet<GVar> = Default::default();
+        let (bound, used) = self.subtree_vars(n);
+        used.iter().any(|v| !bound.contains(v))
+    }
+
+    /// The variables the subtree at `u` binds, and those it mentions
+    /// (occurrences and staging expressions, in walk order, repeats
+    /// included); shared values held in it are walked once each.
+    pub(crate) fn subtree_vars(&self, u: NodeId) -> (FxHashSet<GVar>, Vec<GVar>) {
+        let mut binders: FxHashSet<GVar> = FxHashSet::default();
         let mut used: Vec<GVar> = Vec::new();
-        let mut stack = vec![n];
-        while let Some(x) = stack.pop() {
-            match self.g.kind(x) {
+        let mut stack = vec![u];
+        let mut seen_shared: FxHashSet<NodeId> = FxHashSet::default();
+        while let Some(n) = stack.pop() {
+            match self.g.kind(n) {
                 Kind::Share(t) => {
-                    stack.push(*t);
+                    if seen_shared.insert(*t) {
+                        stack.push(*t);
+                    }
                     continue;
                 }
-                Kind::Lambda(l) => {
-                    bound.insert(l.sparam);
-                    bound.extend(l.params.iter().map(|p| p.var));
-                }
-                Kind::Rec { name, .. } => {
-                    bound.insert(*name);
-                }
                 Kind::Ref(v) => used.push(*v),
-                Kind::Body(b) => {
-                    if let Cmd::Fix {
-                        sparam, name_in, name_out, ..
-                    } = b.cmd
-                    {
-                        bound.extend([sparam, name_in, name_out]);
-                    }
-                    any_stage_var(&b.stage, |v| {
-                        used.push(v);
-                        false
-                    });
-                    if let Status::Stuck(v) = b.status {
-                        used.push(v);
-                    }
-                }
+                Kind::Body(b) => stage_vars(&b.stage, &mut used),
                 _ => {}
             }
-            self.g.for_children(x, |c| stack.push(c));
+            self.g.kind(n).for_binders(|v| {
+                binders.insert(v);
+            });
+            self.g.for_children(n, |c| stack.push(c));
         }
-        used.iter().any(|v| !bound.contains(v))
+        (binders, used)
     }
 }

@@ -55,16 +55,9 @@ impl Machine {
                 Kind::Share(t) if self.mentions_any(*t, &map) => *t,
                 _ => src,
             };
-            if src != n && self.hoistable(src) {
-                // Closed code inside the region: shared from now on, by the
-                // source and by the copy (closed.rs).
-                self.hoist(src);
-                let id = self.g.alloc(Kind::Share(src));
-                self.shared.entry(src).or_default().insert(id);
-                made.push(id);
-                set_child(&mut self.g, parent, slot, id);
-                continue;
-            }
+            // Closed code inside the region is shared from now on (closed.rs):
+            // the source holds it through a holder, copied as any holder.
+            let src = if src != n && self.hoistable(src) { self.hoist(src) } else { src };
             let memo = self.g.nodes[src.ix()].closed;
             // The clone is renamed in place (cloning and then rebuilding a
             // body or lambda would allocate its box twice).

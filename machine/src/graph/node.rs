@@ -154,6 +154,28 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Calls `f` on each variable a node of this kind binds: a lambda's
+    /// staging parameter, then its parameters; a recursive value's name; a
+    /// fix's staging parameter, inner name and outer name.
+    pub fn for_binders(&self, mut f: impl FnMut(GVar)) {
+        match self {
+            Kind::Lambda(l) => {
+                f(l.sparam);
+                l.params.iter().for_each(|p| f(p.var));
+            }
+            Kind::Rec { name, .. } => f(*name),
+            Kind::Body(b) => {
+                if let Cmd::Fix {
+                    sparam, name_in, name_out, ..
+                } = b.cmd
+                {
+                    [sparam, name_in, name_out].into_iter().for_each(f);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Whether nodes of this kind are leaves: they never have children and
     /// are never pending, so they have no entries in the tour (a node's
     /// kind never changes from leaf to non-leaf while it is allocated: a

@@ -15,12 +15,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::events::StepEvents;
 use super::export::Names;
 use super::import::Importer;
-use super::node::{stage_vars, Bound, Cmd, GVar, Kind, NodeId};
+use super::node::{Bound, GVar, NodeId};
 use super::Machine;
 use crate::run::{Counts, Limits, Outcome, Report, Stepper, StopReason};
 use crate::term::{self, VarId, Vars};
@@ -517,42 +517,7 @@ impl Machine {
     /// is not symbolic (a recursive name whose value lies outside `u`: a
     /// machine of its own could not apply it).
     fn scope(&self, u: NodeId) -> Option<Scope> {
-        let mut binders: FxHashSet<GVar> = FxHashSet::default();
-        let mut used: Vec<GVar> = Vec::new();
-        let mut stack = vec![u];
-        let mut seen_shared: FxHashSet<NodeId> = FxHashSet::default();
-        let mut vs = Vec::new();
-        while let Some(n) = stack.pop() {
-            match self.g.kind(n) {
-                Kind::Share(t) => {
-                    if seen_shared.insert(*t) {
-                        stack.push(*t);
-                    }
-                    continue;
-                }
-                Kind::Ref(v) => used.push(*v),
-                Kind::Lambda(l) => {
-                    binders.insert(l.sparam);
-                    binders.extend(l.params.iter().map(|p| p.var));
-                }
-                Kind::Rec { name, .. } => {
-                    binders.insert(*name);
-                }
-                Kind::Body(b) => {
-                    vs.clear();
-                    stage_vars(&b.stage, &mut vs);
-                    used.extend(vs.iter().copied());
-                    if let Cmd::Fix {
-                        sparam, name_in, name_out, ..
-                    } = b.cmd
-                    {
-                        binders.extend([sparam, name_in, name_out]);
-                    }
-                }
-                _ => {}
-            }
-            self.g.for_children(n, |c| stack.push(c));
-        }
+        let (binders, used) = self.subtree_vars(u);
         let mut origins: FxHashMap<VarId, VarId> = FxHashMap::default();
         let mut free = Vec::new();
         for v in used {
