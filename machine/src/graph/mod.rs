@@ -32,6 +32,7 @@ pub mod share;
 mod stamped;
 pub mod status;
 pub mod tour;
+pub mod var_list;
 
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;

@@ -207,14 +207,14 @@ impl Machine {
     fn unfold(&mut self, rec: NodeId, name: super::node::GVar, lam: NodeId) {
         let occs = self.g.take_live_occs(name);
         let copies: Vec<NodeId> = occs.iter().map(|_| self.copy(rec)).collect();
-        for (o, c) in occs.into_iter().zip(copies) {
+        for (&o, c) in occs.iter().zip(copies) {
             let parent = self.g.nodes[o.ix()].parent;
             self.g.replace_child(parent, o, c);
             self.g.release(o);
         }
         // Bodies inside staged on the name stay active: it is concrete.
         let waiters = std::mem::take(&mut self.g.var_mut(name).waiters);
-        for w in waiters {
+        for &w in &waiters {
             if let Some(body) = self.g.body_mut(w) {
                 super::node::rewrite_stage(&mut body.stage, &|u| (u == name).then_some(SExp::Const(true)));
             }
