@@ -4,8 +4,7 @@
 //! variables; free variables stay shared. Iterative.
 
 use super::import::set_child;
-use super::node::{Bound, Cmd, GVar, Kind, NodeId, Status};
-use super::stamped::Stamped;
+use super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId, Status, NO_VAR};
 use super::Machine;
 use crate::term::SExp;
 
@@ -37,7 +36,7 @@ impl Machine {
             mut stack,
             mut order,
         } = std::mem::take(&mut self.copy_scratch);
-        map.begin();
+        debug_assert!(map.is_empty(), "renames left by the last copy");
         made.clear();
         stack.clear();
         order.clear();
@@ -52,7 +51,7 @@ impl Machine {
             let src = match self.g.kind(src) {
                 // A shared value stays shared, unless it mentions a binder
                 // of the region copied: then it is copied with it.
-                Kind::Share(t) if self.mentions_any(*t, &map) => *t,
+                Kind::Share(t) if self.mentions_any(*t, !map.is_empty()) => *t,
                 _ => src,
             };
             // Closed code inside the region is shared from now on (closed.rs):
@@ -65,7 +64,7 @@ impl Machine {
             let mut fresh = |m: &mut Machine, v: &mut GVar| {
                 let origin = m.g.var(*v).origin;
                 let w = m.g.fresh_var(origin);
-                map.insert(*v, w);
+                map.insert(&mut m.g, *v, w);
                 *v = w;
             };
             match &mut kind {
@@ -87,7 +86,7 @@ impl Machine {
                 }
                 Kind::Rec { name, .. } => fresh(self, name),
                 Kind::Ref(v) => {
-                    if let Some(w) = map.get(*v) {
+                    if let Some(w) = self.g.renamed(*v) {
                         *v = w;
                     }
                 }
@@ -98,12 +97,13 @@ impl Machine {
             // copy remaps the same binders (pre-order: every binder in scope
             // is mapped already).
             if let Kind::Body(b) = &mut kind {
-                super::node::rewrite_stage(&mut b.stage, &|v| map.get(v).map(SExp::Var));
+                let g = &self.g;
+                super::node::rewrite_stage(&mut b.stage, &|v| g.renamed(v).map(SExp::Var));
                 // Its status came with it; stuck on a binder of the region,
                 // it is stuck on that binder's copy (now, for the same
                 // reason).
                 if let Status::Stuck(v) = b.status {
-                    if let Some(w) = map.get(v) {
+                    if let Some(w) = g.renamed(v) {
                         b.status = Status::Stuck(w);
                     }
                 }
@@ -151,6 +151,7 @@ impl Machine {
             });
             stack[at..].reverse();
         }
+        map.end(&mut self.g);
         self.init_known(&made, &order);
         self.copied += made.len() as u64;
         self.copy_scratch = CopyScratch { map, made, stack, order };
@@ -175,36 +176,41 @@ pub(crate) struct CopyScratch {
     order: Vec<(NodeId, bool)>,
 }
 
-/// The binders of a copied region and their copies, in a table that a new
-/// copy empties in `O(1)` and a lookup indexes (the copy of a loop's body
-/// looks up every variable occurrence in it).
+/// The binders a copy renamed: their copies are kept in their own slots
+/// ([`super::node::VarSlot::renamed`]), where a lookup of an occurrence
+/// finds them by index; this list resets them when the copy ends.
 #[derive(Clone, Default)]
 pub(crate) struct Renames {
-    /// The copy of each binder renamed by the current copy.
-    to: Stamped<GVar>,
     /// Binders renamed by the current copy.
-    len: usize,
+    renamed: Vec<GVar>,
 }
 
 impl Renames {
-    /// Forgets the previous copy's binders.
-    fn begin(&mut self) {
-        self.to.begin();
-        self.len = 0;
+    /// Records that the copy of binder `v` is `w`.
+    fn insert(&mut self, g: &mut Graph, v: GVar, w: GVar) {
+        g.var_mut(v).renamed = w;
+        self.renamed.push(v);
     }
 
-    fn insert(&mut self, v: GVar, w: GVar) {
-        self.to.set(v, w);
-        self.len += 1;
-    }
-
-    /// The copy of `v`, if `v` is a binder of the region.
-    pub(crate) fn get(&self, v: GVar) -> Option<GVar> {
-        self.to.get(v)
+    /// Forgets the copy's binders (the slots' invariant: nothing renamed
+    /// between copies).
+    fn end(&mut self, g: &mut Graph) {
+        for v in self.renamed.drain(..) {
+            g.var_mut(v).renamed = NO_VAR;
+        }
     }
 
     /// Whether the current copy renamed no binder yet.
     pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
+        self.renamed.is_empty()
+    }
+}
+
+impl Graph {
+    /// The copy of `v` made by the copy under way, if `v` is a binder of
+    /// the region it copies.
+    pub(crate) fn renamed(&self, v: GVar) -> Option<GVar> {
+        let w = self.var(v).renamed;
+        (w != NO_VAR).then_some(w)
     }
 }

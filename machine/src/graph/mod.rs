@@ -388,6 +388,9 @@ impl Machine {
     /// to date, pending marks, each tree's tour mirroring its child lists,
     /// and no leaked nodes. Returns the first broken one.
     pub fn check(&self) -> Result<(), String> {
+        if let Some(v) = (0..self.g.vars.len()).find(|&v| self.g.vars[v].renamed != node::NO_VAR) {
+            return Err(format!("variable {v} keeps a rename between copies"));
+        }
         let mut reachable = 0usize;
         let mut trees = vec![self.root];
         let mut seen_shared = std::collections::HashSet::new();

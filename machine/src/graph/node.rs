@@ -309,6 +309,10 @@ pub enum Bound {
 /// A short list of nodes, inline up to four (the size of a `Vec`).
 pub type NodeList = smallvec::SmallVec<[NodeId; 4]>;
 
+/// No variable: a [`VarSlot::renamed`] that is unset (a placeholder id,
+/// never a graph variable's, see [`FIRST_HOLE`]).
+pub(crate) const NO_VAR: GVar = VarId(u32::MAX);
+
 /// A variable of the graph.
 #[derive(Clone, Debug)]
 pub struct VarSlot {
@@ -316,6 +320,13 @@ pub struct VarSlot {
     pub origin: VarId,
     /// Its state.
     pub bound: Bound,
+    /// Scratch of `Machine::copy`: the copy of this binder made by the copy
+    /// under way ([`NO_VAR`]: none). Invariant: [`NO_VAR`] on every slot
+    /// between copies (the copy resets the binders it renamed when it
+    /// ends). Kept here, in the slot's padding, rather than in a table of
+    /// its own: such a table grows to the highest variable id renamed,
+    /// 8 bytes a variable.
+    pub(crate) renamed: GVar,
     /// Its occurrences: [`Kind::Ref`] nodes. May hold stale entries (nodes
     /// since freed or rewritten); users check the node still is `Ref(v)`.
     /// Most variables occur once or twice: kept inline up to two.
@@ -458,6 +469,7 @@ impl Graph {
         let slot = VarSlot {
             origin,
             bound: Bound::Symbolic,
+            renamed: NO_VAR,
             occs: VarList::new(),
             waiters: VarList::new(),
         };

@@ -156,18 +156,19 @@ impl Machine {
         self.own(last);
     }
 
-    /// Whether the shared value `t` mentions one of the variables `map`
-    /// renames (then a copy of a region holding it must copy it too).
-    pub(crate) fn mentions_any(&self, t: NodeId, map: &super::copy::Renames) -> bool {
-        if map.is_empty() || self.g.nodes[t.ix()].closed.is_closed() {
+    /// Whether the shared value `t` mentions one of the binders the copy
+    /// under way renamed (`renaming`: it renamed some; then a copy of a
+    /// region holding it must copy it too).
+    pub(crate) fn mentions_any(&self, t: NodeId, renaming: bool) -> bool {
+        if !renaming || self.g.nodes[t.ix()].closed.is_closed() {
             return false;
         }
         let mut stack = vec![t];
         while let Some(n) = stack.pop() {
             match self.g.kind(n) {
-                Kind::Ref(v) if map.get(*v).is_some() => return true,
+                Kind::Ref(v) if self.g.renamed(*v).is_some() => return true,
                 Kind::Share(u) => stack.push(*u),
-                Kind::Body(b) if any_stage_var(&b.stage, |v| map.get(v).is_some()) => return true,
+                Kind::Body(b) if any_stage_var(&b.stage, |v| self.g.renamed(v).is_some()) => return true,
                 _ => {}
             }
             self.g.for_children(n, |c| stack.push(c));

@@ -1,8 +1,8 @@
 //! A table indexed by variable id that empties in `O(1)`: each slot is
 //! stamped with the walk that wrote it, and a new walk takes a new stamp.
-//! The copy's rename table and the closedness walk's binder depths are
-//! such tables (a loop's body is copied, and looked up variable by
-//! variable, at every call).
+//! The closedness walk's binder depths are such a table (a template is
+//! classified once, but a walk looks up every variable occurrence in it).
+//! The copy's renames need none: they live in the variable slots.
 
 use super::node::GVar;
 
