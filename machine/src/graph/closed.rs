@@ -23,7 +23,6 @@
 use rustc_hash::FxHashSet;
 
 use super::node::{any_stage_var, stage_vars, Closed, Cmd, GVar, Kind, NodeId, Status};
-use super::stamped::Stamped;
 use super::Machine;
 
 /// Closed lambdas of fewer nodes than this are copied as before: a shared
@@ -31,26 +30,12 @@ use super::Machine;
 /// not repay.
 pub(crate) const HOIST_MIN: u32 = 12;
 
-/// The walk's table of binder depths: the depth of each binder seen (the
-/// number of binding nodes from the walk's root down to and including the
-/// one that binds it). A variable not in it is bound outside the walk:
-/// depth 0.
+/// The binders a walk set a depth for ([`super::node::VarSlot::depth`]:
+/// the number of binding nodes from the walk's root down to and including
+/// the one that binds it; 0, a variable bound outside the walk), to reset
+/// when it ends.
 #[derive(Clone, Default)]
-pub(crate) struct Depths(Stamped<u32>);
-
-impl Depths {
-    fn begin(&mut self) {
-        self.0.begin();
-    }
-
-    fn set(&mut self, v: GVar, d: u32) {
-        self.0.set(v, d);
-    }
-
-    fn get(&self, v: GVar) -> u32 {
-        self.0.get(v).unwrap_or(0)
-    }
-}
+pub(crate) struct Depths(Vec<GVar>);
 
 /// A step of the classifying walk.
 enum Visit {
@@ -82,8 +67,8 @@ impl Machine {
     /// tuples, records, maps and shared values); other nodes change kind in
     /// place (a bound occurrence) or are not asked about.
     pub(crate) fn classify(&mut self, root: NodeId) -> Closed {
-        let mut depths = std::mem::take(&mut self.closed_scratch);
-        depths.begin();
+        let Depths(mut binders) = std::mem::take(&mut self.closed_scratch);
+        debug_assert!(binders.is_empty(), "depths left by the last walk");
         let mut stack = vec![Visit::Enter(root)];
         // The depth of the binding nodes above the node entered, and the
         // least binder depth and the size of the subtree being summed.
@@ -113,23 +98,24 @@ impl Machine {
                     size = 1;
                     // A binding node is one level deeper than its parent.
                     let deeper = depth + 1;
-                    let mut binds = false;
-                    self.g.kind(n).for_binders(|v| {
-                        binds = true;
-                        depths.set(v, deeper);
-                    });
-                    if binds {
+                    let seen = binders.len();
+                    self.g.kind(n).for_binders(|v| binders.push(v));
+                    for &v in &binders[seen..] {
+                        self.g.var_mut(v).depth = deeper;
+                    }
+                    if binders.len() > seen {
                         depth = deeper;
                     }
-                    match self.g.kind(n) {
-                        Kind::Ref(v) => min = min.min(depths.get(*v)),
+                    let g = &self.g;
+                    match g.kind(n) {
+                        Kind::Ref(v) => min = min.min(g.var(*v).depth),
                         Kind::Body(b) => {
                             any_stage_var(&b.stage, |v| {
-                                min = min.min(depths.get(v));
+                                min = min.min(g.var(v).depth);
                                 false
                             });
                             if let Status::Stuck(v) = b.status {
-                                min = min.min(depths.get(v));
+                                min = min.min(g.var(v).depth);
                             }
                         }
                         _ => {}
@@ -171,7 +157,10 @@ impl Machine {
                 }
             }
         }
-        self.closed_scratch = depths;
+        for v in binders.drain(..) {
+            self.g.var_mut(v).depth = 0;
+        }
+        self.closed_scratch = Depths(binders);
         result
     }
 

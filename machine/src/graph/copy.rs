@@ -137,7 +137,7 @@ impl Machine {
             order.push((id, true));
             if let Kind::Rec { name, .. } = self.g.kind(id) {
                 let name = *name;
-                self.g.var_mut(name).bound = Bound::SelfRec(id);
+                self.g.var_mut(name).set_bound(Bound::SelfRec(id));
             }
             // Children are pushed last-first so that they are made in walk
             // order (`made` is then a pre-order), above a marker for `id`'s

@@ -179,7 +179,7 @@ impl Machine {
         match self.g.kind(n) {
             Kind::Free(_) => Piece::Missing,
             Kind::Share(_) => take(),
-            Kind::Ref(v) => match self.g.var(*v).bound {
+            Kind::Ref(v) => match self.g.var(*v).bound() {
                 Bound::SelfRec(r) if resolve_self && !inside_recs.contains(&r) => Piece::Atom(self.export_atom(r, names, false)),
                 _ => Piece::Atom(Atom::Var(names.get(self, *v))),
             },

@@ -148,7 +148,7 @@ impl Importer {
                     continue;
                 }
                 Task::SelfRec(v, rec) => {
-                    g.var_mut(v).bound = Bound::SelfRec(rec);
+                    g.var_mut(v).set_bound(Bound::SelfRec(rec));
                     continue;
                 }
                 Task::Body(b, parent, slot) => self.make_body(g, b, parent, slot, tasks),
@@ -304,7 +304,7 @@ impl Importer {
                             Some(w) => self.map.insert(r.name, w),
                             None => self.map.remove(&r.name),
                         };
-                        g.var_mut(name).bound = Bound::SelfRec(id);
+                        g.var_mut(name).set_bound(Bound::SelfRec(id));
                     }
                     _ => {}
                 }

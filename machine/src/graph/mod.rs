@@ -29,7 +29,6 @@ pub mod node;
 pub mod par;
 pub mod rules;
 pub mod share;
-mod stamped;
 pub mod status;
 pub mod tour;
 pub mod var_list;
@@ -390,6 +389,9 @@ impl Machine {
     pub fn check(&self) -> Result<(), String> {
         if let Some(v) = (0..self.g.vars.len()).find(|&v| self.g.vars[v].renamed != node::NO_VAR) {
             return Err(format!("variable {v} keeps a rename between copies"));
+        }
+        if let Some(v) = (0..self.g.vars.len()).find(|&v| self.g.vars[v].depth != 0) {
+            return Err(format!("variable {v} keeps a binder depth between walks"));
         }
         let mut reachable = 0usize;
         let mut trees = vec![self.root];

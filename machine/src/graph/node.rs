@@ -318,14 +318,21 @@ pub(crate) const NO_VAR: GVar = VarId(u32::MAX);
 pub struct VarSlot {
     /// The source variable it copies (for names and printing).
     pub origin: VarId,
-    /// Its state.
-    pub bound: Bound,
+    /// Its state, a [`Bound`] in 4 bytes ([`VarSlot::bound`]):
+    /// [`SYMBOLIC`], [`DEAD`], or the node of [`Bound::SelfRec`].
+    state: u32,
+    /// Scratch of `Machine::classify` (`closed.rs`): the depth of this
+    /// binder in the walk under way (0: not a binder seen by it).
+    /// Invariant: 0 on every slot between walks (the walk resets the
+    /// binders it set when it ends).
+    pub(crate) depth: u32,
     /// Scratch of `Machine::copy`: the copy of this binder made by the copy
     /// under way ([`NO_VAR`]: none). Invariant: [`NO_VAR`] on every slot
     /// between copies (the copy resets the binders it renamed when it
     /// ends). Kept here, in the slot's padding, rather than in a table of
     /// its own: such a table grows to the highest variable id renamed,
-    /// 8 bytes a variable.
+    /// 8 bytes a variable. [`VarSlot::depth`] is kept here for the same
+    /// reason.
     pub(crate) renamed: GVar,
     /// Its occurrences: [`Kind::Ref`] nodes. May hold stale entries (nodes
     /// since freed or rewritten); users check the node still is `Ref(v)`.
@@ -339,6 +346,48 @@ pub struct VarSlot {
 // A variable slot's size is memory per variable: the 10^6-number builders
 // keep about 13 million live at their peak.
 const _: () = assert!(std::mem::size_of::<VarSlot>() == 48);
+
+/// [`VarSlot::state`] of a symbolic variable.
+const SYMBOLIC: u32 = u32::MAX;
+/// [`VarSlot::state`] of a recycled variable.
+const DEAD: u32 = u32::MAX - 1;
+
+impl VarSlot {
+    /// A symbolic variable copying the source variable `origin`.
+    fn new(origin: VarId) -> VarSlot {
+        VarSlot {
+            origin,
+            state: SYMBOLIC,
+            depth: 0,
+            renamed: NO_VAR,
+            occs: VarList::new(),
+            waiters: VarList::new(),
+        }
+    }
+
+    /// Its state.
+    pub fn bound(&self) -> Bound {
+        match self.state {
+            SYMBOLIC => Bound::Symbolic,
+            DEAD => Bound::Dead,
+            n => Bound::SelfRec(NodeId(n)),
+        }
+    }
+
+    /// Sets its state.
+    pub fn set_bound(&mut self, b: Bound) {
+        self.state = match b {
+            Bound::Symbolic => SYMBOLIC,
+            Bound::Dead => DEAD,
+            Bound::SelfRec(n) => {
+                // Node ids stop far below: 2^32 - 2 nodes would take over
+                // 160 GB.
+                debug_assert!(n.0 < DEAD, "node id {n:?} in the state encoding");
+                n.0
+            }
+        };
+    }
+}
 
 /// The arena of nodes and the variable table.
 #[derive(Clone, Debug, Default)]
@@ -466,13 +515,7 @@ impl Graph {
 
     /// A new symbolic variable copying the source variable `origin`.
     pub fn fresh_var(&mut self, origin: VarId) -> GVar {
-        let slot = VarSlot {
-            origin,
-            bound: Bound::Symbolic,
-            renamed: NO_VAR,
-            occs: VarList::new(),
-            waiters: VarList::new(),
-        };
+        let slot = VarSlot::new(origin);
         match self.free_vars.pop() {
             Some(v) => {
                 self.vars[v.0 as usize] = slot;
@@ -490,10 +533,10 @@ impl Graph {
     /// Recycles a variable nothing refers to any more.
     pub fn kill_var(&mut self, v: GVar) {
         let slot = &mut self.vars[v.0 as usize];
-        if slot.bound == Bound::Dead {
+        if slot.bound() == Bound::Dead {
             return;
         }
-        slot.bound = Bound::Dead;
+        slot.set_bound(Bound::Dead);
         slot.occs = VarList::new();
         slot.waiters = VarList::new();
         self.free_vars.push(v);
@@ -535,7 +578,7 @@ impl Graph {
 
     /// Records that body `b` waits on `v` (stages on it or is stuck on it).
     pub fn add_waiter(&mut self, v: GVar, b: NodeId) {
-        if self.vars[v.0 as usize].bound == Bound::Dead {
+        if self.vars[v.0 as usize].bound() == Bound::Dead {
             return;
         }
         let len = self.vars[v.0 as usize].waiters.len();

@@ -524,7 +524,7 @@ impl Machine {
             if binders.contains(&v) || origins.contains_key(&v) {
                 continue;
             }
-            if self.g.var(v).bound != Bound::Symbolic {
+            if self.g.var(v).bound() != Bound::Symbolic {
                 return None;
             }
             origins.insert(v, self.g.var(v).origin);

@@ -131,7 +131,7 @@ impl Machine {
             Kind::Lambda(_) | Kind::Rec { .. } => head,
             Kind::Ref(v) => {
                 let v = *v;
-                let copied = match self.g.var(v).bound {
+                let copied = match self.g.var(v).bound() {
                     super::node::Bound::SelfRec(r) => match self.g.kind(r) {
                         Kind::Rec { lam, .. } => Some(*lam),
                         _ => None,
@@ -281,7 +281,7 @@ impl Machine {
         };
         let rec = self.g.alloc(Kind::Rec { name: name_in, lam });
         self.g.adopt_children(rec);
-        self.g.var_mut(name_in).bound = super::node::Bound::SelfRec(rec);
+        self.g.var_mut(name_in).set_bound(super::node::Bound::SelfRec(rec));
         self.g.nodes[body.ix()].parent = NodeId::NONE;
         self.replace_body(b, body);
         self.g.release(b);

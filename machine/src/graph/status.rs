@@ -77,7 +77,7 @@ impl Look {
 /// constants; a recursive name inside its own value is concrete; any other
 /// variable is symbolic.
 pub fn stage_value(g: &Graph, s: &SExp) -> bool {
-    s.value(&|v| matches!(g.var(v).bound, Bound::SelfRec(_)))
+    s.value(&|v| matches!(g.var(v).bound(), Bound::SelfRec(_)))
 }
 
 impl Machine {
@@ -279,7 +279,7 @@ impl Machine {
         }
         let head = self.val(head);
         match self.g.kind(head) {
-            Kind::Ref(v) => match self.g.var(*v).bound {
+            Kind::Ref(v) => match self.g.var(*v).bound() {
                 Bound::SelfRec(r) => match self.g.kind(r) {
                     Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false),
                     _ => Look::Stuck(*v),
