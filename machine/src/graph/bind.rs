@@ -5,9 +5,10 @@
 //! goes with it: statuses, pending marks, and freeing dropped subtrees.
 
 use super::events::Binding;
+use super::lit::Lit;
 use super::node::{mentions, rewrite_stage, stage_vars, Cmd, GVar, Kind, NodeId, Status};
 use super::Machine;
-use crate::term::{Atom, SExp};
+use crate::term::SExp;
 
 impl Machine {
     /// Binds `x` to the detached node `v` (LANGUAGE.md §5, β).
@@ -17,7 +18,7 @@ impl Machine {
         self.bound_count += 1;
         let value = match self.g.kind(v) {
             Kind::Ref(y) => Err(*y),
-            Kind::Lit(Atom::Stage(b)) => Ok(*b),
+            Kind::Lit(Lit::Stage(b)) => Ok(*b),
             _ => Ok(true),
         };
         match value {

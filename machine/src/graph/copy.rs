@@ -15,10 +15,10 @@ impl Machine {
         // Leaves (the common case: a number bound to a parameter that occurs
         // several times) need no walk, no binder map and no tour build.
         match self.g.kind(n) {
-            Kind::Lit(a) => {
-                let a = a.clone();
+            Kind::Lit(lit) => {
+                let lit = lit.clone();
                 self.copied += 1;
-                return self.g.alloc(Kind::Lit(a));
+                return self.g.alloc(Kind::Lit(lit));
             }
             Kind::Ref(v) => {
                 let v = *v;

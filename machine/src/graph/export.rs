@@ -183,7 +183,7 @@ impl Machine {
                 Bound::SelfRec(r) if resolve_self && !inside_recs.contains(&r) => Piece::Atom(self.export_atom(r, names, false)),
                 _ => Piece::Atom(Atom::Var(names.get(self, *v))),
             },
-            Kind::Lit(a) => Piece::Atom(a.clone()),
+            Kind::Lit(lit) => Piece::Atom(lit.to_atom()),
             Kind::Splice(_) => Piece::Splice(atom_of(take())),
             Kind::Tuple(xs) => Piece::Atom(Atom::Tuple(xs.iter().map(|_| arg_of(take())).collect())),
             Kind::Record(fs) => Piece::Atom(Atom::Record(fs.iter().map(|(f, _)| (f.clone(), atom_of(take()))).collect())),

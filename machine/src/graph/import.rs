@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::lit::Lit;
 use super::node::{hole, Body, Bound, Cmd, GVar, Graph, Kind, Lambda, NodeId, Param, Status};
 use crate::expr::Expr;
 use crate::term::{self, Arg, Atom, SExp, VarId};
@@ -266,7 +267,7 @@ impl Importer {
                 id
             }
             Atom::Int(_) | Atom::Float(_) | Atom::Bool(_) | Atom::Str(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Matrix(_) => {
-                let lit = a.get().clone();
+                let Some(lit) = Lit::from_atom(a.get()) else { return NodeId::NONE };
                 self.node(g, Kind::Lit(lit), parent, slot)
             }
             Atom::Lambda(_) => match a {
@@ -373,7 +374,7 @@ impl Importer {
                 }
                 let id = self.node(
                     g,
-                    Kind::Expr(std::sync::Arc::new(e), vec![NodeId::NONE; leaves.len()]),
+                    Kind::Expr(std::sync::Arc::new(e), vec![NodeId::NONE; leaves.len()].into_boxed_slice()),
                     parent,
                     slot,
                 );
@@ -411,10 +412,7 @@ fn push_refs<'t>(tasks: &mut Vec<Task<'t>>, items: Vec<AtomRef<'t>>, id: NodeId,
 /// Whether an atom is a plain value with no variables or bodies inside (it
 /// stays inline in an expression, or becomes a [`Kind::Lit`] node).
 pub fn is_lit(a: &Atom) -> bool {
-    matches!(
-        a,
-        Atom::Int(_) | Atom::Float(_) | Atom::Bool(_) | Atom::Str(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Matrix(_)
-    )
+    Lit::admits(a)
 }
 
 /// Puts `child` into slot `slot` (walk order) of `parent`, and links it.
@@ -440,7 +438,8 @@ pub fn set_child(g: &mut Graph, parent: NodeId, slot: usize, child: NodeId) {
         Kind::Lambda(l) => l.body = child,
         Kind::Rec { lam, .. } => *lam = child,
         Kind::Splice(c) => *c = child,
-        Kind::Tuple(xs) | Kind::Expr(_, xs) => xs[slot] = child,
+        Kind::Tuple(xs) => xs[slot] = child,
+        Kind::Expr(_, xs) => xs[slot] = child,
         Kind::Record(fs) => fs[slot].1 = child,
         Kind::Map(kvs) => {
             if slot.is_multiple_of(2) {

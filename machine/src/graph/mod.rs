@@ -25,6 +25,7 @@ pub mod copy;
 pub mod events;
 pub mod export;
 pub mod import;
+pub mod lit;
 pub mod node;
 pub mod par;
 pub mod rules;
@@ -121,10 +122,10 @@ impl Machine {
     /// Builds the nodes of a computed value (variables in it are graph
     /// variables); returns the detached node.
     pub(crate) fn import_value(&mut self, a: Atom) -> NodeId {
-        if import::is_lit(&a) {
+        if let Some(lit) = lit::Lit::from_atom(&a) {
             // A number, boolean, string..: one leaf (the usual value of an
             // expression), no walk.
-            return self.g.alloc(Kind::Lit(a));
+            return self.g.alloc(Kind::Lit(lit));
         }
         let mut imp = Importer::values();
         let id = imp.atom(&mut self.g, a);

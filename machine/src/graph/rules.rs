@@ -3,6 +3,7 @@
 //! where it stands; β binds the callee's parameters in place, because in
 //! the graph every lambda has exactly one owner: the body applying it.
 
+use super::lit::Lit;
 use super::node::{Cmd, Kind, NodeId, NodeList};
 use super::status::{Plan, Shape};
 use super::Machine;
@@ -174,7 +175,7 @@ impl Machine {
         self.g.release(b);
         self.g.release(lam);
         // Bindings: the staging parameter, then the parameters in order.
-        let always = self.g.alloc(Kind::Lit(Atom::Stage(true)));
+        let always = self.g.alloc(Kind::Lit(Lit::Stage(true)));
         self.bind(l.sparam, always);
         let k = l.params.len();
         match l.params.iter().position(|p| p.rest) {
@@ -291,7 +292,7 @@ impl Machine {
             self.refresh(w);
         }
         self.g.var_mut(name_in).waiters = waiters;
-        let always = self.g.alloc(Kind::Lit(Atom::Stage(true)));
+        let always = self.g.alloc(Kind::Lit(Lit::Stage(true)));
         self.bind(sparam, always);
         self.bind(name_out, rec);
         self.refresh(body);

@@ -3,6 +3,7 @@
 //! decision for decision, on graph nodes instead of terms, and without
 //! looking below the body's own head and arguments.
 
+use super::lit::Lit;
 use super::node::{hole_index, Bound, Cmd, GVar, Graph, Kind, NodeId, Status};
 use super::Machine;
 use crate::error::ErrorKind;
@@ -91,7 +92,7 @@ impl Machine {
         eval_with(e, &|v| {
             let c = *kids.get(hole_index(v)?)?;
             Some(match self.g.kind(c) {
-                Kind::Lit(a) => a.clone(),
+                Kind::Lit(lit) => lit.to_atom(),
                 Kind::Ref(w) => Atom::Var(*w),
                 _ => self.export_raw(c),
             })
@@ -291,8 +292,8 @@ impl Machine {
                 self.beta_check(self.arity(head), shapes, expr)
             }
             Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false),
-            Kind::Lit(Atom::Builtin(Builtin::If)) => self.if_check(shapes),
-            Kind::Lit(Atom::Builtin(Builtin::Exit)) => exit_check(shapes),
+            Kind::Lit(Lit::Builtin(Builtin::If)) => self.if_check(shapes),
+            Kind::Lit(Lit::Builtin(Builtin::Exit)) => exit_check(shapes),
             _ => Look::Error(ErrorKind::NotAFunction),
         }
     }
@@ -354,7 +355,7 @@ impl Machine {
         };
         let cond = match &c {
             Shape::Node(n) | Shape::Copy(n) => match self.g.kind(self.val(*n)) {
-                Kind::Lit(Atom::Bool(b)) => Ok(*b),
+                Kind::Lit(Lit::Bool(b)) => Ok(*b),
                 Kind::Ref(v) => Err(Look::Stuck(*v)),
                 _ => Err(Look::Error(ErrorKind::Type)),
             },
