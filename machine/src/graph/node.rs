@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::lit::Lit;
-use super::tour::Anchor;
+use super::tour::{Anchor, BLOCK};
 use super::var_list::VarList;
 use crate::expr::Expr;
 use crate::span::Span;
@@ -404,10 +404,16 @@ impl VarSlot {
 /// The arena of nodes and the variable table.
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
-    /// All nodes, free ones included.
+    /// All nodes, free ones included, in blocks of [`BLOCK`] slots, each
+    /// for leaves only or for inner nodes only, so that the tour, indexed
+    /// by block, has no entries for the leaves' blocks.
     pub nodes: Vec<Node>,
-    /// Head of the node free list.
+    /// Whether each block is for leaves.
+    leaf_blocks: Vec<bool>,
+    /// Head of the free list of inner node slots.
     free: Option<NodeId>,
+    /// Head of the free list of leaf slots.
+    free_leaf: Option<NodeId>,
     /// Number of nodes in use.
     pub live: usize,
     /// The most nodes ever in use at once.
@@ -430,36 +436,42 @@ impl Graph {
     pub fn alloc(&mut self, kind: Kind) -> NodeId {
         self.live += 1;
         self.peak_live = self.peak_live.max(self.live);
-        match self.free {
-            Some(id) => {
-                let next = match self.nodes[id.ix()].kind {
-                    Kind::Free(n) => n,
-                    _ => NodeId::NONE,
-                };
-                self.free = (next != NodeId::NONE).then_some(next);
-                let leaf = kind.is_leaf();
-                self.nodes[id.ix()] = Node::new(kind, NodeId::NONE);
-                self.reset_tour(id, leaf);
-                id
-            }
-            None => {
-                let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
-                let leaf = kind.is_leaf();
-                self.nodes.push(Node::new(kind, NodeId::NONE));
-                self.reset_tour(id, leaf);
-                id
-            }
-        }
-    }
-
-    /// A fresh node's tour: a tree of its own, or none for a leaf (its
-    /// entries stay clear: a released node's are cleared).
-    fn reset_tour(&mut self, id: NodeId, leaf: bool) {
+        let leaf = kind.is_leaf();
+        let head = if leaf { self.free_leaf } else { self.free };
+        let id = match head {
+            Some(id) => id,
+            None => self.new_block(leaf),
+        };
+        let next = match self.nodes[id.ix()].kind {
+            Kind::Free(n) => (n != NodeId::NONE).then_some(n),
+            _ => None,
+        };
         if leaf {
-            self.tour.ensure(id);
+            self.free_leaf = next;
         } else {
+            self.free = next;
+        }
+        self.nodes[id.ix()] = Node::new(kind, NodeId::NONE);
+        // A fresh inner node's tour is a tree of its own; a leaf has none
+        // (its block has no entries: see `tour.rs`).
+        if !leaf {
             self.tour.reset(id);
         }
+        id
+    }
+
+    /// Adds a block of [`BLOCK`] free slots for leaves, or for inner
+    /// nodes, chained in id order, and returns its first: the caller's
+    /// free list of that class is empty and takes the chain.
+    fn new_block(&mut self, leaf: bool) -> NodeId {
+        let start = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        debug_assert!(start <= u32::MAX - 2 * BLOCK, "node ids exhausted");
+        for i in 1..=BLOCK {
+            let next = if i < BLOCK { NodeId(start + i) } else { NodeId::NONE };
+            self.nodes.push(Node::new(Kind::Free(next), NodeId::NONE));
+        }
+        self.leaf_blocks.push(leaf);
+        NodeId(start)
     }
 
     /// Puts one node on the free list (its children are not touched).
@@ -490,9 +502,14 @@ impl Graph {
     fn put_on_free_list(&mut self, id: NodeId) {
         debug_assert!(!matches!(self.nodes[id.ix()].kind, Kind::Free(_)), "double free of {id:?}");
         self.live -= 1;
-        let next = self.free.unwrap_or(NodeId::NONE);
+        let free = if self.leaf_blocks[(id.0 / BLOCK) as usize] {
+            &mut self.free_leaf
+        } else {
+            &mut self.free
+        };
+        let next = free.unwrap_or(NodeId::NONE);
+        *free = Some(id);
         self.nodes[id.ix()] = Node::new(Kind::Free(next), NodeId::NONE);
-        self.free = Some(id);
     }
 
     /// The Euler tour of the subtree at `root` as its child lists give it,

@@ -24,11 +24,13 @@
 //! than its root (`Tour::fill`); the counts above change only when marks
 //! move. A subtree that already is a tree of its own is not cut at all.
 //!
-//! Entries are indexed `2n` (open) and `2n+1` (close) for `n = NodeId`.
-//! Leaves (`Ref`, `Lit`, `Share`: no children, never pending) have no
-//! entries in any tree: theirs stay clear, so binding a variable to a number
-//! or a variable moves nothing here, and a copy's tour holds only its inner
-//! nodes. A tour put where a leaf stood goes after the entry before it
+//! Node ids come in blocks of [`BLOCK`]; a block holding an inner node has
+//! `2 * BLOCK` entries, `open(n)` and `close(n)` side by side, found through
+//! a table of blocks. Leaves (`Ref`, `Lit`, `Share`: no children, never
+//! pending) are in no tree: `Graph::alloc` gives them blocks of their own,
+//! which have no entries at all (a leaf in a block with entries has clear
+//! ones), so binding a variable to a number or a variable moves nothing
+//! here, and a copy's tour holds only its inner nodes. A tour put where a leaf stood goes after the entry before it
 //! ([`Tour::insert_after`]). Everything here is iterative.
 
 use super::node::NodeId;
@@ -73,8 +75,14 @@ impl Entry {
 /// The Euler tours of all trees of a graph, one treap per tree.
 #[derive(Default, Debug, Clone)]
 pub struct Tour {
-    /// The entries, `open(n)` at `2n` and `close(n)` at `2n+1`.
+    /// The entries, by blocks of `2 * BLOCK`: `open(n)` and `close(n)` at
+    /// `2 * (n % BLOCK)` and the next, in the entry block of `n`'s block.
     e: Vec<Entry>,
+    /// The entry block of each block of node ids (`NIL`: none yet, a block
+    /// of leaves).
+    entry_block: Vec<u32>,
+    /// The block of node ids of each entry block.
+    node_block: Vec<u32>,
     /// Scratch for [`Tour::build`] (the right spine), kept to reuse.
     spine: Vec<u32>,
 }
@@ -90,13 +98,12 @@ pub enum Anchor {
     Close(NodeId),
 }
 
-fn open(n: NodeId) -> u32 {
-    n.0 * 2
-}
+/// Node ids per block: `Graph::alloc` hands out a block's ids to leaves
+/// only or to inner nodes only, and only the latter's blocks have entries.
+pub const BLOCK: u32 = 64;
 
-fn close(n: NodeId) -> u32 {
-    n.0 * 2 + 1
-}
+/// Entries per entry block.
+const BLOCK_ENTRIES: u32 = 2 * BLOCK;
 
 /// A fixed pseudo-random priority per entry, so runs are deterministic: a
 /// bijective mix of its index (xor-shifts and odd multipliers), so no two
@@ -131,6 +138,52 @@ struct Gap {
 }
 
 impl Tour {
+    /// The entry `open(n)` (`n`'s block has entries).
+    #[inline]
+    fn open(&self, n: NodeId) -> u32 {
+        let b = self.entry_block[(n.0 / BLOCK) as usize];
+        debug_assert!(b != NIL, "{n:?} has no tour entries");
+        b * BLOCK_ENTRIES + (n.0 % BLOCK) * 2
+    }
+
+    /// The entry `close(n)`.
+    #[inline]
+    fn close(&self, n: NodeId) -> u32 {
+        self.open(n) + 1
+    }
+
+    /// The node whose entry `x` is (`open` if `x` is even).
+    fn node(&self, x: u32) -> NodeId {
+        NodeId(self.node_block[(x / BLOCK_ENTRIES) as usize] * BLOCK + (x % BLOCK_ENTRIES) / 2)
+    }
+
+    /// The entry `open(n)`, if `n`'s block has entries (never, for a
+    /// block of leaves).
+    #[inline]
+    fn open_of(&self, n: NodeId) -> Option<u32> {
+        match self.entry_block.get((n.0 / BLOCK) as usize) {
+            Some(&b) if b != NIL => Some(b * BLOCK_ENTRIES + (n.0 % BLOCK) * 2),
+            _ => None,
+        }
+    }
+
+    /// The entry `open(n)`, giving `n`'s block its entries (unlinked) if
+    /// it has none yet.
+    fn make_entries(&mut self, n: NodeId) -> u32 {
+        if let Some(o) = self.open_of(n) {
+            return o;
+        }
+        let nb = (n.0 / BLOCK) as usize;
+        if self.entry_block.len() <= nb {
+            self.entry_block.resize(nb + 1, NIL);
+        }
+        let eb = u32::try_from(self.node_block.len()).unwrap_or(NIL);
+        self.node_block.push(nb as u32);
+        self.entry_block[nb] = eb;
+        self.grow((eb as usize + 1) * BLOCK_ENTRIES as usize);
+        eb * BLOCK_ENTRIES + (n.0 % BLOCK) * 2
+    }
+
     /// Marked entries in the treap subtree at `x` (`NIL`: none).
     fn cnt(&self, x: u32) -> u32 {
         if x == NIL {
@@ -167,7 +220,7 @@ impl Tour {
     /// first, `close(n)` last): two walks up that stop at the first step
     /// from the other side.
     fn whole(&self, n: NodeId) -> Option<u32> {
-        let (o, c) = (open(n), close(n));
+        let (o, c) = (self.open(n), self.close(n));
         if self.e[o as usize].l != NIL || self.e[c as usize].r != NIL {
             return None;
         }
@@ -268,11 +321,8 @@ impl Tour {
     /// The caller makes sure no other treap links to its entries (see
     /// [`Tour::release`]).
     pub fn reset(&mut self, n: NodeId) {
-        let (o, c) = (open(n), close(n));
-        let need = c as usize + 1;
-        if self.e.len() < need {
-            self.grow(need);
-        }
+        let o = self.make_entries(n);
+        let c = o + 1;
         self.clear(o);
         self.clear(c);
         if self.e[o as usize].pri > self.e[c as usize].pri {
@@ -497,7 +547,7 @@ impl Tour {
         if let Some(root) = self.whole(n) {
             return root;
         }
-        let g = self.extract(open(n), close(n));
+        let g = self.extract(self.open(n), self.close(n));
         self.fill(&g, NIL);
         g.m
     }
@@ -514,7 +564,7 @@ impl Tour {
     /// of the two subtrees' sizes, whatever the tree's.
     pub fn replace(&mut self, old: NodeId, new: NodeId) {
         let m = self.cut_out(new);
-        let g = self.extract(open(old), close(old));
+        let g = self.extract(self.open(old), self.close(old));
         self.fill(&g, m);
     }
 
@@ -527,7 +577,7 @@ impl Tour {
             let m = self.cut_out(k);
             seq = self.merge(seq, m);
         }
-        let (o, c) = (open(n), close(n));
+        let (o, c) = (self.open(n), self.close(n));
         let first = self.next(o);
         let g = if first == c {
             if seq == NIL {
@@ -550,10 +600,10 @@ impl Tour {
     pub fn insert_after(&mut self, at: Anchor, new: NodeId) {
         let m = self.cut_out(new);
         let x = match at {
-            Anchor::Open(n) => open(n),
-            Anchor::Close(n) => close(n),
+            Anchor::Open(n) => self.open(n),
+            Anchor::Close(n) => self.close(n),
         };
-        debug_assert!(self.root(x) != self.root(open(new)), "inserting {new:?} into its own tour");
+        debug_assert!(self.root(x) != self.root(self.open(new)), "inserting {new:?} into its own tour");
         let g = self.slot_after(x);
         self.fill(&g, m);
     }
@@ -582,25 +632,16 @@ impl Tour {
         }
     }
 
-    /// Makes room for node `n`'s entries, unlinked, without making them a
-    /// tour: for a leaf, which has none (see [`Tour`]).
-    pub fn ensure(&mut self, n: NodeId) {
-        let need = close(n) as usize + 1;
-        if self.e.len() < need {
-            self.grow(need);
-        }
-        debug_assert!(self.is_clear(n), "{n:?}'s entries are linked");
-    }
-
     /// Whether node `n`'s entries are unlinked and unmarked (a leaf's, a
-    /// free node's).
+    /// free node's; true when its block has none).
     pub fn is_clear(&self, n: NodeId) -> bool {
+        let Some(o) = self.open_of(n) else { return true };
         let clear = |x: u32| {
             self.e
                 .get(x as usize)
                 .is_none_or(|e| e.l == NIL && e.r == NIL && e.p == NIL && e.cnt == 0)
         };
-        clear(open(n)) && clear(close(n))
+        clear(o) && clear(o + 1)
     }
 
     fn grow(&mut self, need: usize) {
@@ -639,7 +680,7 @@ impl Tour {
     /// inside, if anything is left there, stays together on its own), so
     /// they can be reused.
     pub fn release(&mut self, n: NodeId) {
-        let (o, c) = (open(n), close(n));
+        let (o, c) = (self.open(n), self.close(n));
         let (eo, ec) = (self.e[o as usize], self.e[c as usize]);
         // The usual case, a tree of its own with nothing inside (a replaced
         // leaf, an emptied body): the two entries, one the other's child.
@@ -664,7 +705,7 @@ impl Tour {
         let mut spine = std::mem::take(&mut self.spine);
         spine.clear();
         for &(n, is_open) in order {
-            let x = if is_open { open(n) } else { close(n) };
+            let x = if is_open { self.open(n) } else { self.close(n) };
             self.clear(x);
             let px = self.e[x as usize].pri;
             let mut last = NIL;
@@ -690,13 +731,13 @@ impl Tour {
     /// Forgets node `n`'s entries without unlinking them: only for a node
     /// of a tree that is freed whole (cut out first), whose entries all go.
     pub fn forget(&mut self, n: NodeId) {
-        self.clear(open(n));
-        self.clear(close(n));
+        self.clear(self.open(n));
+        self.clear(self.close(n));
     }
 
     /// Marks or unmarks node `n` (a pending body).
     pub fn mark(&mut self, n: NodeId, on: bool) {
-        let x = close(n);
+        let x = self.close(n);
         let e = &mut self.e[x as usize];
         if e.marked() == on {
             return;
@@ -720,7 +761,7 @@ impl Tour {
 
     /// Whether node `n` is marked.
     pub fn marked(&self, n: NodeId) -> bool {
-        self.e.get(close(n) as usize).is_some_and(|e| e.marked())
+        self.open_of(n).is_some_and(|o| self.e[o as usize + 1].marked())
     }
 
     /// Marked entries strictly before `x` in its treap.
@@ -741,18 +782,19 @@ impl Tour {
 
     /// Marked nodes in the subtree of `n`, `n` included.
     pub fn marks_in(&self, n: NodeId) -> u32 {
-        let c = close(n);
-        self.before(c) + u32::from(self.e[c as usize].marked()) - self.before(open(n))
+        let Some(o) = self.open_of(n) else { return 0 };
+        let c = o + 1;
+        self.before(c) + u32::from(self.e[c as usize].marked()) - self.before(o)
     }
 
     /// Marked nodes in the whole tree holding `n`.
     pub fn marks_in_tree(&self, n: NodeId) -> u32 {
-        self.cnt(self.root(open(n)))
+        self.cnt(self.root(self.open(n)))
     }
 
     /// The first marked node (in post-order) of the tree holding `n`.
     pub fn first_marked(&self, n: NodeId) -> Option<NodeId> {
-        let mut x = self.root(open(n));
+        let mut x = self.root(self.open(n));
         if self.cnt(x) == 0 {
             return None;
         }
@@ -761,7 +803,7 @@ impl Tour {
             if self.cnt(e.l) > 0 {
                 x = e.l;
             } else if e.marked() {
-                return Some(NodeId(x / 2));
+                return Some(self.node(x));
             } else {
                 x = e.r;
             }
@@ -771,7 +813,7 @@ impl Tour {
     /// The `k`-th marked node (from 0, in post-order) of the tree holding
     /// `n`, in `O(log size)`.
     pub fn nth_marked(&self, n: NodeId, mut k: u32) -> Option<NodeId> {
-        let mut x = self.root(open(n));
+        let mut x = self.root(self.open(n));
         if k >= self.cnt(x) {
             return None;
         }
@@ -785,7 +827,7 @@ impl Tour {
             k -= left;
             if e.marked() {
                 if k == 0 {
-                    return Some(NodeId(x / 2));
+                    return Some(self.node(x));
                 }
                 k -= 1;
             }
@@ -797,17 +839,17 @@ impl Tour {
     /// their indices among the marked nodes of its tree (in post-order, so
     /// `n`'s own index, when it is marked, is the last): `O(log size)`.
     pub fn mark_span(&self, n: NodeId) -> std::ops::Range<u32> {
-        let c = close(n);
-        self.before(open(n))..self.before(c) + u32::from(self.e[c as usize].marked())
+        let c = self.close(n);
+        self.before(self.open(n))..self.before(c) + u32::from(self.e[c as usize].marked())
     }
 
     /// The root node of the tree holding `n`.
     pub fn tree_root(&self, n: NodeId) -> NodeId {
-        let mut x = self.root(open(n));
+        let mut x = self.root(self.open(n));
         while self.e[x as usize].l != NIL {
             x = self.e[x as usize].l;
         }
-        NodeId(x / 2)
+        self.node(x)
     }
 
     /// The tour of the tree holding `n`, as (node, is_open) pairs in order
@@ -815,14 +857,14 @@ impl Tour {
     pub fn sequence(&self, n: NodeId) -> Vec<(NodeId, bool)> {
         let mut out = Vec::new();
         let mut stack = Vec::new();
-        let mut x = self.root(open(n));
+        let mut x = self.root(self.open(n));
         loop {
             while x != NIL {
                 stack.push(x);
                 x = self.e[x as usize].l;
             }
             let Some(y) = stack.pop() else { break };
-            out.push((NodeId(y / 2), y % 2 == 0));
+            out.push((self.node(y), y % 2 == 0));
             x = self.e[y as usize].r;
         }
         out
@@ -1041,7 +1083,7 @@ mod tests {
         assert_eq!(t.marks_in(NodeId(n / 2)), 1);
         // Treap depth is logarithmic, not linear.
         let mut depth = 0;
-        let mut x = close(NodeId(n - 1));
+        let mut x = t.close(NodeId(n - 1));
         while t.e[x as usize].p != NIL {
             x = t.e[x as usize].p;
             depth += 1;
@@ -1270,7 +1312,7 @@ mod model_tests {
                 }
                 let tour = m.tour(n);
                 assert_eq!(seq(&t, n), tour, "step {step}, tree of {n}");
-                let root = t.root(open(NodeId(n)));
+                let root = t.root(t.open(NodeId(n)));
                 check_treap(&t, root);
                 let first = tour.iter().find(|&&(k, o)| !o && m.marked[k as usize]).map(|&(k, _)| NodeId(k));
                 assert_eq!(t.first_marked(NodeId(n)), first, "step {step}");
