@@ -632,16 +632,9 @@ impl Tour {
         }
     }
 
-    /// Whether node `n`'s entries are unlinked and unmarked (a leaf's, a
-    /// free node's; true when its block has none).
-    pub fn is_clear(&self, n: NodeId) -> bool {
-        let Some(o) = self.open_of(n) else { return true };
-        let clear = |x: u32| {
-            self.e
-                .get(x as usize)
-                .is_none_or(|e| e.l == NIL && e.r == NIL && e.p == NIL && e.cnt == 0)
-        };
-        clear(o) && clear(o + 1)
+    /// Whether `n`'s block has entries: never for a block of leaves.
+    pub fn has_entries(&self, n: NodeId) -> bool {
+        self.open_of(n).is_some()
     }
 
     fn grow(&mut self, need: usize) {
