@@ -109,7 +109,8 @@ impl Machine {
                 }
             }
             let leaf = kind.is_leaf();
-            let id = self.g.alloc(kind);
+            // Its tour is built with the copy's (`init_known`).
+            let id = self.g.alloc_for_build(kind);
             // A copy renames its binders consistently: closed or not, as
             // its original.
             self.g.nodes[id.ix()].closed = memo;

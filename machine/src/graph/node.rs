@@ -434,9 +434,35 @@ pub struct Graph {
 impl Graph {
     /// A new detached node.
     pub fn alloc(&mut self, kind: Kind) -> NodeId {
+        let leaf = kind.is_leaf();
+        let id = self.take_slot(kind, leaf);
+        // A fresh inner node's tour is a tree of its own; a leaf has none
+        // (its block has no entries: see `tour.rs`).
+        if !leaf {
+            self.tour.reset(id);
+        }
+        id
+    }
+
+    /// A new node of a subtree whose tour the caller builds in one go
+    /// (`Tour::build`, which makes every entry afresh) before the tour is
+    /// asked anything about it: an inner node's entries exist but are left
+    /// as they are, so `alloc`'s one-node tour is not made only to be
+    /// rebuilt.
+    pub(crate) fn alloc_for_build(&mut self, kind: Kind) -> NodeId {
+        let leaf = kind.is_leaf();
+        let id = self.take_slot(kind, leaf);
+        if !leaf {
+            self.tour.make_entries(id);
+        }
+        id
+    }
+
+    /// A free slot of the class of `leaf`, holding `kind`.
+    #[inline]
+    fn take_slot(&mut self, kind: Kind, leaf: bool) -> NodeId {
         self.live += 1;
         self.peak_live = self.peak_live.max(self.live);
-        let leaf = kind.is_leaf();
         let head = if leaf { self.free_leaf } else { self.free };
         let id = match head {
             Some(id) => id,
@@ -452,11 +478,6 @@ impl Graph {
             self.free = next;
         }
         self.nodes[id.ix()] = Node::new(kind, NodeId::NONE);
-        // A fresh inner node's tour is a tree of its own; a leaf has none
-        // (its block has no entries: see `tour.rs`).
-        if !leaf {
-            self.tour.reset(id);
-        }
         id
     }
 

@@ -152,6 +152,12 @@ impl Tour {
         self.open(n) + 1
     }
 
+    /// Takes the interval of node `n`'s entries out of its treap.
+    fn extract_node(&mut self, n: NodeId) -> Gap {
+        let o = self.open(n);
+        self.extract(o, o + 1)
+    }
+
     /// The node whose entry `x` is (`open` if `x` is even).
     fn node(&self, x: u32) -> NodeId {
         NodeId(self.node_block[(x / BLOCK_ENTRIES) as usize] * BLOCK + (x % BLOCK_ENTRIES) / 2)
@@ -169,7 +175,7 @@ impl Tour {
 
     /// The entry `open(n)`, giving `n`'s block its entries (unlinked) if
     /// it has none yet.
-    fn make_entries(&mut self, n: NodeId) -> u32 {
+    pub(crate) fn make_entries(&mut self, n: NodeId) -> u32 {
         if let Some(o) = self.open_of(n) {
             return o;
         }
@@ -220,7 +226,8 @@ impl Tour {
     /// first, `close(n)` last): two walks up that stop at the first step
     /// from the other side.
     fn whole(&self, n: NodeId) -> Option<u32> {
-        let (o, c) = (self.open(n), self.close(n));
+        let o = self.open(n);
+        let c = o + 1;
         if self.e[o as usize].l != NIL || self.e[c as usize].r != NIL {
             return None;
         }
@@ -547,7 +554,7 @@ impl Tour {
         if let Some(root) = self.whole(n) {
             return root;
         }
-        let g = self.extract(self.open(n), self.close(n));
+        let g = self.extract_node(n);
         self.fill(&g, NIL);
         g.m
     }
@@ -564,7 +571,7 @@ impl Tour {
     /// of the two subtrees' sizes, whatever the tree's.
     pub fn replace(&mut self, old: NodeId, new: NodeId) {
         let m = self.cut_out(new);
-        let g = self.extract(self.open(old), self.close(old));
+        let g = self.extract_node(old);
         self.fill(&g, m);
     }
 
@@ -577,7 +584,8 @@ impl Tour {
             let m = self.cut_out(k);
             seq = self.merge(seq, m);
         }
-        let (o, c) = (self.open(n), self.close(n));
+        let o = self.open(n);
+        let c = o + 1;
         let first = self.next(o);
         let g = if first == c {
             if seq == NIL {
@@ -673,7 +681,8 @@ impl Tour {
     /// inside, if anything is left there, stays together on its own), so
     /// they can be reused.
     pub fn release(&mut self, n: NodeId) {
-        let (o, c) = (self.open(n), self.close(n));
+        let o = self.open(n);
+        let c = o + 1;
         let (eo, ec) = (self.e[o as usize], self.e[c as usize]);
         // The usual case, a tree of its own with nothing inside (a replaced
         // leaf, an emptied body): the two entries, one the other's child.
@@ -724,8 +733,9 @@ impl Tour {
     /// Forgets node `n`'s entries without unlinking them: only for a node
     /// of a tree that is freed whole (cut out first), whose entries all go.
     pub fn forget(&mut self, n: NodeId) {
-        self.clear(self.open(n));
-        self.clear(self.close(n));
+        let o = self.open(n);
+        self.clear(o);
+        self.clear(o + 1);
     }
 
     /// Marks or unmarks node `n` (a pending body).
