@@ -388,11 +388,13 @@ impl Machine {
     /// to date, pending marks, each tree's tour mirroring its child lists,
     /// and no leaked nodes. Returns the first broken one.
     pub fn check(&self) -> Result<(), String> {
-        if let Some(v) = (0..self.g.vars.len()).find(|&v| self.g.vars[v].renamed != node::NO_VAR) {
-            return Err(format!("variable {v} keeps a rename between copies"));
-        }
-        if let Some(v) = (0..self.g.vars.len()).find(|&v| self.g.vars[v].depth != 0) {
-            return Err(format!("variable {v} keeps a binder depth between walks"));
+        for (v, slot) in self.g.vars.iter().enumerate() {
+            if slot.renamed != node::NO_VAR {
+                return Err(format!("variable {v} keeps a rename between copies"));
+            }
+            if slot.depth != 0 {
+                return Err(format!("variable {v} keeps a binder depth between walks"));
+            }
         }
         let mut reachable = 0usize;
         let mut trees = vec![self.root];

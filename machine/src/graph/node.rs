@@ -406,10 +406,12 @@ impl VarSlot {
 pub struct Graph {
     /// All nodes, free ones included, in blocks of [`BLOCK`] slots, each
     /// for leaves only or for inner nodes only, so that the tour, indexed
-    /// by block, has no entries for the leaves' blocks.
+    /// by block, has no entries for the leaves' blocks. Invariant: a node
+    /// is in a block of its kind's class (a kind never changes between
+    /// leaf and inner in place), so a freed slot goes back to the free
+    /// list its kind says; `check` verifies that leaves sit in blocks
+    /// without entries.
     pub nodes: Vec<Node>,
-    /// Whether each block is for leaves.
-    leaf_blocks: Vec<bool>,
     /// Head of the free list of inner node slots.
     free: Option<NodeId>,
     /// Head of the free list of leaf slots.
@@ -466,7 +468,7 @@ impl Graph {
         let head = if leaf { self.free_leaf } else { self.free };
         let id = match head {
             Some(id) => id,
-            None => self.new_block(leaf),
+            None => self.new_block(),
         };
         let next = match self.nodes[id.ix()].kind {
             Kind::Free(n) => (n != NodeId::NONE).then_some(n),
@@ -481,35 +483,37 @@ impl Graph {
         id
     }
 
-    /// Adds a block of [`BLOCK`] free slots for leaves, or for inner
-    /// nodes, chained in id order, and returns its first: the caller's
-    /// free list of that class is empty and takes the chain.
-    fn new_block(&mut self, leaf: bool) -> NodeId {
+    /// Adds a block of [`BLOCK`] free slots, chained in id order, and
+    /// returns its first: the caller's free list (of leaves, or of inner
+    /// nodes) is empty and takes the chain, which makes the block that
+    /// class's.
+    fn new_block(&mut self) -> NodeId {
         let start = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
         debug_assert!(start <= u32::MAX - 2 * BLOCK, "node ids exhausted");
         for i in 1..=BLOCK {
             let next = if i < BLOCK { NodeId(start + i) } else { NodeId::NONE };
             self.nodes.push(Node::new(Kind::Free(next), NodeId::NONE));
         }
-        self.leaf_blocks.push(leaf);
         NodeId(start)
     }
 
     /// Puts one node on the free list (its children are not touched).
     pub fn release(&mut self, id: NodeId) {
-        if !self.nodes[id.ix()].kind.is_leaf() {
+        let leaf = self.nodes[id.ix()].kind.is_leaf();
+        if !leaf {
             self.tour.release(id);
         }
-        self.put_on_free_list(id);
+        self.put_on_free_list(id, leaf);
     }
 
     /// Like [`Graph::release`], for a node of a subtree freed whole whose
     /// tour was cut out first: its entries are forgotten, not unlinked.
     pub fn release_in_freed_tree(&mut self, id: NodeId) {
-        if !self.nodes[id.ix()].kind.is_leaf() {
+        let leaf = self.nodes[id.ix()].kind.is_leaf();
+        if !leaf {
             self.tour.forget(id);
         }
-        self.put_on_free_list(id);
+        self.put_on_free_list(id, leaf);
     }
 
     /// Cuts the tour of `n` out of the tree it is in (nothing for a leaf,
@@ -520,14 +524,11 @@ impl Graph {
         }
     }
 
-    fn put_on_free_list(&mut self, id: NodeId) {
+    /// Puts `id` on the free list of its class (`leaf`: its kind's).
+    fn put_on_free_list(&mut self, id: NodeId, leaf: bool) {
         debug_assert!(!matches!(self.nodes[id.ix()].kind, Kind::Free(_)), "double free of {id:?}");
         self.live -= 1;
-        let free = if self.leaf_blocks[(id.0 / BLOCK) as usize] {
-            &mut self.free_leaf
-        } else {
-            &mut self.free
-        };
+        let free = if leaf { &mut self.free_leaf } else { &mut self.free };
         let next = free.unwrap_or(NodeId::NONE);
         *free = Some(id);
         self.nodes[id.ix()] = Node::new(Kind::Free(next), NodeId::NONE);

@@ -105,6 +105,12 @@ pub const BLOCK: u32 = 64;
 /// Entries per entry block.
 const BLOCK_ENTRIES: u32 = 2 * BLOCK;
 
+/// The entry `open(n)` when `n`'s block has the entry block `b`.
+#[inline]
+fn open_in(b: u32, n: NodeId) -> u32 {
+    b * BLOCK_ENTRIES + (n.0 % BLOCK) * 2
+}
+
 /// A fixed pseudo-random priority per entry, so runs are deterministic: a
 /// bijective mix of its index (xor-shifts and odd multipliers), so no two
 /// entries share a priority and every ancestor's is strictly greater,
@@ -143,7 +149,7 @@ impl Tour {
     fn open(&self, n: NodeId) -> u32 {
         let b = self.entry_block[(n.0 / BLOCK) as usize];
         debug_assert!(b != NIL, "{n:?} has no tour entries");
-        b * BLOCK_ENTRIES + (n.0 % BLOCK) * 2
+        open_in(b, n)
     }
 
     /// The entry `close(n)`.
@@ -168,7 +174,7 @@ impl Tour {
     #[inline]
     fn open_of(&self, n: NodeId) -> Option<u32> {
         match self.entry_block.get((n.0 / BLOCK) as usize) {
-            Some(&b) if b != NIL => Some(b * BLOCK_ENTRIES + (n.0 % BLOCK) * 2),
+            Some(&b) if b != NIL => Some(open_in(b, n)),
             _ => None,
         }
     }
@@ -187,7 +193,7 @@ impl Tour {
         self.node_block.push(nb as u32);
         self.entry_block[nb] = eb;
         self.grow((eb as usize + 1) * BLOCK_ENTRIES as usize);
-        eb * BLOCK_ENTRIES + (n.0 % BLOCK) * 2
+        open_in(eb, n)
     }
 
     /// Marked entries in the treap subtree at `x` (`NIL`: none).
@@ -842,8 +848,9 @@ impl Tour {
     /// their indices among the marked nodes of its tree (in post-order, so
     /// `n`'s own index, when it is marked, is the last): `O(log size)`.
     pub fn mark_span(&self, n: NodeId) -> std::ops::Range<u32> {
-        let c = self.close(n);
-        self.before(self.open(n))..self.before(c) + u32::from(self.e[c as usize].marked())
+        let o = self.open(n);
+        let c = o + 1;
+        self.before(o)..self.before(c) + u32::from(self.e[c as usize].marked())
     }
 
     /// The root node of the tree holding `n`.
@@ -1196,7 +1203,9 @@ mod model_tests {
             kids: vec![Vec::new(); N as usize],
             marked: vec![false; N as usize],
         };
-        for n in 0..N {
+        // Last first: the blocks' entry blocks come in the reverse order of
+        // the node blocks, so the mapping between them is not the identity.
+        for n in (0..N).rev() {
             t.reset(NodeId(n));
         }
         let mut rng = Rng(seed);
