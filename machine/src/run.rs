@@ -27,6 +27,12 @@ pub trait Stepper {
     /// Executes the first ready body (`None`: none is pending), telling
     /// `on_step` its number, rule and source; `Some(v)` inside is `$exit`.
     fn step_once(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>>;
+    /// Executes at least one and at most `budget` steps at once, none of
+    /// them `$exit` or failing, if the machine has a faster way to than
+    /// [`Stepper::step_once`] now; returns whether it executed any.
+    fn step_many(&mut self, _budget: u64, _on_step: &mut dyn FnMut(u64, Rule, Span)) -> bool {
+        false
+    }
 }
 
 /// Runs `m` until no body is pending, `$exit`, a runtime error or a limit
@@ -57,6 +63,12 @@ pub fn drive<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64
                 return Outcome::Limit(StopReason::Steps(steps));
             }
             return Outcome::Residual;
+        }
+        // Several steps at once, up to the step limit or the next clock
+        // reading (the node budget is checked between such stretches).
+        let budget = (limits.max_steps - steps).min(clock_every - steps % clock_every);
+        if m.step_many(budget, on_step) {
+            continue;
         }
         match m.step_once(on_step) {
             None => return Outcome::Residual,

@@ -79,6 +79,12 @@ enum Command {
         /// explicit `--threads` above 1 is refused).
         #[arg(long)]
         reference: bool,
+        /// Step the graph machine one body at a time, without fast runs
+        /// (stretches of steps executed on compiled templates while a
+        /// single body is pending). Results and counts are the same; it is
+        /// for comparing the two.
+        #[arg(long)]
+        no_fast: bool,
     },
     /// Parse and resolve a program without running it.
     Check {
@@ -194,6 +200,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             max_nodes,
             max_output,
             reference,
+            no_fast,
         } => ctx.run(
             &file,
             RunOptions {
@@ -203,6 +210,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
                 stop_after: stop_after.is_some(),
                 reference,
                 max_output,
+                fast: !no_fast,
             },
             Limits {
                 max_steps: stop_after.unwrap_or(max_steps),
@@ -248,6 +256,8 @@ struct RunOptions {
     stop_after: bool,
     reference: bool,
     max_output: usize,
+    /// Whether the graph machine may take fast runs (`--no-fast`: not).
+    fast: bool,
 }
 
 /// Exit code: the user interrupted the run (Ctrl-C), as shells report SIGINT.
@@ -302,6 +312,7 @@ impl Ctx<'_> {
             stop_after,
             reference,
             max_output,
+            fast,
         } = opts;
         // The oracle and a trace follow the sequential machine, step by
         // step: one thread. Only an explicit request for more is an error.
@@ -351,6 +362,7 @@ impl Ctx<'_> {
                 Reducer::new(program).report_traced(&limits, &mut on_step)
             } else {
                 let mut m = Machine::new(program);
+                m.fast = fast;
                 let r = if trace {
                     m.report_traced(&limits, &mut on_step)
                 } else {

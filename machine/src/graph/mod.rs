@@ -24,6 +24,7 @@ pub mod closed;
 pub mod copy;
 pub mod events;
 pub mod export;
+mod fast;
 pub mod import;
 pub mod lit;
 pub mod node;
@@ -85,6 +86,13 @@ pub struct Machine {
     /// Whether [`Machine::run_par`] keeps the events of its steps for
     /// [`Machine::take_round_events`] (the debugger sets it).
     pub record_round_events: bool,
+    /// Whether runs may take stretches of steps as fast runs ([`fast`]);
+    /// on by default, off to compare with the machine stepping alone.
+    pub fast: bool,
+    /// When a fast run is tried next.
+    backoff: fast::Backoff,
+    /// Steps executed in fast runs so far (for `--stats`).
+    pub fast_steps_done: u64,
 }
 
 impl Machine {
@@ -116,6 +124,9 @@ impl Machine {
             par_stats: Default::default(),
             round_events: Vec::new(),
             record_round_events: false,
+            fast: true,
+            backoff: Default::default(),
+            fast_steps_done: 0,
         }
     }
 
@@ -539,6 +550,10 @@ impl Stepper for Machine {
 
     fn step_once(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>> {
         self.step_traced(on_step)
+    }
+
+    fn step_many(&mut self, budget: u64, on_step: &mut dyn FnMut(u64, Rule, Span)) -> bool {
+        self.fast_steps(budget, on_step).is_some()
     }
 }
 

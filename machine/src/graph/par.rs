@@ -314,6 +314,12 @@ impl Machine {
                     }
                 }
             }
+            if !cx.record {
+                let budget = (cx.max_steps - steps).min(next_clock - steps);
+                if self.fast_steps(budget, &mut |_, _, _| {}).is_some() {
+                    continue;
+                }
+            }
             match self.step() {
                 None => return Outcome::Residual,
                 Some(Ok(Some(v))) => return Outcome::Exit(v),

@@ -60,7 +60,7 @@ impl Machine {
 
     /// Puts `new` (detached) where the ready body `b` stands, the root
     /// included.
-    fn replace_body(&mut self, b: NodeId, new: NodeId) {
+    pub(crate) fn replace_body(&mut self, b: NodeId, new: NodeId) {
         let parent = self.g.nodes[b.ix()].parent;
         self.set_pending(b, false);
         self.g.replace_child(parent, b, new);

@@ -1,0 +1,337 @@
+//! The end of a fast run: its state made graph nodes again, in place of the
+//! body the run started from.
+//!
+//! The current body is built from its template, each slot read from the
+//! frames: a binder of a template being built becomes a fresh graph
+//! variable, a value becomes nodes. A closure becomes a shared value of the
+//! graph, built once however many places hold it (as `bind` shares a value
+//! bound to a variable with several occurrences), so a state in which
+//! closures hold closures costs what it holds, not what it would print.
+//! The nodes are then given their tour, statuses and waiters in one go, as
+//! an imported term is. Recursion here is bounded: templates nest at most
+//! as deeply as the compiler allows, values at most [`super::val::MAX_DEPTH`].
+
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::super::import::Importer;
+use super::super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param, Status};
+use super::super::Machine;
+use super::tpl::{TArg, TAtom, TBody, TCmd, TLam, TStage};
+use super::val::{Frame, V};
+use super::Cur;
+use crate::term::{Arg, Atom, SExp, Sugar};
+
+/// What a slot of a template holds while it is built.
+enum Slot {
+    /// The binder of a template being built.
+    Fresh(GVar),
+    /// A value of the run.
+    Val(V),
+}
+
+/// A materialization under way.
+struct Out {
+    /// The nodes of the subtree being built.
+    made: Vec<NodeId>,
+    /// The binders of the templates being built, innermost last.
+    fresh: Vec<SmallVec<[GVar; 4]>>,
+    /// The levels of `fresh` below this belong to an enclosing build.
+    floor: usize,
+    /// The frame the outermost template being built runs in.
+    base: Option<Rc<Frame>>,
+    /// The shared value built for each closure (by its template and frame).
+    closures: FxHashMap<(usize, usize), NodeId>,
+}
+
+impl Machine {
+    /// Ends a fast run that started from the body `b` and stands at `cur`:
+    /// builds `cur` and puts it where `b` stood, then frees `b`.
+    pub(super) fn put_back(&mut self, b: NodeId, cur: Cur) {
+        let mut out = Out {
+            made: Vec::new(),
+            fresh: Vec::new(),
+            floor: 0,
+            base: None,
+            closures: FxHashMap::default(),
+        };
+        let root = match &cur {
+            Cur::Body(lam, frame) => {
+                out.base = Some(frame.clone());
+                out.body(self, &lam.body)
+            }
+            Cur::Call(h, span) => {
+                let head = out.value(self, h);
+                let n = out.node(
+                    self,
+                    Kind::Body(Box::new(Body {
+                        stage: SExp::Const(true),
+                        cmd: Cmd::App {
+                            head,
+                            args: Vec::new(),
+                            sugar: Sugar::None,
+                        },
+                        span: *span,
+                        status: Status::Inactive,
+                    })),
+                );
+                self.g.adopt_children(n);
+                n
+            }
+        };
+        let made = root_first(std::mem::take(&mut out.made));
+        drop(out);
+        drop(cur);
+        self.init_nodes(&made);
+        self.replace_body(b, root);
+        self.free(b);
+        self.unshare_pending();
+    }
+}
+
+/// The nodes of a subtree built bottom-up, its root (made last) first.
+fn root_first(mut made: Vec<NodeId>) -> Vec<NodeId> {
+    made.rotate_right(1);
+    made
+}
+
+impl Out {
+    fn node(&mut self, m: &mut Machine, kind: Kind) -> NodeId {
+        let id = m.g.alloc(kind);
+        self.made.push(id);
+        id
+    }
+
+    fn reference(&mut self, m: &mut Machine, v: GVar) -> NodeId {
+        let id = self.node(m, Kind::Ref(v));
+        m.g.add_occ(v, id);
+        id
+    }
+
+    fn holder(&mut self, m: &mut Machine, t: NodeId) -> NodeId {
+        let h = m.share(t);
+        self.made.push(h);
+        h
+    }
+
+    fn slot(&self, up: u32, ix: u32) -> Slot {
+        let up = up as usize;
+        let open = self.fresh.len() - self.floor;
+        if up < open {
+            let level = &self.fresh[self.fresh.len() - 1 - up];
+            return Slot::Fresh(level[ix as usize]);
+        }
+        let v = self
+            .base
+            .as_ref()
+            .and_then(|f| f.get(u32::try_from(up - open).unwrap_or(u32::MAX), ix))
+            .cloned();
+        debug_assert!(v.is_some(), "a slot outside every frame");
+        Slot::Val(v.unwrap_or(V::Lit(super::super::lit::Lit::Int(0))))
+    }
+
+    fn stage(&self, s: &TStage) -> SExp {
+        match s {
+            TStage::Const(b) => SExp::Const(*b),
+            TStage::Graph(v, _) => SExp::Var(*v),
+            TStage::Var(up, ix) | TStage::SelfVar(up, ix) => match self.slot(*up, *ix) {
+                Slot::Fresh(v) => SExp::Var(v),
+                Slot::Val(V::Lit(super::super::lit::Lit::Stage(b))) => SExp::Const(b),
+                Slot::Val(V::Sym(y) | V::RecName(y)) => SExp::Var(y),
+                Slot::Val(_) => SExp::Const(true),
+            },
+            TStage::Not(x) => SExp::Not(Box::new(self.stage(x))),
+            TStage::And(a, b) => SExp::And(Box::new(self.stage(a)), Box::new(self.stage(b))),
+            TStage::Or(a, b) => SExp::Or(Box::new(self.stage(a)), Box::new(self.stage(b))),
+        }
+    }
+
+    fn body(&mut self, m: &mut Machine, b: &TBody) -> NodeId {
+        let stage = self.stage(&b.stage);
+        let cmd = match &b.cmd {
+            TCmd::App { head, args, sugar } => {
+                let head = self.atom(m, head);
+                let mut xs = Vec::with_capacity(args.len());
+                args.iter().for_each(|a| self.arg(m, a, &mut xs));
+                let args = xs;
+                Cmd::App { head, args, sugar: *sugar }
+            }
+            TCmd::Fix { lam, scope } => {
+                let (lam, name_in) = self.lambda(m, lam);
+                let sparam = m.g.fresh_var(scope.origins[0]);
+                let name_out = m.g.fresh_var(scope.origins[1]);
+                self.fresh.push(smallvec::smallvec![sparam, name_out]);
+                let body = self.body(m, &scope.body);
+                self.fresh.pop();
+                Cmd::Fix {
+                    sparam,
+                    name_in,
+                    name_out,
+                    lam,
+                    body,
+                }
+            }
+        };
+        let n = self.node(
+            m,
+            Kind::Body(Box::new(Body {
+                stage,
+                cmd,
+                span: b.span,
+                status: Status::Inactive,
+            })),
+        );
+        m.g.adopt_children(n);
+        n
+    }
+
+    /// A lambda node for `l` with fresh binders; also its last binder (a
+    /// recursive lambda's name).
+    fn lambda(&mut self, m: &mut Machine, l: &TLam) -> (NodeId, GVar) {
+        let binders: SmallVec<[GVar; 4]> = l.origins.iter().map(|&o| m.g.fresh_var(o)).collect();
+        let last = binders[binders.len() - 1];
+        let params = binders[1..=l.k]
+            .iter()
+            .enumerate()
+            .map(|(i, &var)| Param {
+                var,
+                rest: l.rest == Some(i),
+            })
+            .collect();
+        let sparam = binders[0];
+        self.fresh.push(binders);
+        let body = self.body(m, &l.body);
+        self.fresh.pop();
+        let n = self.node(
+            m,
+            Kind::Lambda(Box::new(Lambda {
+                sparam,
+                params,
+                body,
+                span: l.span,
+            })),
+        );
+        m.g.adopt_children(n);
+        (n, last)
+    }
+
+    /// A recursive value for the recursive lambda `l`.
+    fn rec(&mut self, m: &mut Machine, l: &TLam) -> NodeId {
+        let (lam, name) = self.lambda(m, l);
+        let n = self.node(m, Kind::Rec { name, lam });
+        m.g.adopt_children(n);
+        m.g.var_mut(name).set_bound(Bound::SelfRec(n));
+        n
+    }
+
+    /// The nodes of an argument (or tuple element), pushed on `out`: a
+    /// splice of a known tuple is its elements, as `bind` leaves it.
+    fn arg(&mut self, m: &mut Machine, a: &TArg, out: &mut Vec<NodeId>) {
+        let x = match a {
+            TArg::Atom(x) => return out.push(self.atom(m, x)),
+            TArg::Splice(x) => x,
+        };
+        match x {
+            TAtom::Tuple(xs) => return xs.iter().for_each(|x| self.arg(m, x, out)),
+            TAtom::Var(up, ix) => match self.slot(*up, *ix) {
+                Slot::Val(V::Tup(t)) => return t.xs.iter().for_each(|x| out.push(self.value(m, x))),
+                Slot::Val(V::Val(t)) if matches!(&*t, Atom::Tuple(_)) => {
+                    if let Atom::Tuple(xs) = &*t {
+                        for x in xs {
+                            let (Arg::Atom(y) | Arg::Splice(y)) = x;
+                            let n = self.import(m, y.clone());
+                            out.push(match x {
+                                Arg::Atom(_) => n,
+                                Arg::Splice(_) => self.splice(m, n),
+                            });
+                        }
+                    }
+                    return;
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+        let c = self.atom(m, x);
+        out.push(self.splice(m, c));
+    }
+
+    fn splice(&mut self, m: &mut Machine, c: NodeId) -> NodeId {
+        let n = self.node(m, Kind::Splice(c));
+        m.g.adopt_children(n);
+        n
+    }
+
+    fn import(&mut self, m: &mut Machine, a: Atom) -> NodeId {
+        let mut imp = Importer::values();
+        let id = imp.atom(&mut m.g, a);
+        self.made.extend(imp.made);
+        id
+    }
+
+    fn atom(&mut self, m: &mut Machine, a: &TAtom) -> NodeId {
+        match a {
+            TAtom::Var(up, ix) => match self.slot(*up, *ix) {
+                Slot::Fresh(v) => self.reference(m, v),
+                Slot::Val(v) => self.value(m, &v),
+            },
+            TAtom::Sym(v) | TAtom::RecName(v) => self.reference(m, *v),
+            TAtom::Lit(l) => self.node(m, Kind::Lit(l.clone())),
+            TAtom::Shared(t) => self.holder(m, *t),
+            TAtom::Lam(l) => self.lambda(m, l).0,
+            TAtom::Rec(l) => self.rec(m, l),
+            TAtom::Tuple(xs) => {
+                let mut out = Vec::with_capacity(xs.len());
+                xs.iter().for_each(|x| self.arg(m, x, &mut out));
+                let xs = out;
+                let n = self.node(m, Kind::Tuple(xs));
+                m.g.adopt_children(n);
+                n
+            }
+            TAtom::Expr(e, kids) => {
+                let kids: Vec<NodeId> = kids.iter().map(|k| self.atom(m, k)).collect();
+                let n = self.node(m, Kind::Expr(e.clone(), kids.into_boxed_slice()));
+                m.g.adopt_children(n);
+                n
+            }
+        }
+    }
+
+    fn value(&mut self, m: &mut Machine, v: &V) -> NodeId {
+        match v {
+            V::Lit(l) => self.node(m, Kind::Lit(l.clone())),
+            V::Sym(x) | V::RecName(x) => self.reference(m, *x),
+            V::Val(a) => self.import(m, (**a).clone()),
+            V::Tup(t) => {
+                let xs = t.xs.iter().map(|x| self.value(m, x)).collect();
+                let n = self.node(m, Kind::Tuple(xs));
+                m.g.adopt_children(n);
+                n
+            }
+            V::Shared(t) => self.holder(m, *t),
+            V::Clo(l, f) | V::Rec(l, f) => {
+                let rec = matches!(v, V::Rec(..));
+                let key = (Rc::as_ptr(l) as usize, Rc::as_ptr(f) as usize);
+                let target = match self.closures.get(&key) {
+                    Some(&t) => t,
+                    None => {
+                        // Built as a subtree of its own, then shared.
+                        let made = std::mem::take(&mut self.made);
+                        let floor = std::mem::replace(&mut self.floor, self.fresh.len());
+                        let base = self.base.replace(f.clone());
+                        let t = if rec { self.rec(m, l) } else { self.lambda(m, l).0 };
+                        let sub = root_first(std::mem::replace(&mut self.made, made));
+                        self.floor = floor;
+                        self.base = base;
+                        m.init_nodes(&sub);
+                        self.closures.insert(key, t);
+                        t
+                    }
+                };
+                self.holder(m, target)
+            }
+        }
+    }
+}

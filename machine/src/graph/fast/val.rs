@@ -1,0 +1,269 @@
+//! The values of a fast run and the frames that hold them.
+//!
+//! Closures and tuples are reference-counted and never changed, so a value
+//! is copied by bumping a count, where the graph copies the nodes. Frames
+//! and tuples record how deeply values nest in them, and a fast run refuses
+//! to nest them deeper than [`MAX_DEPTH`] (the machine then steps on): the
+//! materializer recurses through them, and dropping them is iterative anyway
+//! ([`Frame`]'s `Drop`).
+
+use std::rc::Rc;
+
+use smallvec::SmallVec;
+
+use super::super::lit::Lit;
+use super::super::node::{GVar, NodeId};
+use super::tpl::TLam;
+use crate::term::{Arg, Atom};
+
+/// The deepest closures and tuples nest in the values of a fast run.
+pub(super) const MAX_DEPTH: u32 = 64;
+
+/// The most nodes a tuple of a fast run stands for (each closure counted
+/// as one): bounds what materializing a value costs.
+pub(super) const MAX_SIZE: u32 = 4096;
+
+/// A value.
+#[derive(Clone)]
+pub(super) enum V {
+    /// A number, boolean, string, staging constant, built-in or matrix.
+    Lit(Lit),
+    /// A symbolic graph variable.
+    Sym(GVar),
+    /// The name of a recursive value of the graph, inside its lambda.
+    RecName(GVar),
+    /// A value an expression computed (over symbolic graph variables).
+    Val(Rc<Atom>),
+    /// A tuple.
+    Tup(Rc<Tup>),
+    /// A lambda and the frame it was made in.
+    Clo(Rc<TLam>, Rc<Frame>),
+    /// A recursive value: its lambda (whose last slot is its name) and the
+    /// frame it was made in.
+    Rec(Rc<TLam>, Rc<Frame>),
+    /// A shared value of the graph.
+    Shared(NodeId),
+}
+
+impl V {
+    /// How deeply closures and tuples nest in it.
+    pub(super) fn depth(&self) -> u32 {
+        match self {
+            V::Tup(t) => t.depth,
+            V::Clo(_, f) | V::Rec(_, f) => f.depth + 1,
+            _ => 0,
+        }
+    }
+
+    /// How many nodes it stands for, counting a closure as one.
+    pub(super) fn size(&self) -> u32 {
+        match self {
+            V::Tup(t) => t.size,
+            _ => 1,
+        }
+    }
+
+    /// The value of an atom an expression computed.
+    pub(super) fn of_atom(a: Atom) -> V {
+        match a {
+            Atom::Var(v) => V::Sym(v),
+            a => match Lit::from_atom(&a) {
+                Some(l) => V::Lit(l),
+                None => V::Val(Rc::new(a)),
+            },
+        }
+    }
+
+    /// Its value as a staging variable's (LANGUAGE.md §4).
+    pub(super) fn truth(&self) -> bool {
+        match self {
+            V::Lit(Lit::Stage(b)) => *b,
+            V::Sym(_) => false,
+            _ => true,
+        }
+    }
+}
+
+/// A tuple.
+pub(super) struct Tup {
+    /// The elements.
+    pub xs: Vec<V>,
+    /// One more than the deepest element.
+    pub depth: u32,
+    /// One more than the sizes of the elements.
+    pub size: u32,
+}
+
+impl Tup {
+    /// A tuple of `xs`, or `None` if it would nest deeper or be bigger than
+    /// a fast run allows.
+    pub(super) fn value(xs: Vec<V>) -> Option<V> {
+        let depth = xs.iter().map(V::depth).max().unwrap_or(0) + 1;
+        let size = xs.iter().map(V::size).fold(1u32, u32::saturating_add);
+        (depth <= MAX_DEPTH && size <= MAX_SIZE).then(|| V::Tup(Rc::new(Tup { xs, depth, size })))
+    }
+}
+
+/// The frame of one invocation: the slots of a lambda, and the frame the
+/// lambda was made in.
+pub(super) struct Frame {
+    /// The enclosing frame.
+    pub up: Option<Rc<Frame>>,
+    /// The slots.
+    pub vals: SmallVec<[V; 4]>,
+    /// How deeply closures and tuples nest in it and the frames around it.
+    pub depth: u32,
+}
+
+impl Frame {
+    /// A frame, or `None` if its values would nest too deeply.
+    pub(super) fn new(up: Option<Rc<Frame>>, vals: SmallVec<[V; 4]>) -> Option<Rc<Frame>> {
+        let depth = vals.iter().map(V::depth).max().unwrap_or(0).max(up.as_ref().map_or(0, |f| f.depth));
+        (depth <= MAX_DEPTH).then(|| Rc::new(Frame { up, vals, depth }))
+    }
+
+    /// Slot `ix` of the frame `up` frames out.
+    #[inline]
+    pub(super) fn get(self: &Rc<Frame>, up: u32, ix: u32) -> Option<&V> {
+        let mut f = self;
+        for _ in 0..up {
+            f = f.up.as_ref()?;
+        }
+        f.vals.get(ix as usize)
+    }
+}
+
+/// What a dropped value still holds: dropped one at a time from a list, so
+/// a long chain of frames (a continuation that captures the one before, as
+/// a non-tail loop builds) does not recurse.
+enum Held {
+    F(Rc<Frame>),
+    T(Rc<Tup>),
+}
+
+fn hold(v: V, out: &mut Vec<Held>) {
+    match v {
+        V::Clo(_, f) | V::Rec(_, f) => out.push(Held::F(f)),
+        V::Tup(t) => out.push(Held::T(t)),
+        _ => {}
+    }
+}
+
+fn take_frame(f: &mut Frame, out: &mut Vec<Held>) {
+    if let Some(u) = f.up.take() {
+        out.push(Held::F(u));
+    }
+    for v in f.vals.drain(..) {
+        hold(v, out);
+    }
+}
+
+fn drain(mut out: Vec<Held>) {
+    while let Some(h) = out.pop() {
+        match h {
+            Held::F(f) => {
+                if let Ok(mut f) = Rc::try_unwrap(f) {
+                    take_frame(&mut f, &mut out);
+                }
+            }
+            Held::T(t) => {
+                if let Ok(mut t) = Rc::try_unwrap(t) {
+                    for v in t.xs.drain(..) {
+                        hold(v, &mut out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Frame {
+    fn drop(&mut self) {
+        let mut out = Vec::new();
+        take_frame(self, &mut out);
+        if !out.is_empty() {
+            drain(out);
+        }
+    }
+}
+
+impl Drop for Tup {
+    fn drop(&mut self) {
+        let mut out = Vec::new();
+        for v in self.xs.drain(..) {
+            hold(v, &mut out);
+        }
+        if !out.is_empty() {
+            drain(out);
+        }
+    }
+}
+
+/// The atom of a value, for an expression's operand (`None`: a closure,
+/// which an expression cannot hold without its graph).
+pub(super) fn to_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
+    Some(match v {
+        V::Lit(l) => l.to_atom(),
+        V::Sym(x) | V::RecName(x) => Atom::Var(*x),
+        V::Val(a) => (**a).clone(),
+        V::Tup(t) => {
+            let mut xs = Vec::with_capacity(t.xs.len());
+            for x in &t.xs {
+                xs.push(Arg::Atom(to_atom(x, shared)?));
+            }
+            Atom::Tuple(xs)
+        }
+        V::Shared(n) => shared(*n),
+        V::Clo(..) | V::Rec(..) => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_chain_of_frames_drops_without_recursing() {
+        // 10^6 frames, each holding the previous through a tuple (the depth
+        // bound is for the materializer; this builds the chain by hand).
+        let lam = Rc::new(TLam {
+            origins: Box::new([]),
+            k: 0,
+            rest: None,
+            body: super::super::tpl::tests_support::empty_body(),
+            span: Default::default(),
+            slack: 0,
+        });
+        let mut f = Rc::new(Frame {
+            up: None,
+            vals: SmallVec::new(),
+            depth: 0,
+        });
+        for i in 0..1_000_000 {
+            let t = Rc::new(Tup {
+                xs: vec![V::Lit(Lit::Int(i)), V::Clo(lam.clone(), f)],
+                depth: 0,
+                size: 0,
+            });
+            f = Rc::new(Frame {
+                up: None,
+                vals: smallvec::smallvec![V::Tup(t)],
+                depth: 0,
+            });
+        }
+        drop(f);
+    }
+
+    #[test]
+    fn tuples_and_frames_refuse_to_nest_too_deeply() {
+        let mut v = V::Lit(Lit::Int(0));
+        for _ in 0..MAX_DEPTH {
+            v = Tup::value(vec![v]).expect("within the bound");
+        }
+        assert_eq!(v.depth(), MAX_DEPTH);
+        assert!(Tup::value(vec![v.clone()]).is_none());
+        assert!(Frame::new(None, smallvec::smallvec![v.clone()]).is_some());
+        let wide: Vec<V> = (0..MAX_SIZE).map(|i| V::Lit(Lit::Int(i64::from(i)))).collect();
+        assert!(Tup::value(wide).is_none());
+    }
+}

@@ -1,0 +1,151 @@
+//! Fast runs (`machine/src/graph/fast/`) against the graph machine stepping
+//! alone: run in stretches of a few steps (so that fast runs start and end
+//! everywhere), a machine with fast runs must stand where the one without
+//! stands after the same number of steps: the same counts by kind, the same
+//! outcome, a graph whose invariants hold, and the same printed state, or
+//! else the reference reducer's. (The two machines print a recursive value
+//! that several places hold differently while it waits in an intermediate
+//! state: as one `fix` or one per place. Both denote the same term; the
+//! reference decides, and the fast runs' form is its.)
+
+use std::path::{Path, PathBuf};
+
+use deepcps_machine::graph::Machine;
+use deepcps_machine::print::Printer;
+use deepcps_machine::reference::Reducer;
+use deepcps_machine::run::{Limits, Outcome, StopReason};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::term::Program;
+use deepcps_tests::{load_source, root, Gen, StagedGen};
+
+fn state(m: &Machine) -> String {
+    let p = m.to_program();
+    Printer::new(&p.vars).program_text(&p.body)
+}
+
+fn outcome(o: &Outcome) -> String {
+    match o {
+        Outcome::Residual => "residual".into(),
+        Outcome::Exit(_) => "exit".into(),
+        Outcome::Error(e) => format!("error {}", e.kind.name()),
+        Outcome::Limit(StopReason::Steps(n)) => format!("steps {n}"),
+        Outcome::Limit(r) => format!("limit {r}"),
+    }
+}
+
+/// Runs `program` with and without fast runs, in stretches of 1 to 7
+/// steps, comparing after each; returns how many steps the fast machine
+/// took in fast runs.
+fn agree(program: Program, max_steps: u64) -> Result<u64, String> {
+    let mut fast = Machine::new(program.clone());
+    let mut slow = Machine::new(program.clone());
+    slow.fast = false;
+    let (mut target, mut stride) = (0, 1);
+    while target < max_steps {
+        target += stride;
+        stride = stride % 7 + 1;
+        let limits = Limits {
+            max_steps: target,
+            ..Limits::default()
+        };
+        let a = fast.run(&limits);
+        let b = slow.run(&limits);
+        let (oa, ob) = (outcome(&a), outcome(&b));
+        if oa != ob {
+            return Err(format!("to step {target}: fast {oa}, stepping {ob}"));
+        }
+        if fast.counts != slow.counts {
+            return Err(format!("to step {target}: fast {}, stepping {}", fast.counts, slow.counts));
+        }
+        if let Outcome::Exit(_) = a {
+            return Ok(fast.fast_steps_done);
+        }
+        let (sa, sb) = (state(&fast), state(&slow));
+        if sa != sb {
+            let mut r = Reducer::new(program.clone());
+            r.run(&limits);
+            let sr = Printer::new(&r.vars).program_text(&r.body);
+            if sa != sr {
+                return Err(format!(
+                    "to step {target}: states differ\n--- fast ---\n{sa}\n--- stepping ---\n{sb}\n--- reference ---\n{sr}"
+                ));
+            }
+        }
+        fast.check().map_err(|e| format!("to step {target}: {e}"))?;
+        if !matches!(a, Outcome::Limit(StopReason::Steps(_))) {
+            break;
+        }
+    }
+    Ok(fast.fast_steps_done)
+}
+
+/// The `.dcps` programs under `dir` (not the libraries they include).
+fn programs(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "dcps") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn fast_runs_agree_with_the_graph_steps_on_the_corpus() {
+    let mut fast_steps = 0;
+    let mut ran = 0;
+    for dir in ["corpus/paper", "corpus/bench", "corpus/err"] {
+        for f in programs(&root().join(dir)) {
+            let mut sources = SourceMap::new();
+            let Ok(p) = load_program(&RealFs, &f, &mut sources) else {
+                continue;
+            };
+            fast_steps += agree(p, 3_000).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            ran += 1;
+        }
+    }
+    assert!(ran >= 20, "the corpus runs ({ran} programs)");
+    assert!(fast_steps > 1000, "fast runs take steps on the corpus ({fast_steps})");
+}
+
+#[test]
+fn fast_runs_agree_with_the_graph_steps_on_generated_programs() {
+    let env = |k: &str, d: u64| std::env::var(k).ok().and_then(|s| s.parse().ok()).unwrap_or(d);
+    let cases = env("DEEPCPS_FAST_CASES", 1500);
+    let (mut ran, mut fast_steps) = (0, 0);
+    for seed in 0..cases {
+        for (kind, text) in [("plain", Gen::new(seed).program()), ("staged", StagedGen::new(seed).program().src)] {
+            let Ok(p) = load_source(&text) else {
+                continue;
+            };
+            fast_steps += agree(p, 400).unwrap_or_else(|e| panic!("{kind} seed {seed}: {e}\n--- program ---\n{text}"));
+            ran += 1;
+        }
+    }
+    assert!(ran > cases, "most generated programs load ({ran} of {})", 2 * cases);
+    assert!(
+        fast_steps > ran,
+        "fast runs take steps on generated programs ({fast_steps} in {ran})"
+    );
+}
+
+#[test]
+fn a_core_time_loop_runs_fast_to_its_end() {
+    let text = "fix loop(i, acc, k) {\n  \"i > 2000\" (done)\n  if done () { k acc } () {\n    \"acc+i\" (a)\n    \"i+1\" (j)\n    loop j a k\n  }\n} in\nloop 1 0 $exit\n";
+    let p = load_source(text).expect("loads");
+    let mut m = Machine::new(p);
+    let r = m.report(&Limits::default());
+    assert_eq!(r.text.trim_end(), "2001000");
+    assert_eq!(r.counts.total(), 12_006);
+    // All but the last (`$exit`), which the graph machine takes.
+    assert_eq!(m.fast_steps_done, 12_005, "{}", r.counts);
+    assert_eq!(m.live_nodes(), 3);
+}
