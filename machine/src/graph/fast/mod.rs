@@ -28,6 +28,7 @@
 //! share of its steps for the attempts.
 
 mod out;
+mod quick;
 mod tpl;
 mod val;
 
@@ -44,7 +45,7 @@ use crate::reference::Rule;
 use crate::span::Span;
 use crate::term::Builtin;
 use tpl::{Compiler, TArg, TAtom, TCmd, TLam, TStage};
-use val::{Frame, Tup, V};
+use val::{Frame, Slots, Tup, V};
 
 /// When a fast run is tried again after one that ended early.
 #[derive(Clone, Copy, Debug)]
@@ -187,7 +188,7 @@ impl Run<'_> {
                 match &body.cmd {
                     TCmd::Fix { lam: rl, scope } => {
                         let rec = V::Rec(rl.clone(), frame.clone());
-                        let Some(f) = Frame::new(Some(frame.clone()), smallvec::smallvec![V::Lit(Lit::Stage(true)), rec]) else {
+                        let Some(f) = Frame::new(Some(frame.clone()), Slots::from_iter([V::Lit(Lit::Stage(true)), rec])) else {
                             return Step::Stop;
                         };
                         self.bound += 2;
@@ -197,11 +198,16 @@ impl Run<'_> {
                         (Cur::Body(scope.clone(), f), Rule::Fix, body.span, go_on)
                     }
                     TCmd::App { head, args, .. } => {
-                        let mut vals: SmallVec<[V; 4]> = SmallVec::new();
+                        // The frame a β makes, filled in place: its staging
+                        // parameter, then the arguments.
+                        let mut fr = Frame::open();
+                        let Some(f) = Rc::get_mut(&mut fr) else { return Step::Stop };
+                        let vals = &mut f.vals;
+                        vals.push(V::Lit(Lit::Stage(true)));
                         for a in args.iter() {
                             let ok = match a {
                                 TArg::Atom(x) => self.eval(x, frame).map(|v| vals.push(v)),
-                                TArg::Splice(x) => self.eval(x, frame).and_then(|t| self.splice(t, &mut vals)),
+                                TArg::Splice(x) => self.eval(x, frame).and_then(|t| self.splice(t, vals)),
                             };
                             if ok.is_none() {
                                 return Step::Stop;
@@ -209,14 +215,19 @@ impl Run<'_> {
                         }
                         let Some(h) = self.eval(head, frame) else { return Step::Stop };
                         let expr = matches!(&**args, [TArg::Atom(TAtom::Expr(..))]);
-                        match self.apply(h, vals, expr, body.span) {
+                        match self.apply(h, fr, expr, body.span) {
                             Some((next, rule, go_on)) => (next, rule, body.span, go_on),
                             None => return Step::Stop,
                         }
                     }
                 }
             }
-            Cur::Call(h, span) => match self.apply(h.clone(), SmallVec::new(), false, *span) {
+            Cur::Call(h, span) => match self.apply(
+                h.clone(),
+                Frame::new(None, Slots::from_iter([V::Lit(Lit::Stage(true))])).expect("a frame of one constant"),
+                false,
+                *span,
+            ) {
                 Some((next, rule, go_on)) => (next, rule, *span, go_on),
                 None => return Step::Stop,
             },
@@ -225,67 +236,74 @@ impl Run<'_> {
         Step::Done { rule, span, go_on }
     }
 
-    /// Applies `h` to `vals`: β or `if` (`None`: anything else, or a β or
-    /// `if` that would not execute).
-    fn apply(&mut self, h: V, mut vals: SmallVec<[V; 4]>, expr: bool, span: Span) -> Option<(Cur, Rule, bool)> {
+    /// Applies `h` to the arguments `vals[1..]` (`vals[0]` holds `always`,
+    /// for the staging parameter of a β): β or `if` (`None`: anything
+    /// else, or a β or `if` that would not execute).
+    #[inline]
+    fn apply(&mut self, h: V, mut fr: Rc<Frame>, expr: bool, span: Span) -> Option<(Cur, Rule, bool)> {
         let lambda_rule = if expr { Rule::Expr } else { Rule::Beta };
         match h {
-            V::Clo(l, env) => self.beta(l, Some(env), vals, None).map(|(c, g)| (c, lambda_rule, g)),
+            V::Clo(l, env) => self.beta(l, Some(env), fr, None).map(|(c, g)| (c, lambda_rule, g)),
             V::Rec(l, env) => {
                 let me = V::Rec(l.clone(), env.clone());
-                self.beta(l, Some(env), vals, Some(me)).map(|(c, g)| (c, Rule::Beta, g))
+                self.beta(l, Some(env), fr, Some(me)).map(|(c, g)| (c, Rule::Beta, g))
             }
             V::Shared(t) => match self.m.g.kind(t) {
                 Kind::Lambda(_) => {
                     let l = self.shared_lam(t, None)?;
-                    self.beta(l, None, vals, None).map(|(c, g)| (c, lambda_rule, g))
+                    self.beta(l, None, fr, None).map(|(c, g)| (c, lambda_rule, g))
                 }
                 Kind::Rec { name, lam } => {
                     let (name, lam) = (*name, *lam);
                     let l = self.shared_lam(lam, Some(name))?;
-                    self.beta(l, None, vals, Some(V::Shared(t))).map(|(c, g)| (c, Rule::Beta, g))
+                    self.beta(l, None, fr, Some(V::Shared(t))).map(|(c, g)| (c, Rule::Beta, g))
                 }
                 _ => None,
             },
             V::Lit(Lit::Builtin(Builtin::If)) => {
-                if vals.len() != 3 {
+                let vals = &mut Rc::get_mut(&mut fr)?.vals;
+                if vals.len() != 4 {
                     return None;
                 }
-                let V::Lit(Lit::Bool(c)) = vals[0] else { return None };
-                let branch = vals.swap_remove(if c { 1 } else { 2 });
+                let V::Lit(Lit::Bool(c)) = vals[1] else { return None };
+                let branch = vals.swap_remove(if c { 2 } else { 3 });
                 Some((Cur::Call(branch, span), Rule::If, true))
             }
             _ => None,
         }
     }
 
-    /// β of the template `l` made in `env` (`me`: a recursive lambda's own
-    /// value, for its last slot).
-    fn beta(&mut self, l: Rc<TLam>, env: Option<Rc<Frame>>, mut vals: SmallVec<[V; 4]>, me: Option<V>) -> Option<(Cur, bool)> {
+    /// β of the template `l` made in `env` on the frame `fr` (`always`,
+    /// then the arguments; `me`: a recursive lambda's own value, for its
+    /// last slot).
+    #[inline]
+    fn beta(&mut self, l: Rc<TLam>, env: Option<Rc<Frame>>, mut fr: Rc<Frame>, me: Option<V>) -> Option<(Cur, bool)> {
         let k = l.k;
+        let f = Rc::get_mut(&mut fr)?;
+        let slots = &mut f.vals;
+        let n = slots.len() - 1;
         match l.rest {
-            None if vals.len() != k => return None,
+            None if n != k => return None,
             None => {}
             Some(r) => {
                 let after = k - r - 1;
-                if vals.len() < r + after {
+                if n < r + after {
                     return None;
                 }
-                let tail: SmallVec<[V; 4]> = vals.drain(vals.len() - after..).collect();
-                let middle: Vec<V> = vals.drain(r..).collect();
-                vals.push(Tup::value(middle)?);
-                vals.extend(tail);
+                let tail: Slots = slots.drain(slots.len() - after..).collect();
+                let middle: Vec<V> = slots.drain(r + 1..).collect();
+                slots.push(Tup::value(middle)?);
+                slots.extend(tail);
             }
         }
-        let mut slots: SmallVec<[V; 4]> = SmallVec::with_capacity(k + 2);
-        slots.push(V::Lit(Lit::Stage(true)));
-        slots.extend(vals);
         slots.extend(me);
         debug_assert_eq!(slots.len(), l.origins.len(), "a frame that does not fit its template");
+        if !f.close(env) {
+            return None;
+        }
         self.bound += 1 + k as u64;
-        let f = Frame::new(env, slots)?;
         let go_on = l.body.inert;
-        Some((Cur::Body(l, f), go_on))
+        Some((Cur::Body(l, fr), go_on))
     }
 
     /// The template of a shared lambda (the lambda of a shared recursive
@@ -315,7 +333,7 @@ impl Run<'_> {
 
     /// The elements of a spliced value: a known tuple's (`None`: anything
     /// else, which the graph machine decides).
-    fn splice(&self, t: V, out: &mut SmallVec<[V; 4]>) -> Option<()> {
+    fn splice<A: smallvec::Array<Item = V>>(&self, t: V, out: &mut SmallVec<A>) -> Option<()> {
         match t {
             V::Tup(t) => out.extend(t.xs.iter().cloned()),
             V::Val(a) => match &*a {
@@ -358,11 +376,17 @@ impl Run<'_> {
                 }
                 Tup::value(out.into_vec())?
             }
-            TAtom::Expr(e, kids) => {
-                let mut ops: SmallVec<[crate::term::Atom; 4]> = SmallVec::new();
+            TAtom::Expr(e, kids, q) => {
+                let mut vals: SmallVec<[V; 4]> = SmallVec::new();
                 for k in kids.iter() {
-                    let v = self.eval(k, frame)?;
-                    ops.push(val::to_atom(&v, &|n| self.m.export_raw(n))?);
+                    vals.push(self.eval(k, frame)?);
+                }
+                if let Some(v) = q.as_ref().and_then(|q| q.eval(&vals)) {
+                    return Some(v);
+                }
+                let mut ops: SmallVec<[crate::term::Atom; 4]> = SmallVec::new();
+                for v in &vals {
+                    ops.push(val::to_atom(v, &|n| self.m.export_raw(n))?);
                 }
                 let r = eval_with(e, &|v| {
                     let i = super::node::hole_index(v)?;

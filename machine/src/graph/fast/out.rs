@@ -290,7 +290,7 @@ impl Out {
                 m.g.adopt_children(n);
                 n
             }
-            TAtom::Expr(e, kids) => {
+            TAtom::Expr(e, kids, _) => {
                 let kids: Vec<NodeId> = kids.iter().map(|k| self.atom(m, k)).collect();
                 let n = self.node(m, Kind::Expr(e.clone(), kids.into_boxed_slice()));
                 m.g.adopt_children(n);

@@ -20,6 +20,7 @@ use rustc_hash::FxHashMap;
 
 use super::super::lit::Lit;
 use super::super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId};
+use super::quick::Q;
 use crate::expr::Expr;
 use crate::span::Span;
 use crate::term::{SExp, Sugar, VarId};
@@ -107,8 +108,9 @@ pub(super) enum TAtom {
     Rec(Rc<TLam>),
     /// A tuple.
     Tuple(Box<[TArg]>),
-    /// An expression and its operands, placeholder `k` for operand `k`.
-    Expr(Arc<Expr>, Box<[TAtom]>),
+    /// An expression and its operands, placeholder `k` for operand `k`,
+    /// and its quick form if it has one.
+    Expr(Arc<Expr>, Box<[TAtom]>, Option<Box<Q>>),
 }
 
 /// A staging expression of a template.
@@ -171,7 +173,7 @@ fn atom_reach(a: &TAtom) -> i32 {
     match a {
         TAtom::Lam(l) | TAtom::Rec(l) => l.slack,
         TAtom::Tuple(xs) => xs.iter().map(arg_reach).max().unwrap_or(-INF),
-        TAtom::Expr(_, xs) => xs.iter().map(atom_reach).max().unwrap_or(-INF),
+        TAtom::Expr(_, xs, _) => xs.iter().map(atom_reach).max().unwrap_or(-INF),
         _ => -INF,
     }
 }
@@ -410,7 +412,8 @@ impl<'g> Compiler<'g> {
                 for &c in kids.iter() {
                     out.push(self.atom(c)?);
                 }
-                TAtom::Expr(e, out.into())
+                let q = Q::of(&e).map(Box::new);
+                TAtom::Expr(e, out.into(), q)
             }
             // Records and maps owned by the body, bodies, splices out of
             // place, free slots: not for a fast run.

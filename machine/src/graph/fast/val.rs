@@ -84,6 +84,10 @@ impl V {
     }
 }
 
+/// The slots of a frame: a loop's staging parameter, a few parameters and
+/// its own name fit inline.
+pub(super) type Slots = SmallVec<[V; 6]>;
+
 /// A tuple.
 pub(super) struct Tup {
     /// The elements.
@@ -110,14 +114,38 @@ pub(super) struct Frame {
     /// The enclosing frame.
     pub up: Option<Rc<Frame>>,
     /// The slots.
-    pub vals: SmallVec<[V; 4]>,
+    pub vals: Slots,
     /// How deeply closures and tuples nest in it and the frames around it.
     pub depth: u32,
 }
 
 impl Frame {
+    /// A frame being filled in place (then [`Frame::close`]d).
+    pub(super) fn open() -> Rc<Frame> {
+        Rc::new(Frame {
+            up: None,
+            vals: Slots::new(),
+            depth: 0,
+        })
+    }
+
+    /// Gives a frame filled in place its enclosing frame and depth; `false`
+    /// if its values would nest too deeply.
+    pub(super) fn close(&mut self, up: Option<Rc<Frame>>) -> bool {
+        let depth = self
+            .vals
+            .iter()
+            .map(V::depth)
+            .max()
+            .unwrap_or(0)
+            .max(up.as_ref().map_or(0, |f| f.depth));
+        self.up = up;
+        self.depth = depth;
+        depth <= MAX_DEPTH
+    }
+
     /// A frame, or `None` if its values would nest too deeply.
-    pub(super) fn new(up: Option<Rc<Frame>>, vals: SmallVec<[V; 4]>) -> Option<Rc<Frame>> {
+    pub(super) fn new(up: Option<Rc<Frame>>, vals: Slots) -> Option<Rc<Frame>> {
         let depth = vals.iter().map(V::depth).max().unwrap_or(0).max(up.as_ref().map_or(0, |f| f.depth));
         (depth <= MAX_DEPTH).then(|| Rc::new(Frame { up, vals, depth }))
     }
@@ -141,7 +169,20 @@ enum Held {
     T(Rc<Tup>),
 }
 
-fn hold(v: V, out: &mut Vec<Held>) {
+/// The list of what a drop still holds: a few inline, so a drop that
+/// frees no long chain does not allocate.
+type HeldList = SmallVec<[Held; 8]>;
+
+/// Whether dropping `v` frees a frame or tuple (which may hold more).
+fn frees(v: &V) -> bool {
+    match v {
+        V::Clo(_, f) | V::Rec(_, f) => Rc::strong_count(f) == 1,
+        V::Tup(t) => Rc::strong_count(t) == 1,
+        _ => false,
+    }
+}
+
+fn hold(v: V, out: &mut HeldList) {
     match v {
         V::Clo(_, f) | V::Rec(_, f) => out.push(Held::F(f)),
         V::Tup(t) => out.push(Held::T(t)),
@@ -149,7 +190,7 @@ fn hold(v: V, out: &mut Vec<Held>) {
     }
 }
 
-fn take_frame(f: &mut Frame, out: &mut Vec<Held>) {
+fn take_frame(f: &mut Frame, out: &mut HeldList) {
     if let Some(u) = f.up.take() {
         out.push(Held::F(u));
     }
@@ -158,7 +199,7 @@ fn take_frame(f: &mut Frame, out: &mut Vec<Held>) {
     }
 }
 
-fn drain(mut out: Vec<Held>) {
+fn drain(mut out: HeldList) {
     while let Some(h) = out.pop() {
         match h {
             Held::F(f) => {
@@ -179,17 +220,42 @@ fn drain(mut out: Vec<Held>) {
 
 impl Drop for Frame {
     fn drop(&mut self) {
-        let mut out = Vec::new();
-        take_frame(self, &mut out);
+        // The chain of frames this one alone holds (a loop's frames, each
+        // the `up` of the next) is emptied in place, one after the other;
+        // what their slots alone hold goes on the list.
+        let mut out = HeldList::new();
+        take_unique(&mut self.vals, &mut out);
+        let mut next = self.up.take();
+        while let Some(mut rc) = next {
+            next = None;
+            if let Some(f) = Rc::get_mut(&mut rc) {
+                next = f.up.take();
+                take_unique(&mut f.vals, &mut out);
+            }
+            // `rc` goes here: counted down, or freed with nothing left in it.
+        }
         if !out.is_empty() {
             drain(out);
         }
     }
 }
 
+/// Moves the values of `vals` whose drop would free a frame or tuple to
+/// `out`.
+fn take_unique(vals: &mut Slots, out: &mut HeldList) {
+    for v in vals.iter_mut() {
+        if frees(v) {
+            hold(std::mem::replace(v, V::Lit(Lit::Bool(false))), out);
+        }
+    }
+}
+
 impl Drop for Tup {
     fn drop(&mut self) {
-        let mut out = Vec::new();
+        if !self.xs.iter().any(frees) {
+            return;
+        }
+        let mut out = HeldList::new();
         for v in self.xs.drain(..) {
             hold(v, &mut out);
         }
