@@ -121,7 +121,25 @@ impl Machine {
             bound: 0,
         };
         let mut c = Compiler::new(&self.g, 0);
-        let entry = c.entry(b);
+        c.note_unknown = true;
+        let mut entry = c.entry(b);
+        if !c.unknown.is_empty() {
+            // Classify the shared values it met, and compile again.
+            let unknown = std::mem::take(&mut c.unknown);
+            drop(c);
+            drop(run);
+            for t in unknown {
+                self.classify(t);
+            }
+            run = Run {
+                m: self,
+                lams: FxHashMap::default(),
+                used: 0,
+                bound: 0,
+            };
+            c = Compiler::new(&self.g, 0);
+            entry = c.entry(b);
+        }
         run.used = c.used;
         let Some(entry) = entry else {
             self.back_off(steps, 0);

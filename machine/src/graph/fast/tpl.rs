@@ -196,6 +196,13 @@ pub(super) struct Compiler<'g> {
     nest: u32,
     /// Nodes compiled so far (bounded by [`MAX_COMPILED`]).
     pub used: usize,
+    /// Shared values met whose closedness is not known yet: the compile
+    /// fails, and the caller classifies them (`Machine::classify`) and
+    /// compiles again, so that closed ones stay shared instead of being
+    /// built anew at every place that holds them.
+    pub unknown: Vec<NodeId>,
+    /// Whether to note those (else they are compiled with the template).
+    pub note_unknown: bool,
 }
 
 impl<'g> Compiler<'g> {
@@ -206,6 +213,8 @@ impl<'g> Compiler<'g> {
             level: 0,
             nest: 0,
             used,
+            unknown: Vec::new(),
+            note_unknown: false,
         }
     }
 
@@ -388,6 +397,13 @@ impl<'g> Compiler<'g> {
                     // anyway (splices take it apart); its big elements are
                     // shared values of their own.
                     Kind::Lambda(_) | Kind::Rec { .. } | Kind::Record(_) | Kind::Map(_) if self.g.nodes[t.ix()].closed.is_closed() => {
+                        TAtom::Shared(t)
+                    }
+                    Kind::Lambda(_) | Kind::Rec { .. }
+                        if self.note_unknown && self.g.nodes[t.ix()].closed == super::super::node::Closed::Unknown =>
+                    {
+                        // This compile is done again once `t` is classified.
+                        self.unknown.push(t);
                         TAtom::Shared(t)
                     }
                     Kind::Lambda(_) | Kind::Rec { .. } | Kind::Tuple(_) => self.atom(t)?,
