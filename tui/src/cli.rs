@@ -370,12 +370,13 @@ impl Ctx<'_> {
                 };
                 let p = m.par_stats();
                 graph_stats = Some(format!(
-                    "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied\n\
+                    "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied, {} steps in fast runs\n\
                      parallel: {}, {} rounds, {} units, {} steps in rounds",
                     m.live_nodes(),
                     m.g.nodes.len(),
                     m.bound_count,
                     m.copied,
+                    m.fast_steps_done,
                     plural(par.threads(), "thread", "threads"),
                     p.rounds,
                     p.units,

@@ -110,9 +110,6 @@ impl Machine {
         if !self.fast || budget == 0 || self.record_round_events || steps < self.backoff.until {
             return None;
         }
-        if self.g.tour.marks_in_tree(self.root) != 1 {
-            return None;
-        }
         let b = self.next_ready()?;
         let mut run = Run {
             m: self,
@@ -211,8 +208,9 @@ impl Run<'_> {
                         };
                         self.bound += 2;
                         // Inside the lambda its name is now concrete: a body
-                        // there staged on it may be pending.
-                        let go_on = rl.slack <= 0 && scope.body.inert;
+                        // there staged on it may be pending (watched as
+                        // maybe true).
+                        let go_on = self.quiet(&scope.body.watch, &f) && self.quiet(&rl.watch, frame);
                         (Cur::Body(scope.clone(), f), Rule::Fix, body.span, go_on)
                     }
                     TCmd::App { head, args, .. } => {
@@ -320,7 +318,7 @@ impl Run<'_> {
             return None;
         }
         self.bound += 1 + k as u64;
-        let go_on = l.body.inert;
+        let go_on = self.quiet(&l.body.watch, &fr);
         Some((Cur::Body(l, fr), go_on))
     }
 
@@ -336,6 +334,25 @@ impl Run<'_> {
         let l = l?;
         self.lams.insert(lam, l.clone());
         Some(l)
+    }
+
+    /// Whether no body that `w` watches from the place of `frame` is active.
+    fn quiet(&self, w: &tpl::Watch, frame: &Rc<Frame>) -> bool {
+        w.as_ref().is_some_and(|w| w.iter().all(|(d, s)| !self.nested_stage(s, *d, frame)))
+    }
+
+    /// The value of the staging expression of a body `d` frames inside the
+    /// place of `frame`: the frames in between are not invoked (symbolic);
+    /// a recursive lambda's name counts as true (it is, once its `fix` ran).
+    fn nested_stage(&self, s: &TStage, d: u32, frame: &Rc<Frame>) -> bool {
+        match s {
+            TStage::Const(b) | TStage::Graph(_, b) => *b,
+            TStage::Var(up, ix) => *up >= d && frame.get(up - d, *ix).is_some_and(V::truth),
+            TStage::SelfVar(..) => true,
+            TStage::Not(x) => !self.nested_stage(x, d, frame),
+            TStage::And(a, b) => self.nested_stage(a, d, frame) && self.nested_stage(b, d, frame),
+            TStage::Or(a, b) => self.nested_stage(a, d, frame) || self.nested_stage(b, d, frame),
+        }
     }
 
     /// The value of a staging expression in `frame`.

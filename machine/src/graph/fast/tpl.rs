@@ -25,10 +25,6 @@ use crate::expr::Expr;
 use crate::span::Span;
 use crate::term::{SExp, Sugar, VarId};
 
-/// A stand-in for "never": a body whose staging expression may be true
-/// however many frames around it are symbolic.
-pub(super) const INF: i32 = i32::MAX / 4;
-
 /// The most graph nodes one fast run compiles (the entry body and the
 /// shared lambdas it calls): past it the run is not tried, so a run whose
 /// values are large costs a bounded amount before the machine steps on.
@@ -50,29 +46,71 @@ pub(super) struct TLam {
     pub body: TBody,
     /// The lambda's source.
     pub span: Span,
-    /// How far the bodies inside reach out: the largest `need - depth` over
-    /// the bodies inside this lambda (its own body at depth 1), where `need`
-    /// is how many frames around a body must be symbolic for its staging
-    /// expression to be false whatever the frames further out hold
-    /// ([`INF`] if no number suffices). While the lambda is not invoked its
-    /// own frame is symbolic, so `slack <= 0` says no body inside it can be
-    /// pending, whatever values its free variables get.
-    pub slack: i32,
+    /// The bodies inside this lambda whose staging expressions might be
+    /// true, depending on the frames outside it ([`Watch`]).
+    pub watch: Watch,
+}
+
+/// The bodies nested in a place that might turn pending when the frames
+/// around that place get values: each with how many frames lie between the
+/// place and the body (a lambda's own body: 1) and its staging expression.
+/// A body whose staging expression is false however the frames outside hold
+/// (its own lambda is not invoked: `TStage::when_symbolic`) is left out, so
+/// a loop's bodies leave nothing to watch. `None`: more than [`MAX_WATCH`],
+/// and the place counts as one after which another body may be pending.
+pub(super) type Watch = Option<Rc<[(u32, Rc<TStage>)]>>;
+
+/// The most bodies a place watches.
+const MAX_WATCH: usize = 16;
+
+/// Gathers watches, `d` frames further in.
+struct Watching(Option<Vec<(u32, Rc<TStage>)>>);
+
+impl Watching {
+    fn new() -> Watching {
+        Watching(Some(Vec::new()))
+    }
+
+    fn add(&mut self, d: u32, s: &Rc<TStage>) {
+        if s.when_symbolic(d) == Some(false) {
+            return;
+        }
+        if let Some(v) = &mut self.0 {
+            if v.len() >= MAX_WATCH {
+                self.0 = None;
+            } else {
+                v.push((d, s.clone()));
+            }
+        }
+    }
+
+    /// The watch of a lambda, `d` further in.
+    fn add_all(&mut self, extra: u32, w: &Watch) {
+        match w {
+            None => self.0 = None,
+            Some(w) => w.iter().for_each(|(d, s)| self.add(d + extra, s)),
+        }
+    }
+
+    fn done(self) -> Watch {
+        self.0.map(Rc::from)
+    }
 }
 
 /// A body of a template.
 pub(super) struct TBody {
     /// Its staging expression.
-    pub stage: TStage,
+    pub stage: Rc<TStage>,
     /// What it does.
     pub cmd: TCmd,
     /// Its source.
     pub span: Span,
-    /// Whether no body nested in it can be pending, whatever its frame holds:
-    /// every lambda in its head and arguments (and a `fix`'s lambda and
-    /// scope) has `slack <= 0`. Only then may a fast run go on after making
-    /// it the current body: it is then the only candidate for the next step.
-    pub inert: bool,
+    /// The bodies nested in it (in the lambdas of its head and arguments,
+    /// a `fix`'s lambda and scope) that might be pending once it runs,
+    /// depending on its frame. A fast run goes on after making it the
+    /// current body only if none is (`Run::quiet`): it is then the only
+    /// candidate for the next step.
+    pub watch: Watch,
 }
 
 /// The command of a template body.
@@ -149,38 +187,21 @@ impl TStage {
             },
         }
     }
+}
 
-    fn max_up(&self) -> u32 {
-        match self {
-            TStage::Const(_) | TStage::Graph(..) => 0,
-            TStage::Var(up, _) | TStage::SelfVar(up, _) => *up,
-            TStage::Not(x) => x.max_up(),
-            TStage::And(a, b) | TStage::Or(a, b) => a.max_up().max(b.max_up()),
-        }
-    }
-
-    /// How many innermost frames must be symbolic for it to be false
-    /// ([`INF`]: no number suffices).
-    fn need(&self) -> i32 {
-        (0..=self.max_up() + 1)
-            .find(|&k| self.when_symbolic(k) == Some(false))
-            .map_or(INF, |k| i32::try_from(k).unwrap_or(INF))
+/// Gathers the watches of the lambdas of an atom.
+fn atom_watch(a: &TAtom, w: &mut Watching) {
+    match a {
+        TAtom::Lam(l) | TAtom::Rec(l) => w.add_all(0, &l.watch),
+        TAtom::Tuple(xs) => xs.iter().for_each(|x| arg_watch(x, w)),
+        TAtom::Expr(_, xs, _) => xs.iter().for_each(|x| atom_watch(x, w)),
+        _ => {}
     }
 }
 
-/// The largest slack among the lambdas of an atom (`-INF`: none).
-fn atom_reach(a: &TAtom) -> i32 {
+fn arg_watch(a: &TArg, w: &mut Watching) {
     match a {
-        TAtom::Lam(l) | TAtom::Rec(l) => l.slack,
-        TAtom::Tuple(xs) => xs.iter().map(arg_reach).max().unwrap_or(-INF),
-        TAtom::Expr(_, xs, _) => xs.iter().map(atom_reach).max().unwrap_or(-INF),
-        _ => -INF,
-    }
-}
-
-fn arg_reach(a: &TArg) -> i32 {
-    match a {
-        TArg::Atom(x) | TArg::Splice(x) => atom_reach(x),
+        TArg::Atom(x) | TArg::Splice(x) => atom_watch(x, w),
     }
 }
 
@@ -234,7 +255,7 @@ impl<'g> Compiler<'g> {
             origins: Box::new([]),
             k: 0,
             rest: None,
-            slack: INF,
+            watch: None,
             span: body.span,
             body,
         }))
@@ -271,18 +292,16 @@ impl<'g> Compiler<'g> {
         }
         self.level -= 1;
         let body = b?;
-        let reach = match &body.cmd {
-            TCmd::App { head, args, .. } => atom_reach(head).max(args.iter().map(arg_reach).max().unwrap_or(-INF)),
-            TCmd::Fix { lam, scope } => lam.slack.max(scope.slack),
-        };
-        let slack = body.stage.need().max(reach).saturating_sub(1).min(INF);
+        let mut w = Watching::new();
+        w.add(1, &body.stage);
+        w.add_all(1, &body.watch);
         Some(Rc::new(TLam {
             origins: binders.iter().map(|&v| self.g.var(v).origin).collect(),
             k,
             rest,
             body,
             span,
-            slack,
+            watch: w.done(),
         }))
     }
 
@@ -313,23 +332,25 @@ impl<'g> Compiler<'g> {
             return None;
         }
         let b = self.g.body(n)?;
-        let stage = self.stage(&b.stage);
+        let stage = Rc::new(self.stage(&b.stage));
         let span = b.span;
-        let (cmd, reach) = match &b.cmd {
+        let (cmd, watch) = match &b.cmd {
             Cmd::App { head, args, sugar } => {
                 let head = self.atom(*head)?;
                 let mut xs = Vec::with_capacity(args.len());
                 for &a in args {
                     xs.push(self.arg(a)?);
                 }
-                let reach = atom_reach(&head).max(xs.iter().map(arg_reach).max().unwrap_or(-INF));
+                let mut w = Watching::new();
+                atom_watch(&head, &mut w);
+                xs.iter().for_each(|x| arg_watch(x, &mut w));
                 (
                     TCmd::App {
                         head,
                         args: xs.into(),
                         sugar: *sugar,
                     },
-                    reach,
+                    w.done(),
                 )
             }
             Cmd::Fix {
@@ -342,16 +363,13 @@ impl<'g> Compiler<'g> {
                 let (sparam, name_in, name_out, lam, body) = (*sparam, *name_in, *name_out, *lam, *body);
                 let lam = self.lambda(lam, Some(name_in))?;
                 let scope = self.frame(&[sparam, name_out], false, body, 1, None, span)?;
-                let reach = lam.slack.max(scope.slack);
-                (TCmd::Fix { lam, scope }, reach)
+                let mut w = Watching::new();
+                w.add_all(0, &lam.watch);
+                w.add_all(0, &scope.watch);
+                (TCmd::Fix { lam, scope }, w.done())
             }
         };
-        Some(TBody {
-            stage,
-            cmd,
-            span,
-            inert: reach <= 0,
-        })
+        Some(TBody { stage, cmd, span, watch })
     }
 
     fn arg(&mut self, a: NodeId) -> Option<TArg> {
@@ -443,21 +461,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn need_counts_the_symbolic_frames_a_stage_waits_for() {
-        // Natural staging on the own lambda: one symbolic frame suffices.
-        assert_eq!(TStage::Var(0, 0).need(), 1);
-        // A variable two frames out: three.
-        assert_eq!(TStage::Var(2, 1).need(), 3);
-        // `always`, `!x`, and a recursive name are never surely false.
-        assert_eq!(TStage::Const(true).need(), INF);
-        assert_eq!(TStage::Not(Box::new(TStage::Var(0, 0))).need(), INF);
-        assert_eq!(TStage::SelfVar(0, 2).need(), INF);
-        // `a & b` is false as soon as either is.
+    fn a_place_watches_only_the_bodies_that_might_turn_pending() {
+        let watched = |d: u32, s: TStage| {
+            let mut w = Watching::new();
+            w.add(d, &Rc::new(s));
+            w.done().map(|w| w.len())
+        };
+        // Natural staging on the body's own lambda, one frame in: never.
+        assert_eq!(watched(1, TStage::Var(0, 0)), Some(0));
+        // A variable two frames out from a body one frame in: maybe.
+        assert_eq!(watched(1, TStage::Var(2, 1)), Some(1));
+        assert_eq!(watched(3, TStage::Var(2, 1)), Some(0));
+        // `always`, `!x`, and a recursive name: maybe; `never`: never.
+        assert_eq!(watched(1, TStage::Const(true)), Some(1));
+        assert_eq!(watched(1, TStage::Not(Box::new(TStage::Var(0, 0)))), Some(1));
+        assert_eq!(watched(5, TStage::SelfVar(0, 2)), Some(1));
+        assert_eq!(watched(0, TStage::Const(false)), Some(0));
+        // `a & b` is false as soon as either is; `a | b` needs both.
         let and = TStage::And(Box::new(TStage::Var(3, 0)), Box::new(TStage::Var(1, 0)));
-        assert_eq!(and.need(), 2);
+        assert_eq!(watched(2, and), Some(0));
         let or = TStage::Or(Box::new(TStage::Var(3, 0)), Box::new(TStage::Var(1, 0)));
-        assert_eq!(or.need(), 4);
-        assert_eq!(TStage::Const(false).need(), 0);
+        assert_eq!(watched(2, or), Some(1));
+        // Past the bound, the place is not watched at all.
+        let mut w = Watching::new();
+        for _ in 0..=MAX_WATCH {
+            w.add(1, &Rc::new(TStage::Const(true)));
+        }
+        assert!(w.done().is_none());
     }
 }
 
@@ -468,14 +498,14 @@ pub(crate) mod tests_support {
     /// A body that does nothing, for tests that need a template.
     pub(crate) fn empty_body() -> TBody {
         TBody {
-            stage: TStage::Const(false),
+            stage: Rc::new(TStage::Const(false)),
             cmd: TCmd::App {
                 head: TAtom::Lit(Lit::Int(0)),
                 args: Box::new([]),
                 sugar: Sugar::None,
             },
             span: Span::default(),
-            inert: true,
+            watch: Some(Rc::from(Vec::new())),
         }
     }
 }

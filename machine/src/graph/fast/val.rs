@@ -298,7 +298,7 @@ mod tests {
             rest: None,
             body: super::super::tpl::tests_support::empty_body(),
             span: Default::default(),
-            slack: 0,
+            watch: None,
         });
         let mut f = Rc::new(Frame {
             up: None,
