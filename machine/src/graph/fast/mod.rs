@@ -1,10 +1,10 @@
 //! Fast runs: a stretch of steps executed on templates and environments
-//! instead of graph nodes, while exactly one body is pending.
+//! instead of graph nodes, each step's result being the next ready body.
 //!
 //! A core-time loop is a chain of steps in which each step's result is the
-//! only pending body: the graph machine copies the loop's lambda at every
+//! next ready body: the graph machine copies the loop's lambda at every
 //! call, binds its parameters node by node, keeps the Euler tour in step and
-//! re-evaluates readiness, all to find the one body it already knows comes
+//! re-evaluates readiness, all to find the body it already knows comes
 //! next. A fast run compiles the ready body and the lambdas it calls into
 //! templates ([`tpl`]) once, and then executes β, `if` and `fix` by making
 //! frames of values ([`val`]): a call costs a frame, not a copy.
@@ -13,7 +13,7 @@
 //! the same step, and stops (materializing its state back into the graph,
 //! [`out`]) at anything else: a body that is inactive, stuck, failing or
 //! about to `$exit`, a splice or a head it does not know, a body after
-//! which another body might be pending ([`tpl::TBody::inert`]), values that
+//! which a body nested in it might be pending ([`tpl::Watch`]), values that
 //! nest or grow past its bounds, and the step budget it was given. The
 //! graph machine then takes the next step itself, with its diagnostics.
 //! So the counts by kind, the result and every error are the graph
@@ -21,9 +21,12 @@
 //! reducer's, and `fast_runs_agree_with_the_graph_steps` with the graph
 //! machine's own step by step.
 //!
-//! A run is tried only when exactly one body is pending, so no order of
-//! bodies is at stake, and not while the debugger records the events of
-//! each step. One that ends after few steps makes the machine wait longer
+//! A run starts from the first ready body (in the reference order). A step
+//! changes only the subtree where its body stood, and nothing pending
+//! precedes that body in post-order; so the body a run leaves there, if it
+//! is pending with nothing active nested in it, is the next ready body
+//! whatever else is pending, and no order of bodies is at stake. Runs are
+//! not tried while the debugger records the events of each step. One that ends after few steps makes the machine wait longer
 //! before trying again, so a program that never suits it pays a bounded
 //! share of its steps for the attempts.
 
