@@ -10,7 +10,9 @@
 #
 # The machines: `graph` is `deepcps run` without a machine flag (the graph
 # machine once it is the default; until then the binary's default, which the
-# header line names), `reference` is `deepcps run --reference`. The reference
+# header line names), `stepping` is the graph machine without fast runs
+# (`deepcps run --no-fast`: one body at a time on the graph), `reference`
+# is `deepcps run --reference`. The reference
 # reducer is quadratic by design: it runs only up to a size cap per workload
 # (the rows above print "skipped"), and every run is killed after the timeout.
 #
@@ -61,6 +63,11 @@ else
   default_is="the reference reducer (no graph machine in this binary yet)"
 fi
 echo "binary: $bin; rows 'graph' run its default machine: $default_is"
+machines="graph reference"
+if "$bin" run --help | grep -q -- '--no-fast'; then
+  machines="graph stepping reference"
+  echo "rows 'stepping' run the graph machine without fast runs (--no-fast)"
+fi
 echo "timeout ${timeout_s}s per run; max-steps $max_steps"
 echo
 
@@ -119,9 +126,10 @@ run_one() {
 }
 
 while read -r name var refcap sizes; do
-  for machine in graph reference; do
+  for machine in $machines; do
     flag=""
     [ "$machine" = reference ] && flag="--reference"
+    [ "$machine" = stepping ] && flag="--no-fast"
     prev_wall=""
     declare -A walls=()
     last_pair=""
