@@ -241,15 +241,16 @@ impl Run<'_> {
                     }
                 }
             }
-            Cur::Call(h, span) => match self.apply(
-                h.clone(),
-                Frame::new(None, Slots::from_iter([V::Lit(Lit::Stage(true))])).expect("a frame of one constant"),
-                false,
-                *span,
-            ) {
-                Some((next, rule, go_on)) => (next, rule, *span, go_on),
-                None => return Step::Stop,
-            },
+            Cur::Call(h, span) => {
+                let mut fr = Frame::open();
+                if let Some(f) = Rc::get_mut(&mut fr) {
+                    f.vals.push(V::Lit(Lit::Stage(true)));
+                }
+                match self.apply(h.clone(), fr, false, *span) {
+                    Some((next, rule, go_on)) => (next, rule, *span, go_on),
+                    None => return Step::Stop,
+                }
+            }
         };
         *cur = next;
         Step::Done { rule, span, go_on }
