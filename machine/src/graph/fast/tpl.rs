@@ -319,18 +319,24 @@ impl<'g> Compiler<'g> {
         }
     }
 
-    fn body(&mut self, n: NodeId) -> Option<TBody> {
+    /// Runs `f` on a node one level deeper: the node counted, and `None`
+    /// past the bounds.
+    fn deeper<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
         self.count()?;
+        if self.nest >= MAX_NEST {
+            return None;
+        }
         self.nest += 1;
-        let r = self.body_inner(n);
+        let r = f(self);
         self.nest -= 1;
         r
     }
 
+    fn body(&mut self, n: NodeId) -> Option<TBody> {
+        self.deeper(|c| c.body_inner(n))
+    }
+
     fn body_inner(&mut self, n: NodeId) -> Option<TBody> {
-        if self.nest > MAX_NEST {
-            return None;
-        }
         let b = self.g.body(n)?;
         let stage = Rc::new(self.stage(&b.stage));
         let span = b.span;
@@ -384,17 +390,10 @@ impl<'g> Compiler<'g> {
     }
 
     fn atom(&mut self, n: NodeId) -> Option<TAtom> {
-        self.count()?;
-        self.nest += 1;
-        let r = self.atom_inner(n);
-        self.nest -= 1;
-        r
+        self.deeper(|c| c.atom_inner(n))
     }
 
     fn atom_inner(&mut self, n: NodeId) -> Option<TAtom> {
-        if self.nest > MAX_NEST {
-            return None;
-        }
         Some(match self.g.kind(n) {
             Kind::Ref(v) => match self.scope.get(v) {
                 Some(&(lvl, ix, _)) => TAtom::Var(self.level - lvl, ix),
