@@ -416,12 +416,21 @@ impl Run<'_> {
                 Tup::value(out.into_vec())?
             }
             TAtom::Expr(e, kids, q) => {
+                // Integer arithmetic on slots and literals: read in place.
+                let quick = q.as_ref().and_then(|q| {
+                    q.eval_by(&|k| match kids.get(k as usize)? {
+                        TAtom::Var(up, ix) => quick::QV::of(frame.get(*up, *ix)?),
+                        TAtom::Lit(Lit::Int(i)) => Some(quick::QV::I(*i)),
+                        TAtom::Lit(Lit::Bool(b)) => Some(quick::QV::B(*b)),
+                        _ => None,
+                    })
+                });
+                if quick.is_some() {
+                    return quick;
+                }
                 let mut vals: SmallVec<[V; 4]> = SmallVec::new();
                 for k in kids.iter() {
                     vals.push(self.eval(k, frame)?);
-                }
-                if let Some(v) = q.as_ref().and_then(|q| q.eval(&vals)) {
-                    return Some(v);
                 }
                 let mut ops: SmallVec<[crate::term::Atom; 4]> = SmallVec::new();
                 for v in &vals {

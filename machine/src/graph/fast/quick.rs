@@ -31,9 +31,22 @@ pub(super) enum Q {
 
 /// A quick value.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum QV {
+pub(super) enum QV {
+    /// An integer.
     I(i64),
+    /// A boolean.
     B(bool),
+}
+
+impl QV {
+    /// The quick value of a value, if it has one.
+    pub(super) fn of(v: &V) -> Option<QV> {
+        match v {
+            V::Lit(Lit::Int(i)) => Some(QV::I(*i)),
+            V::Lit(Lit::Bool(b)) => Some(QV::B(*b)),
+            _ => None,
+        }
+    }
 }
 
 impl Q {
@@ -58,20 +71,23 @@ impl Q {
     }
 
     /// Its value with operands `ops`, where the answer is sure.
-    pub(super) fn eval(&self, ops: &[V]) -> Option<V> {
-        Some(match self.value(ops)? {
+    #[cfg(test)]
+    fn eval(&self, ops: &[V]) -> Option<V> {
+        self.eval_by(&|k| ops.get(k as usize).and_then(QV::of))
+    }
+
+    /// Its value where the answer is sure, operand `k` read by `op(k)`
+    /// (`None`: not an integer or boolean).
+    pub(super) fn eval_by(&self, op: &impl Fn(u32) -> Option<QV>) -> Option<V> {
+        Some(match self.value(op)? {
             QV::I(i) => V::Lit(Lit::Int(i)),
             QV::B(b) => V::Lit(Lit::Bool(b)),
         })
     }
 
-    fn value(&self, ops: &[V]) -> Option<QV> {
+    fn value(&self, ops: &impl Fn(u32) -> Option<QV>) -> Option<QV> {
         Some(match self {
-            Q::Hole(k) => match ops.get(*k as usize)? {
-                V::Lit(Lit::Int(i)) => QV::I(*i),
-                V::Lit(Lit::Bool(b)) => QV::B(*b),
-                _ => return None,
-            },
+            Q::Hole(k) => ops(*k)?,
             Q::Int(i) => QV::I(*i),
             Q::Bool(b) => QV::B(*b),
             Q::Neg(x) => match x.value(ops)? {

@@ -220,6 +220,12 @@ fn drain(mut out: HeldList) {
 
 impl Drop for Frame {
     fn drop(&mut self) {
+        // A frame that alone holds nothing that holds more (its `up` shared
+        // or none, its slots plain or shared) drops its fields as they are:
+        // only counts go down. Most do, and so do the frames emptied below.
+        if self.up.as_ref().is_none_or(|u| Rc::strong_count(u) != 1) && !self.vals.iter().any(frees) {
+            return;
+        }
         // The chain of frames this one alone holds (a loop's frames, each
         // the `up` of the next) is emptied in place, one after the other;
         // what their slots alone hold goes on the list.
