@@ -100,6 +100,17 @@ impl Counts {
     pub fn total(&self) -> u64 {
         self.beta + self.expr + self.if_ + self.fix + self.exit
     }
+
+    /// Counts one step of `rule`.
+    pub fn count(&mut self, rule: Rule) {
+        match rule {
+            Rule::Beta => self.beta += 1,
+            Rule::Expr => self.expr += 1,
+            Rule::If => self.if_ += 1,
+            Rule::Fix => self.fix += 1,
+            Rule::Exit => self.exit += 1,
+        }
+    }
 }
 
 impl std::ops::AddAssign for Counts {

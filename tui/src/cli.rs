@@ -80,9 +80,9 @@ enum Command {
         #[arg(long)]
         reference: bool,
         /// Step the graph machine one body at a time, without fast runs
-        /// (stretches of steps executed on compiled templates while a
-        /// single body is pending). Results and counts are the same; it is
-        /// for comparing the two.
+        /// (stretches of steps executed on compiled templates, each step's
+        /// result the next ready body). Results and counts are the same; it
+        /// is for comparing the two.
         #[arg(long)]
         no_fast: bool,
     },

@@ -271,13 +271,7 @@ impl Machine {
                     let done = self.execute(b, plan);
                     self.unshare_pending();
                     on_step(self.counts.total() + 1, done.rule, span);
-                    match done.rule {
-                        Rule::Beta => self.counts.beta += 1,
-                        Rule::Expr => self.counts.expr += 1,
-                        Rule::If => self.counts.if_ += 1,
-                        Rule::Fix => self.counts.fix += 1,
-                        Rule::Exit => self.counts.exit += 1,
-                    }
+                    self.counts.count(done.rule);
                     let exit = done.exit.map(|v| {
                         let mut names = Names::printing(&self.source);
                         let a = self.export_atom(v, &mut names, true);

@@ -62,13 +62,7 @@ impl Reducer {
         match walk_body(&mut self.body, &mut self.vars, false, &mut Vec::new())? {
             Event::Stepped(rule, exit, span) => {
                 on_step(self.counts.total() + 1, rule, span);
-                match rule {
-                    Rule::Beta => self.counts.beta += 1,
-                    Rule::Expr => self.counts.expr += 1,
-                    Rule::If => self.counts.if_ += 1,
-                    Rule::Fix => self.counts.fix += 1,
-                    Rule::Exit => self.counts.exit += 1,
-                }
+                self.counts.count(rule);
                 Some(Ok(exit))
             }
             Event::Failed(e) => Some(Err(e)),

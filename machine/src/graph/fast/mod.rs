@@ -114,39 +114,32 @@ impl Machine {
             return None;
         }
         let b = self.next_ready()?;
-        let mut run = Run {
-            m: self,
-            lams: FxHashMap::default(),
-            used: 0,
-            bound: 0,
-        };
         let mut c = Compiler::new(&self.g, 0);
         c.note_unknown = true;
         let mut entry = c.entry(b);
-        if !c.unknown.is_empty() {
+        let mut used = c.used;
+        let unknown = c.unknown;
+        if !unknown.is_empty() {
             // Classify the shared values it met, and compile again.
-            let unknown = std::mem::take(&mut c.unknown);
-            drop(c);
-            drop(run);
             for t in unknown {
                 self.classify(t);
             }
-            run = Run {
-                m: self,
-                lams: FxHashMap::default(),
-                used: 0,
-                bound: 0,
-            };
-            c = Compiler::new(&self.g, 0);
+            let mut c = Compiler::new(&self.g, 0);
             entry = c.entry(b);
+            used = c.used;
         }
-        run.used = c.used;
         let Some(entry) = entry else {
+            // An entry too big to compile.
             self.back_off(steps, 0);
-            // (An entry too big to compile.)
             return None;
         };
-        let mut cur = Cur::Body(entry, Frame::new(None, SmallVec::new())?);
+        let mut run = Run {
+            m: self,
+            lams: FxHashMap::default(),
+            used,
+            bound: 0,
+        };
+        let mut cur = Cur::Body(entry, Frame::new(None, Slots::new())?);
         let mut done = 0u64;
         let mut counts = self.counts;
         while done < budget {
@@ -155,13 +148,7 @@ impl Machine {
                 Step::Done { rule, span, go_on } => {
                     done += 1;
                     on_step(steps + done, rule, span);
-                    match rule {
-                        Rule::Beta => counts.beta += 1,
-                        Rule::Expr => counts.expr += 1,
-                        Rule::If => counts.if_ += 1,
-                        Rule::Fix => counts.fix += 1,
-                        Rule::Exit => counts.exit += 1,
-                    }
+                    counts.count(rule);
                     if !go_on {
                         break;
                     }
@@ -200,7 +187,7 @@ impl Run<'_> {
         let (next, rule, span, go_on) = match cur {
             Cur::Body(lam, frame) => {
                 let body = &lam.body;
-                if !self.stage(&body.stage, frame) {
+                if !self.stage(&body.stage, 0, frame) {
                     return Step::Stop;
                 }
                 match &body.cmd {
@@ -222,7 +209,6 @@ impl Run<'_> {
                         let mut fr = Frame::open();
                         let Some(f) = Rc::get_mut(&mut fr) else { return Step::Stop };
                         let vals = &mut f.vals;
-                        vals.push(V::Lit(Lit::Stage(true)));
                         for a in args.iter() {
                             let ok = match a {
                                 TArg::Atom(x) => self.eval(x, frame).map(|v| vals.push(v)),
@@ -241,16 +227,10 @@ impl Run<'_> {
                     }
                 }
             }
-            Cur::Call(h, span) => {
-                let mut fr = Frame::open();
-                if let Some(f) = Rc::get_mut(&mut fr) {
-                    f.vals.push(V::Lit(Lit::Stage(true)));
-                }
-                match self.apply(h.clone(), fr, false, *span) {
-                    Some((next, rule, go_on)) => (next, rule, *span, go_on),
-                    None => return Step::Stop,
-                }
-            }
+            Cur::Call(h, span) => match self.apply(h.clone(), Frame::open(), false, *span) {
+                Some((next, rule, go_on)) => (next, rule, *span, go_on),
+                None => return Step::Stop,
+            },
         };
         *cur = next;
         Step::Done { rule, span, go_on }
@@ -342,31 +322,22 @@ impl Run<'_> {
 
     /// Whether no body that `w` watches from the place of `frame` is active.
     fn quiet(&self, w: &tpl::Watch, frame: &Rc<Frame>) -> bool {
-        w.as_ref().is_some_and(|w| w.iter().all(|(d, s)| !self.nested_stage(s, *d, frame)))
+        w.as_ref().is_some_and(|w| w.iter().all(|(d, s)| !self.stage(s, *d, frame)))
     }
 
     /// The value of the staging expression of a body `d` frames inside the
-    /// place of `frame`: the frames in between are not invoked (symbolic);
-    /// a recursive lambda's name counts as true (it is, once its `fix` ran).
-    fn nested_stage(&self, s: &TStage, d: u32, frame: &Rc<Frame>) -> bool {
+    /// place of `frame` (`d = 0`: the body running in `frame`). The frames
+    /// in between are not invoked (symbolic); a recursive lambda's name is
+    /// true: once its `fix` ran it is concrete, and where its slot exists
+    /// it holds the value.
+    fn stage(&self, s: &TStage, d: u32, frame: &Rc<Frame>) -> bool {
         match s {
             TStage::Const(b) | TStage::Graph(_, b) => *b,
             TStage::Var(up, ix) => *up >= d && frame.get(up - d, *ix).is_some_and(V::truth),
             TStage::SelfVar(..) => true,
-            TStage::Not(x) => !self.nested_stage(x, d, frame),
-            TStage::And(a, b) => self.nested_stage(a, d, frame) && self.nested_stage(b, d, frame),
-            TStage::Or(a, b) => self.nested_stage(a, d, frame) || self.nested_stage(b, d, frame),
-        }
-    }
-
-    /// The value of a staging expression in `frame`.
-    fn stage(&self, s: &TStage, frame: &Rc<Frame>) -> bool {
-        match s {
-            TStage::Const(b) | TStage::Graph(_, b) => *b,
-            TStage::Var(up, ix) | TStage::SelfVar(up, ix) => frame.get(*up, *ix).is_some_and(V::truth),
-            TStage::Not(x) => !self.stage(x, frame),
-            TStage::And(a, b) => self.stage(a, frame) && self.stage(b, frame),
-            TStage::Or(a, b) => self.stage(a, frame) || self.stage(b, frame),
+            TStage::Not(x) => !self.stage(x, d, frame),
+            TStage::And(a, b) => self.stage(a, d, frame) && self.stage(b, d, frame),
+            TStage::Or(a, b) => self.stage(a, d, frame) || self.stage(b, d, frame),
         }
     }
 
@@ -428,13 +399,9 @@ impl Run<'_> {
                 if quick.is_some() {
                     return quick;
                 }
-                let mut vals: SmallVec<[V; 4]> = SmallVec::new();
-                for k in kids.iter() {
-                    vals.push(self.eval(k, frame)?);
-                }
                 let mut ops: SmallVec<[crate::term::Atom; 4]> = SmallVec::new();
-                for v in &vals {
-                    ops.push(val::to_atom(v, &|n| self.m.export_raw(n))?);
+                for k in kids.iter() {
+                    ops.push(val::to_atom(&self.eval(k, frame)?, &|n| self.m.export_raw(n))?);
                 }
                 let r = eval_with(e, &|v| {
                     let i = super::node::hole_index(v)?;

@@ -64,7 +64,7 @@ impl Machine {
             }
             Cur::Call(h, span) => {
                 let head = out.value(self, h);
-                let n = out.node(
+                out.node(
                     self,
                     Kind::Body(Box::new(Body {
                         stage: SExp::Const(true),
@@ -76,9 +76,7 @@ impl Machine {
                         span: *span,
                         status: Status::Inactive,
                     })),
-                );
-                self.g.adopt_children(n);
-                n
+                )
             }
         };
         let made = root_first(std::mem::take(&mut out.made));
@@ -98,8 +96,16 @@ fn root_first(mut made: Vec<NodeId>) -> Vec<NodeId> {
 }
 
 impl Out {
+    /// A node of the subtree being built, over children built before it.
+    /// Only their parent links are set: `init_nodes` builds the tour of the
+    /// whole subtree in one go once it is done, as for an import.
     fn node(&mut self, m: &mut Machine, kind: Kind) -> NodeId {
-        let id = m.g.alloc(kind);
+        let id = m.g.alloc_for_build(kind);
+        let mut kids: SmallVec<[NodeId; 8]> = SmallVec::new();
+        m.g.for_children(id, |c| kids.push(c));
+        for c in kids {
+            m.g.nodes[c.ix()].parent = id;
+        }
         self.made.push(id);
         id
     }
@@ -174,7 +180,7 @@ impl Out {
                 }
             }
         };
-        let n = self.node(
+        self.node(
             m,
             Kind::Body(Box::new(Body {
                 stage,
@@ -182,9 +188,7 @@ impl Out {
                 span: b.span,
                 status: Status::Inactive,
             })),
-        );
-        m.g.adopt_children(n);
-        n
+        )
     }
 
     /// A lambda node for `l` with fresh binders; also its last binder (a
@@ -213,7 +217,6 @@ impl Out {
                 span: l.span,
             })),
         );
-        m.g.adopt_children(n);
         (n, last)
     }
 
@@ -221,7 +224,6 @@ impl Out {
     fn rec(&mut self, m: &mut Machine, l: &TLam) -> NodeId {
         let (lam, name) = self.lambda(m, l);
         let n = self.node(m, Kind::Rec { name, lam });
-        m.g.adopt_children(n);
         m.g.var_mut(name).set_bound(Bound::SelfRec(n));
         n
     }
@@ -259,9 +261,7 @@ impl Out {
     }
 
     fn splice(&mut self, m: &mut Machine, c: NodeId) -> NodeId {
-        let n = self.node(m, Kind::Splice(c));
-        m.g.adopt_children(n);
-        n
+        self.node(m, Kind::Splice(c))
     }
 
     fn import(&mut self, m: &mut Machine, a: Atom) -> NodeId {
@@ -285,16 +285,11 @@ impl Out {
             TAtom::Tuple(xs) => {
                 let mut out = Vec::with_capacity(xs.len());
                 xs.iter().for_each(|x| self.arg(m, x, &mut out));
-                let xs = out;
-                let n = self.node(m, Kind::Tuple(xs));
-                m.g.adopt_children(n);
-                n
+                self.node(m, Kind::Tuple(out))
             }
             TAtom::Expr(e, kids, _) => {
                 let kids: Vec<NodeId> = kids.iter().map(|k| self.atom(m, k)).collect();
-                let n = self.node(m, Kind::Expr(e.clone(), kids.into_boxed_slice()));
-                m.g.adopt_children(n);
-                n
+                self.node(m, Kind::Expr(e.clone(), kids.into_boxed_slice()))
             }
         }
     }
@@ -306,9 +301,7 @@ impl Out {
             V::Val(a) => self.import(m, (**a).clone()),
             V::Tup(t) => {
                 let xs = t.xs.iter().map(|x| self.value(m, x)).collect();
-                let n = self.node(m, Kind::Tuple(xs));
-                m.g.adopt_children(n);
-                n
+                self.node(m, Kind::Tuple(xs))
             }
             V::Shared(t) => self.holder(m, *t),
             V::Clo(l, f) | V::Rec(l, f) => {

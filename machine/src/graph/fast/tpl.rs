@@ -217,10 +217,10 @@ pub(super) struct Compiler<'g> {
     nest: u32,
     /// Nodes compiled so far (bounded by [`MAX_COMPILED`]).
     pub used: usize,
-    /// Shared values met whose closedness is not known yet: the compile
-    /// fails, and the caller classifies them (`Machine::classify`) and
-    /// compiles again, so that closed ones stay shared instead of being
-    /// built anew at every place that holds them.
+    /// Shared values met whose closedness is not known yet: the caller
+    /// classifies them (`Machine::classify`) and compiles again, so that
+    /// closed ones stay shared instead of being built anew at every place
+    /// that holds them.
     pub unknown: Vec<NodeId>,
     /// Whether to note those (else they are compiled with the template).
     pub note_unknown: bool,

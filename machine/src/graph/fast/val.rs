@@ -120,13 +120,12 @@ pub(super) struct Frame {
 }
 
 impl Frame {
-    /// A frame being filled in place (then [`Frame::close`]d).
+    /// The frame of a β being filled in place (then [`Frame::close`]d): its
+    /// first slot, the staging parameter's, holds `always`.
     pub(super) fn open() -> Rc<Frame> {
-        Rc::new(Frame {
-            up: None,
-            vals: Slots::new(),
-            depth: 0,
-        })
+        let mut vals = Slots::new();
+        vals.push(V::Lit(Lit::Stage(true)));
+        Rc::new(Frame { up: None, vals, depth: 0 })
     }
 
     /// Gives a frame filled in place its enclosing frame and depth; `false`
@@ -146,8 +145,8 @@ impl Frame {
 
     /// A frame, or `None` if its values would nest too deeply.
     pub(super) fn new(up: Option<Rc<Frame>>, vals: Slots) -> Option<Rc<Frame>> {
-        let depth = vals.iter().map(V::depth).max().unwrap_or(0).max(up.as_ref().map_or(0, |f| f.depth));
-        (depth <= MAX_DEPTH).then(|| Rc::new(Frame { up, vals, depth }))
+        let mut f = Frame { up: None, vals, depth: 0 };
+        f.close(up).then(|| Rc::new(f))
     }
 
     /// Slot `ix` of the frame `up` frames out.
