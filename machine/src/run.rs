@@ -29,8 +29,11 @@ pub trait Stepper {
     fn step_once(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>>;
     /// Executes at least one and at most `budget` steps at once, none of
     /// them `$exit` or failing, if the machine has a faster way to than
-    /// [`Stepper::step_once`] now; returns whether it executed any.
-    fn step_many(&mut self, _budget: u64, _on_step: &mut dyn FnMut(u64, Rule, Span)) -> bool {
+    /// [`Stepper::step_once`] now; returns whether it executed any. At each
+    /// multiple of [`Stepper::CLOCK_EVERY`] steps it asks `clock` whether
+    /// to stop there (time or interrupt), so the caller reads the clock as
+    /// often as when it steps one at a time.
+    fn step_many(&mut self, _budget: u64, _on_step: &mut dyn FnMut(u64, Rule, Span), _clock: &dyn Fn() -> bool) -> bool {
         false
     }
 }
@@ -64,10 +67,11 @@ pub fn drive<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64
             }
             return Outcome::Residual;
         }
-        // Several steps at once, up to the step limit or the next clock
-        // reading (the node budget is checked between such stretches).
-        let budget = (limits.max_steps - steps).min(clock_every - steps % clock_every);
-        if m.step_many(budget, on_step) {
+        // Several steps at once, up to the step limit (the node budget is
+        // checked between such stretches, the clock within them).
+        let budget = limits.max_steps - steps;
+        let clock = || limits.timeout.is_some_and(|l| start.elapsed() >= l) || limits.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
+        if m.step_many(budget, on_step, &clock) {
             continue;
         }
         match m.step_once(on_step) {

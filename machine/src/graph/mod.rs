@@ -546,8 +546,8 @@ impl Stepper for Machine {
         self.step_traced(on_step)
     }
 
-    fn step_many(&mut self, budget: u64, on_step: &mut dyn FnMut(u64, Rule, Span)) -> bool {
-        self.fast_steps(budget, on_step).is_some()
+    fn step_many(&mut self, budget: u64, on_step: &mut dyn FnMut(u64, Rule, Span), clock: &dyn Fn() -> bool) -> bool {
+        self.fast_steps(budget, on_step, clock).is_some()
     }
 }
 

@@ -315,8 +315,9 @@ impl Machine {
                 }
             }
             if !cx.record {
-                let budget = (cx.max_steps - steps).min(next_clock - steps);
-                if self.fast_steps(budget, &mut |_, _, _| {}).is_some() {
+                let budget = cx.max_steps - steps;
+                let clock = || cx.deadline.is_some_and(|d| Instant::now() >= d) || cx.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
+                if self.fast_steps(budget, &mut |_, _, _| {}, &clock).is_some() {
                     continue;
                 }
             }

@@ -17,12 +17,13 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::super::import::Importer;
+use super::super::lit::Lit;
 use super::super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param, Status};
 use super::super::Machine;
-use super::tpl::{TArg, TAtom, TBody, TCmd, TLam, TStage};
+use super::tpl::{Place, TArg, TAtom, TBody, TCmd, TLam, TStage, NO_SLOT};
 use super::val::{Frame, V};
 use super::Cur;
-use crate::term::{Arg, Atom, SExp, Sugar};
+use crate::term::{Arg, Atom, Builtin, SExp, Sugar};
 
 /// What a slot of a template holds while it is built.
 enum Slot {
@@ -36,8 +37,9 @@ enum Slot {
 struct Out {
     /// The nodes of the subtree being built.
     made: Vec<NodeId>,
-    /// The binders of the templates being built, innermost last.
-    fresh: Vec<SmallVec<[GVar; 4]>>,
+    /// The binders of the templates being built, innermost last, each with
+    /// whether its template has a frame of its own (is not inlined).
+    fresh: Vec<(SmallVec<[GVar; 4]>, bool)>,
     /// The levels of `fresh` below this belong to an enclosing build.
     floor: usize,
     /// The frame the outermost template being built runs in.
@@ -64,19 +66,12 @@ impl Machine {
             }
             Cur::Call(h, span) => {
                 let head = out.value(self, h);
-                out.node(
-                    self,
-                    Kind::Body(Box::new(Body {
-                        stage: SExp::Const(true),
-                        cmd: Cmd::App {
-                            head,
-                            args: Vec::new(),
-                            sugar: Sugar::None,
-                        },
-                        span: *span,
-                        status: Status::Inactive,
-                    })),
-                )
+                out.call(self, head, *span)
+            }
+            Cur::Enter(l, frame, span) => {
+                out.base = Some(frame.clone());
+                let head = out.lambda(self, l).0;
+                out.call(self, head, *span)
             }
         };
         let made = root_first(std::mem::take(&mut out.made));
@@ -122,29 +117,50 @@ impl Out {
         h
     }
 
-    fn slot(&self, up: u32, ix: u32) -> Slot {
-        let up = up as usize;
-        let open = self.fresh.len() - self.floor;
-        if up < open {
-            let level = &self.fresh[self.fresh.len() - 1 - up];
-            return Slot::Fresh(level[ix as usize]);
+    /// `@always: head ()`, the body an `if` leaves.
+    fn call(&mut self, m: &mut Machine, head: NodeId, span: crate::span::Span) -> NodeId {
+        self.node(
+            m,
+            Kind::Body(Box::new(Body {
+                stage: SExp::Const(true),
+                cmd: Cmd::App {
+                    head,
+                    args: Vec::new(),
+                    sugar: Sugar::None,
+                },
+                span,
+                status: Status::Inactive,
+            })),
+        )
+    }
+
+    /// What the variable at `p` stands for: the binder of a template being
+    /// built, or (outside them) a slot of the frames of the run, as many
+    /// frames out as `p` says less those of the templates being built.
+    fn slot(&self, p: Place) -> Slot {
+        let up = p.up as usize;
+        let open = &self.fresh[self.floor..];
+        if up < open.len() {
+            let level = &open[open.len() - 1 - up].0;
+            return Slot::Fresh(level[p.ix as usize]);
         }
-        let v = self
-            .base
-            .as_ref()
-            .and_then(|f| f.get(u32::try_from(up - open).unwrap_or(u32::MAX), ix))
-            .cloned();
+        if p.pix == NO_SLOT {
+            // A staging parameter of a lambda applied: `always`.
+            return Slot::Val(V::Lit(Lit::Stage(true)));
+        }
+        let frames = open.iter().filter(|l| l.1).count() as u32;
+        let v = self.base.as_ref().and_then(|f| f.get(p.pup.checked_sub(frames)?, p.pix)).cloned();
         debug_assert!(v.is_some(), "a slot outside every frame");
-        Slot::Val(v.unwrap_or(V::Lit(super::super::lit::Lit::Int(0))))
+        Slot::Val(v.unwrap_or(V::Lit(Lit::Int(0))))
     }
 
     fn stage(&self, s: &TStage) -> SExp {
         match s {
             TStage::Const(b) => SExp::Const(*b),
             TStage::Graph(v, _) => SExp::Var(*v),
-            TStage::Var(up, ix) | TStage::SelfVar(up, ix) => match self.slot(*up, *ix) {
+            TStage::Var(p) | TStage::SelfVar(p) | TStage::SParam(p) => match self.slot(*p) {
                 Slot::Fresh(v) => SExp::Var(v),
-                Slot::Val(V::Lit(super::super::lit::Lit::Stage(b))) => SExp::Const(b),
+                Slot::Val(V::Lit(Lit::Stage(b))) => SExp::Const(b),
                 Slot::Val(V::Sym(y) | V::RecName(y)) => SExp::Var(y),
                 Slot::Val(_) => SExp::Const(true),
             },
@@ -164,11 +180,27 @@ impl Out {
                 let args = xs;
                 Cmd::App { head, args, sugar: *sugar }
             }
+            TCmd::Let { lam, args, sugar } => {
+                let head = self.lambda(m, lam).0;
+                let args = args.iter().map(|a| self.atom(m, a)).collect();
+                Cmd::App { head, args, sugar: *sugar }
+            }
+            TCmd::If { cond, yes, no, sugar } => {
+                let head = self.node(m, Kind::Lit(Lit::Builtin(Builtin::If)));
+                let c = self.atom(m, cond);
+                let y = self.lambda(m, yes).0;
+                let n = self.lambda(m, no).0;
+                Cmd::App {
+                    head,
+                    args: vec![c, y, n],
+                    sugar: *sugar,
+                }
+            }
             TCmd::Fix { lam, scope } => {
                 let (lam, name_in) = self.lambda(m, lam);
                 let sparam = m.g.fresh_var(scope.origins[0]);
                 let name_out = m.g.fresh_var(scope.origins[1]);
-                self.fresh.push(smallvec::smallvec![sparam, name_out]);
+                self.fresh.push((smallvec::smallvec![sparam, name_out], true));
                 let body = self.body(m, &scope.body);
                 self.fresh.pop();
                 Cmd::Fix {
@@ -205,7 +237,7 @@ impl Out {
             })
             .collect();
         let sparam = binders[0];
-        self.fresh.push(binders);
+        self.fresh.push((binders, l.inline_at.is_none()));
         let body = self.body(m, &l.body);
         self.fresh.pop();
         let n = self.node(
@@ -237,7 +269,7 @@ impl Out {
         };
         match x {
             TAtom::Tuple(xs) => return xs.iter().for_each(|x| self.arg(m, x, out)),
-            TAtom::Var(up, ix) => match self.slot(*up, *ix) {
+            TAtom::Var(p) => match self.slot(*p) {
                 Slot::Val(V::Tup(t)) => return t.xs.iter().for_each(|x| out.push(self.value(m, x))),
                 Slot::Val(V::Val(t)) if matches!(&*t, Atom::Tuple(_)) => {
                     if let Atom::Tuple(xs) = &*t {
@@ -273,7 +305,7 @@ impl Out {
 
     fn atom(&mut self, m: &mut Machine, a: &TAtom) -> NodeId {
         match a {
-            TAtom::Var(up, ix) => match self.slot(*up, *ix) {
+            TAtom::Var(p) | TAtom::SParam(p) => match self.slot(*p) {
                 Slot::Fresh(v) => self.reference(m, v),
                 Slot::Val(v) => self.value(m, &v),
             },

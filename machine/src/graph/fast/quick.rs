@@ -10,8 +10,11 @@
 //! zero. Anything else is `None`, and the full evaluator (`expr::eval`)
 //! decides, with its errors and its stuck variables.
 
+use std::rc::Rc;
+
 use super::super::lit::Lit;
-use super::val::V;
+use super::tpl::TAtom;
+use super::val::{Frame, V};
 use crate::expr::{BinOp, Expr, ExprKind, UnOp};
 use crate::term::Atom;
 
@@ -22,6 +25,9 @@ const MAX_DEPTH: u32 = 32;
 pub(super) enum Q {
     /// Placeholder `k`: operand `k`.
     Hole(u32),
+    /// An operand that is a slot: this many frames out, this slot
+    /// ([`Q::resolve`]).
+    Slot(u32, u32),
     Int(i64),
     Bool(bool),
     Neg(Box<Q>),
@@ -49,6 +55,26 @@ impl QV {
     }
 }
 
+/// Where a quick expression reads its operands.
+pub(super) trait Operands {
+    /// Placeholder `k`.
+    fn hole(&self, k: u32) -> Option<QV>;
+    /// The slot `ix` of the frame `up` frames out.
+    fn slot(&self, up: u32, ix: u32) -> Option<QV>;
+}
+
+/// A frame of a run: operands are its slots.
+impl Operands for Rc<Frame> {
+    fn hole(&self, _: u32) -> Option<QV> {
+        None
+    }
+
+    #[inline]
+    fn slot(&self, up: u32, ix: u32) -> Option<QV> {
+        QV::of(self.get(up, ix)?)
+    }
+}
+
 impl Q {
     /// The quick form of `e`, if it has one.
     pub(super) fn of(e: &Expr) -> Option<Q> {
@@ -70,68 +96,121 @@ impl Q {
         })
     }
 
+    /// The same with its placeholders replaced by the operands `kids`
+    /// stand for: slots, integers, booleans (`None`: another operand, which
+    /// a quick expression cannot read).
+    pub(super) fn resolve(&self, kids: &[TAtom]) -> Option<Q> {
+        let r = |x: &Q| x.resolve(kids).map(Box::new);
+        Some(match self {
+            Q::Hole(k) => match kids.get(*k as usize)? {
+                TAtom::Var(p) => Q::Slot(p.pup, p.pix),
+                TAtom::Lit(Lit::Int(i)) => Q::Int(*i),
+                TAtom::Lit(Lit::Bool(b)) => Q::Bool(*b),
+                _ => return None,
+            },
+            Q::Slot(up, ix) => Q::Slot(*up, *ix),
+            Q::Int(i) => Q::Int(*i),
+            Q::Bool(b) => Q::Bool(*b),
+            Q::Neg(x) => Q::Neg(r(x)?),
+            Q::Not(x) => Q::Not(r(x)?),
+            Q::Bin(op, a, b) => Q::Bin(*op, r(a)?, r(b)?),
+        })
+    }
+
     /// Its value with operands `ops`, where the answer is sure.
     #[cfg(test)]
     fn eval(&self, ops: &[V]) -> Option<V> {
-        self.eval_by(&|k| ops.get(k as usize).and_then(QV::of))
+        struct Ops<'a>(&'a [V]);
+        impl Operands for Ops<'_> {
+            fn hole(&self, k: u32) -> Option<QV> {
+                self.0.get(k as usize).and_then(QV::of)
+            }
+            fn slot(&self, _: u32, _: u32) -> Option<QV> {
+                None
+            }
+        }
+        self.eval_by(&Ops(ops))
     }
 
-    /// Its value where the answer is sure, operand `k` read by `op(k)`
+    /// Its value where the answer is sure, operands read from `ops`
     /// (`None`: not an integer or boolean).
-    pub(super) fn eval_by(&self, op: &impl Fn(u32) -> Option<QV>) -> Option<V> {
-        Some(match self.value(op)? {
+    #[inline]
+    pub(super) fn eval_by(&self, ops: &impl Operands) -> Option<V> {
+        Some(match self.value(ops)? {
             QV::I(i) => V::Lit(Lit::Int(i)),
             QV::B(b) => V::Lit(Lit::Bool(b)),
         })
     }
 
-    fn value(&self, ops: &impl Fn(u32) -> Option<QV>) -> Option<QV> {
-        Some(match self {
-            Q::Hole(k) => ops(*k)?,
-            Q::Int(i) => QV::I(*i),
-            Q::Bool(b) => QV::B(*b),
-            Q::Neg(x) => match x.value(ops)? {
-                QV::I(i) => QV::I(i.checked_neg()?),
-                QV::B(_) => return None,
+    /// The value of a leaf (a slot or a literal) without a call; `None`
+    /// for anything else, or a slot without a quick value.
+    #[inline(always)]
+    fn leaf(&self, ops: &impl Operands) -> Option<QV> {
+        match self {
+            Q::Slot(up, ix) => ops.slot(*up, *ix),
+            Q::Int(i) => Some(QV::I(*i)),
+            Q::Bool(b) => Some(QV::B(*b)),
+            _ => self.value(ops),
+        }
+    }
+
+    fn value(&self, ops: &impl Operands) -> Option<QV> {
+        match self {
+            Q::Hole(k) => ops.hole(*k),
+            Q::Slot(up, ix) => ops.slot(*up, *ix),
+            Q::Int(i) => Some(QV::I(*i)),
+            Q::Bool(b) => Some(QV::B(*b)),
+            Q::Neg(x) => match x.leaf(ops)? {
+                QV::I(i) => Some(QV::I(i.checked_neg()?)),
+                QV::B(_) => None,
             },
-            Q::Not(x) => match x.value(ops)? {
-                QV::B(b) => QV::B(!b),
-                QV::I(_) => return None,
+            Q::Not(x) => match x.leaf(ops)? {
+                QV::B(b) => Some(QV::B(!b)),
+                QV::I(_) => None,
             },
             Q::Bin(op @ (BinOp::And | BinOp::Or), a, b) => {
-                let QV::B(l) = a.value(ops)? else { return None };
+                let QV::B(l) = a.leaf(ops)? else { return None };
                 if l == (*op == BinOp::Or) {
-                    QV::B(l)
+                    Some(QV::B(l))
                 } else {
-                    match b.value(ops)? {
-                        QV::B(r) => QV::B(r),
-                        QV::I(_) => return None,
+                    match b.leaf(ops)? {
+                        QV::B(r) => Some(QV::B(r)),
+                        QV::I(_) => None,
                     }
                 }
             }
-            Q::Bin(op, a, b) => {
-                let (l, r) = (a.value(ops)?, b.value(ops)?);
-                match (op, l, r) {
-                    (BinOp::Eq, QV::I(_), QV::I(_)) | (BinOp::Eq, QV::B(_), QV::B(_)) => QV::B(l == r),
-                    (BinOp::Ne, QV::I(_), QV::I(_)) | (BinOp::Ne, QV::B(_), QV::B(_)) => QV::B(l != r),
-                    (_, QV::I(x), QV::I(y)) => match op {
-                        BinOp::Add => QV::I(x.checked_add(y)?),
-                        BinOp::Sub => QV::I(x.checked_sub(y)?),
-                        BinOp::Mul => QV::I(x.checked_mul(y)?),
-                        // Zero divisors are the evaluator's to report.
-                        BinOp::Div if y != 0 => QV::I(x.checked_div(y)?),
-                        BinOp::Rem if y != 0 => QV::I(x.checked_rem(y)?),
-                        BinOp::Lt => QV::B(x < y),
-                        BinOp::Le => QV::B(x <= y),
-                        BinOp::Gt => QV::B(x > y),
-                        BinOp::Ge => QV::B(x >= y),
-                        _ => return None,
-                    },
-                    _ => return None,
-                }
-            }
-        })
+            Q::Bin(op, a, b) => bin(*op, a.leaf(ops)?, b.leaf(ops)?),
+        }
     }
+}
+
+/// A binary operator other than `&&` and `||` on quick values, where the
+/// answer is sure.
+#[inline(always)]
+fn bin(op: BinOp, l: QV, r: QV) -> Option<QV> {
+    Some(match (l, r) {
+        (QV::I(x), QV::I(y)) => match op {
+            BinOp::Add => QV::I(x.checked_add(y)?),
+            BinOp::Sub => QV::I(x.checked_sub(y)?),
+            BinOp::Mul => QV::I(x.checked_mul(y)?),
+            // Zero divisors are the evaluator's to report.
+            BinOp::Div if y != 0 => QV::I(x.checked_div(y)?),
+            BinOp::Rem if y != 0 => QV::I(x.checked_rem(y)?),
+            BinOp::Lt => QV::B(x < y),
+            BinOp::Le => QV::B(x <= y),
+            BinOp::Gt => QV::B(x > y),
+            BinOp::Ge => QV::B(x >= y),
+            BinOp::Eq => QV::B(x == y),
+            BinOp::Ne => QV::B(x != y),
+            _ => return None,
+        },
+        (QV::B(x), QV::B(y)) => match op {
+            BinOp::Eq => QV::B(x == y),
+            BinOp::Ne => QV::B(x != y),
+            _ => return None,
+        },
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

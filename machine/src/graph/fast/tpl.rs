@@ -1,10 +1,18 @@
 //! Templates: the code of a lambda compiled out of the graph once, to be run
 //! many times with an environment instead of being copied at every call.
 //!
-//! A template names variables by where they live at run time: `Var(up, ix)`
-//! is slot `ix` of the frame `up` frames out from the current one. A
-//! lambda's frame holds its staging parameter, then its parameters, then
-//! (for a recursive lambda) its own name. Everything the template does not
+//! A template names variables twice ([`Place`]): by the lambda that binds
+//! them, counting lambdas out from the current one (what the analysis and
+//! the materializer see: the term's own nesting), and by where they live at
+//! run time, a slot of the frame so many frames out. A lambda's frame holds
+//! its staging parameter, then its parameters, then (for a recursive
+//! lambda) its own name, then the slots of the lambdas *inlined* in it: a
+//! literal lambda applied where it stands (`"e" (x) {..}`, `(x) {..} a`) and
+//! the literal branches of an `if` are run in the frame of the body that
+//! applies them ([`TCmd::Let`], [`TCmd::If`]), each with slots of its own,
+//! so a core-time loop makes no frame but its calls'. Each body of a frame
+//! runs at most once per frame (a body is replaced by its step's result),
+//! so each slot is written at most once. Everything the template does not
 //! bind is a graph variable (symbolic, or the name of a recursive value of
 //! the graph) or a shared value of the graph, neither of which a fast run
 //! changes.
@@ -23,7 +31,7 @@ use super::super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId};
 use super::quick::Q;
 use crate::expr::Expr;
 use crate::span::Span;
-use crate::term::{SExp, Sugar, VarId};
+use crate::term::{Builtin, SExp, Sugar, VarId};
 
 /// The most graph nodes one fast run compiles (the entry body and the
 /// shared lambdas it calls): past it the run is not tried, so a run whose
@@ -40,6 +48,13 @@ pub(super) struct TLam {
     pub origins: Box<[VarId]>,
     /// The number of parameters.
     pub k: usize,
+    /// Where an inlined lambda's slots (its parameters') start in the frame
+    /// of the body that applies it (`None`: the lambda has a frame of its
+    /// own).
+    pub inline_at: Option<u32>,
+    /// The slots of its frame, with those of the lambdas inlined in it (for
+    /// an inlined lambda: 0, its frame being its applier's).
+    pub nslots: u32,
     /// The rest parameter's position among the parameters.
     pub rest: Option<usize>,
     /// The body.
@@ -52,26 +67,28 @@ pub(super) struct TLam {
 }
 
 /// The bodies nested in a place that might turn pending when the frames
-/// around that place get values: each with how many frames lie between the
-/// place and the body (a lambda's own body: 1) and its staging expression.
+/// around that place get values: each with how many lambdas lie between the
+/// place and the body (a lambda's own body: 1), how many of them have frames
+/// of their own (not inlined), and its staging expression.
 /// A body whose staging expression is false however the frames outside hold
 /// (its own lambda is not invoked: `TStage::when_symbolic`) is left out, so
 /// a loop's bodies leave nothing to watch. `None`: more than [`MAX_WATCH`],
 /// and the place counts as one after which another body may be pending.
-pub(super) type Watch = Option<Rc<[(u32, Rc<TStage>)]>>;
+pub(super) type Watch = Option<Rc<[(u32, u32, Rc<TStage>)]>>;
 
 /// The most bodies a place watches.
 const MAX_WATCH: usize = 16;
 
-/// Gathers watches, `d` frames further in.
-struct Watching(Option<Vec<(u32, Rc<TStage>)>>);
+/// Gathers watches.
+struct Watching(Option<Vec<(u32, u32, Rc<TStage>)>>);
 
 impl Watching {
     fn new() -> Watching {
         Watching(Some(Vec::new()))
     }
 
-    fn add(&mut self, d: u32, s: &Rc<TStage>) {
+    /// A body `d` lambdas in, `pd` of them with frames of their own.
+    fn add(&mut self, d: u32, pd: u32, s: &Rc<TStage>) {
         if s.when_symbolic(d) == Some(false) {
             return;
         }
@@ -79,16 +96,17 @@ impl Watching {
             if v.len() >= MAX_WATCH {
                 self.0 = None;
             } else {
-                v.push((d, s.clone()));
+                v.push((d, pd, s.clone()));
             }
         }
     }
 
-    /// The watch of a lambda, `d` further in.
-    fn add_all(&mut self, extra: u32, w: &Watch) {
+    /// The watch of a place `extra` lambdas further in, `pextra` of them
+    /// with frames of their own.
+    fn add_all(&mut self, extra: u32, pextra: u32, w: &Watch) {
         match w {
             None => self.0 = None,
-            Some(w) => w.iter().for_each(|(d, s)| self.add(d + extra, s)),
+            Some(w) => w.iter().for_each(|(d, pd, s)| self.add(d + extra, pd + pextra, s)),
         }
     }
 
@@ -117,6 +135,19 @@ pub(super) struct TBody {
 pub(super) enum TCmd {
     /// `head args..`.
     App { head: TAtom, args: Box<[TArg]>, sugar: Sugar },
+    /// A literal lambda applied where it stands to as many arguments as it
+    /// has parameters, none a splice and none making a closure: a β (or an
+    /// expression's, with one expression argument) that fills the lambda's
+    /// slots in this frame. A closure over the frame in its own slot would
+    /// be a cycle of counts, never freed.
+    Let { lam: Rc<TLam>, args: Box<[TAtom]>, sugar: Sugar },
+    /// `if cond () {..} () {..}`: the branch taken is run in this frame.
+    If {
+        cond: TAtom,
+        yes: Rc<TLam>,
+        no: Rc<TLam>,
+        sugar: Sugar,
+    },
     /// `fix`: the recursive lambda (its last slot the name) and the scope
     /// (a frame of the staging parameter and the name as the scope sees it).
     Fix { lam: Rc<TLam>, scope: Rc<TLam> },
@@ -128,10 +159,33 @@ pub(super) enum TArg {
     Splice(TAtom),
 }
 
+/// Where a variable bound by a template lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Place {
+    /// How many lambdas out its binder is (0: the current one's).
+    pub up: u32,
+    /// Which binder of that lambda it is (staging parameter, parameters,
+    /// own name).
+    pub ix: u32,
+    /// How many frames out it lives at run time.
+    pub pup: u32,
+    /// Its slot in that frame ([`NO_SLOT`] for a staging parameter).
+    pub pix: u32,
+}
+
+/// The slot of a staging parameter: none. A fast run applies every lambda
+/// with `always` as its staging argument, so a staging parameter needs no
+/// slot: read where it is bound (its lambda applied), it is `always`; its
+/// lambda not applied yet, it is read only by the analysis, as symbolic,
+/// and by the materializer, as a fresh binder.
+pub(super) const NO_SLOT: u32 = u32::MAX;
+
 /// An atom of a template.
 pub(super) enum TAtom {
-    /// A slot of a frame: `up` frames out, slot `ix`.
-    Var(u32, u32),
+    /// A slot of a frame.
+    Var(Place),
+    /// A staging parameter (its slot [`NO_SLOT`]): `always` at run time.
+    SParam(Place),
     /// A symbolic graph variable.
     Sym(GVar),
     /// The name of a recursive value of the graph, inside its lambda.
@@ -147,7 +201,7 @@ pub(super) enum TAtom {
     /// A tuple.
     Tuple(Box<[TArg]>),
     /// An expression and its operands, placeholder `k` for operand `k`,
-    /// and its quick form if it has one.
+    /// and its quick form if it has one (reading the operands directly).
     Expr(Arc<Expr>, Box<[TAtom]>, Option<Box<Q>>),
 }
 
@@ -155,10 +209,13 @@ pub(super) enum TAtom {
 pub(super) enum TStage {
     Const(bool),
     /// A slot.
-    Var(u32, u32),
+    Var(Place),
+    /// A staging parameter: true at run time once its lambda is applied,
+    /// which it is wherever it is read ([`NO_SLOT`]).
+    SParam(Place),
     /// The slot of a recursive lambda's own name: its value is known only
     /// once the `fix` ran, so the analysis counts it as unknown.
-    SelfVar(u32, u32),
+    SelfVar(Place),
     /// A graph variable, with its truth (a fast run binds none).
     Graph(GVar, bool),
     Not(Box<TStage>),
@@ -172,7 +229,9 @@ impl TStage {
     fn when_symbolic(&self, k: u32) -> Option<bool> {
         match self {
             TStage::Const(b) | TStage::Graph(_, b) => Some(*b),
-            TStage::Var(up, _) => (*up < k).then_some(false),
+            // Outside the `k` frames it is unknown here: a watch made here
+            // is looked at again further out, where it may be symbolic.
+            TStage::Var(p) | TStage::SParam(p) => (p.up < k).then_some(false),
             TStage::SelfVar(..) => None,
             TStage::Not(x) => x.when_symbolic(k).map(|b| !b),
             TStage::And(a, b) => match (a.when_symbolic(k), b.when_symbolic(k)) {
@@ -189,10 +248,25 @@ impl TStage {
     }
 }
 
+/// Whether evaluating `a` may make a closure over the current frame (a
+/// literal lambda or recursive value, in a tuple or an operand too). A
+/// variable cannot hold one: a frame's parameters are bound before it
+/// exists, the frames around it no longer change, and its inlined slots
+/// are never given such values (see [`TCmd::Let`]), so frames hold no
+/// cycles.
+fn makes_closure(a: &TAtom) -> bool {
+    match a {
+        TAtom::Lam(_) | TAtom::Rec(_) => true,
+        TAtom::Tuple(xs) => xs.iter().any(|(TArg::Atom(x) | TArg::Splice(x))| makes_closure(x)),
+        TAtom::Expr(_, kids, _) => kids.iter().any(makes_closure),
+        TAtom::Var(_) | TAtom::SParam(_) | TAtom::Sym(_) | TAtom::RecName(_) | TAtom::Lit(_) | TAtom::Shared(_) => false,
+    }
+}
+
 /// Gathers the watches of the lambdas of an atom.
 fn atom_watch(a: &TAtom, w: &mut Watching) {
     match a {
-        TAtom::Lam(l) | TAtom::Rec(l) => w.add_all(0, &l.watch),
+        TAtom::Lam(l) | TAtom::Rec(l) => w.add_all(0, 0, &l.watch),
         TAtom::Tuple(xs) => xs.iter().for_each(|x| arg_watch(x, w)),
         TAtom::Expr(_, xs, _) => xs.iter().for_each(|x| atom_watch(x, w)),
         _ => {}
@@ -205,14 +279,30 @@ fn arg_watch(a: &TArg, w: &mut Watching) {
     }
 }
 
+/// A binder in scope while compiling.
+#[derive(Clone, Copy)]
+struct Binder {
+    /// The level of its lambda (counting inlined ones) and its index there.
+    level: u32,
+    ix: u32,
+    /// The level of its frame and its slot there.
+    plevel: u32,
+    pix: u32,
+    /// Whether it is a recursive lambda's own name.
+    is_self: bool,
+}
+
 /// Compiles graph nodes into templates.
 pub(super) struct Compiler<'g> {
     g: &'g Graph,
-    /// The slot of each graph variable bound by the template being compiled:
-    /// its frame's level, its index, and whether it is a recursive name.
-    scope: FxHashMap<GVar, (u32, u32, bool)>,
-    /// Frames open around the node being compiled.
+    /// The binders in scope, by graph variable.
+    scope: FxHashMap<GVar, Binder>,
+    /// Lambdas open around the node being compiled, inlined ones included.
     level: u32,
+    /// Frames open around the node being compiled.
+    plevel: u32,
+    /// The slots taken so far in each open frame, innermost last.
+    tops: Vec<u32>,
     /// Nesting depth of the recursion.
     nest: u32,
     /// Nodes compiled so far (bounded by [`MAX_COMPILED`]).
@@ -232,6 +322,8 @@ impl<'g> Compiler<'g> {
             g,
             scope: FxHashMap::default(),
             level: 0,
+            plevel: 0,
+            tops: Vec::new(),
             nest: 0,
             used,
             unknown: Vec::new(),
@@ -245,16 +337,23 @@ impl<'g> Compiler<'g> {
     }
 
     /// The entry body (the ready body a fast run starts from) as the body of
-    /// a lambda without slots.
+    /// a lambda without binders (its frame holds only the slots of the
+    /// lambdas inlined in it).
     pub(super) fn entry(&mut self, b: NodeId) -> Option<Rc<TLam>> {
         self.level += 1;
+        self.plevel += 1;
+        self.tops.push(0);
         let body = self.body(b);
+        let nslots = self.tops.pop().unwrap_or(0);
+        self.plevel -= 1;
         self.level -= 1;
         let body = body?;
         Some(Rc::new(TLam {
             origins: Box::new([]),
             k: 0,
             rest: None,
+            inline_at: None,
+            nslots,
             watch: None,
             span: body.span,
             body,
@@ -262,8 +361,8 @@ impl<'g> Compiler<'g> {
     }
 
     /// A lambda node (with `name`: the lambda of a recursive value, whose
-    /// name takes the last slot).
-    pub(super) fn lambda(&mut self, n: NodeId, name: Option<GVar>) -> Option<Rc<TLam>> {
+    /// name takes the last slot; `inline`: run in its applier's frame).
+    pub(super) fn lambda(&mut self, n: NodeId, name: Option<GVar>, inline: bool) -> Option<Rc<TLam>> {
         self.count()?;
         let Kind::Lambda(l) = self.g.kind(n) else { return None };
         let mut binders: Vec<GVar> = Vec::with_capacity(l.params.len() + 2);
@@ -272,16 +371,58 @@ impl<'g> Compiler<'g> {
         binders.extend(name);
         let rest = l.params.iter().position(|p| p.rest);
         let k = l.params.len();
-        self.frame(&binders, name.is_some(), l.body, k, rest, l.span)
+        self.frame(&binders, name.is_some(), l.body, k, rest, l.span, inline)
     }
 
-    /// A frame of `binders` around the body `body`.
-    fn frame(&mut self, binders: &[GVar], rec: bool, body: NodeId, k: usize, rest: Option<usize>, span: Span) -> Option<Rc<TLam>> {
+    /// Whether the lambda node `n` can be inlined where it is applied to
+    /// `args` (as many as its parameters, no rest parameter, no splice).
+    fn inlines(&self, n: NodeId, args: &[NodeId]) -> bool {
+        match self.g.kind(n) {
+            Kind::Lambda(l) => {
+                l.params.len() == args.len()
+                    && l.params.iter().all(|p| !p.rest)
+                    && args.iter().all(|&a| !matches!(self.g.kind(a), Kind::Splice(_)))
+            }
+            _ => false,
+        }
+    }
+
+    /// A frame of `binders` around the body `body` (inlined: slots of the
+    /// current frame instead).
+    #[allow(clippy::too_many_arguments)]
+    fn frame(
+        &mut self,
+        binders: &[GVar],
+        rec: bool,
+        body: NodeId,
+        k: usize,
+        rest: Option<usize>,
+        span: Span,
+        inline: bool,
+    ) -> Option<Rc<TLam>> {
+        // Slots for all but the staging parameter.
+        let n = u32::try_from(binders.len()).ok()?.checked_sub(1)?;
+        let base = if inline {
+            let top = self.tops.last_mut()?;
+            let base = *top;
+            *top = top.checked_add(n)?;
+            base
+        } else {
+            self.plevel += 1;
+            self.tops.push(n);
+            0
+        };
         self.level += 1;
         let mut old = Vec::with_capacity(binders.len());
-        for (i, &v) in binders.iter().enumerate() {
-            let is_self = rec && i + 1 == binders.len();
-            old.push((v, self.scope.insert(v, (self.level, i as u32, is_self))));
+        for (i, &v) in (0u32..).zip(binders) {
+            let b = Binder {
+                level: self.level,
+                ix: i,
+                plevel: self.plevel,
+                pix: if i == 0 { NO_SLOT } else { base + i - 1 },
+                is_self: rec && i == n,
+            };
+            old.push((v, self.scope.insert(v, b)));
         }
         let b = self.body(body);
         for (v, o) in old.into_iter().rev() {
@@ -291,26 +432,46 @@ impl<'g> Compiler<'g> {
             };
         }
         self.level -= 1;
+        let nslots = if inline {
+            0
+        } else {
+            self.plevel -= 1;
+            self.tops.pop().unwrap_or(0)
+        };
         let body = b?;
         let mut w = Watching::new();
-        w.add(1, &body.stage);
-        w.add_all(1, &body.watch);
+        let own = u32::from(!inline);
+        w.add(1, own, &body.stage);
+        w.add_all(1, own, &body.watch);
         Some(Rc::new(TLam {
             origins: binders.iter().map(|&v| self.g.var(v).origin).collect(),
             k,
             rest,
+            inline_at: inline.then_some(base),
+            nslots,
             body,
             span,
             watch: w.done(),
         }))
     }
 
+    /// The place of a binder in scope, seen from here.
+    fn place(&self, b: Binder) -> Place {
+        Place {
+            up: self.level - b.level,
+            ix: b.ix,
+            pup: self.plevel - b.plevel,
+            pix: b.pix,
+        }
+    }
+
     fn stage(&self, s: &SExp) -> TStage {
         match s {
             SExp::Const(b) => TStage::Const(*b),
             SExp::Var(v) => match self.scope.get(v) {
-                Some(&(lvl, ix, false)) => TStage::Var(self.level - lvl, ix),
-                Some(&(lvl, ix, true)) => TStage::SelfVar(self.level - lvl, ix),
+                Some(&b) if b.pix == NO_SLOT => TStage::SParam(self.place(b)),
+                Some(&b) if !b.is_self => TStage::Var(self.place(b)),
+                Some(&b) => TStage::SelfVar(self.place(b)),
                 None => TStage::Graph(*v, matches!(self.g.var(*v).bound(), Bound::SelfRec(_))),
             },
             SExp::Not(x) => TStage::Not(Box::new(self.stage(x))),
@@ -341,6 +502,48 @@ impl<'g> Compiler<'g> {
         let stage = Rc::new(self.stage(&b.stage));
         let span = b.span;
         let (cmd, watch) = match &b.cmd {
+            Cmd::App { head, args, sugar } if self.inlines(*head, args) => {
+                let mut xs = Vec::with_capacity(args.len());
+                for &a in args {
+                    xs.push(self.atom(a)?);
+                }
+                let mut w = Watching::new();
+                xs.iter().for_each(|x| atom_watch(x, &mut w));
+                let sugar = *sugar;
+                if xs.iter().any(makes_closure) {
+                    // Not inlined: its slots would hold a closure over
+                    // their own frame, a cycle of counts.
+                    let head = self.atom(*head)?;
+                    atom_watch(&head, &mut w);
+                    let args = xs.into_iter().map(TArg::Atom).collect();
+                    (TCmd::App { head, args, sugar }, w.done())
+                } else {
+                    let lam = self.deeper(|c| c.lambda(*head, None, true))?;
+                    w.add_all(0, 0, &lam.watch);
+                    (
+                        TCmd::Let {
+                            lam,
+                            args: xs.into(),
+                            sugar,
+                        },
+                        w.done(),
+                    )
+                }
+            }
+            Cmd::App { head, args, sugar }
+                if matches!(self.g.kind(*head), Kind::Lit(Lit::Builtin(Builtin::If)))
+                    && matches!(&args[..], [_, y, n] if self.inlines(*y, &[]) && self.inlines(*n, &[])) =>
+            {
+                let cond = self.atom(args[0])?;
+                let yes = self.deeper(|c| c.lambda(args[1], None, true))?;
+                let no = self.deeper(|c| c.lambda(args[2], None, true))?;
+                let mut w = Watching::new();
+                atom_watch(&cond, &mut w);
+                w.add_all(0, 0, &yes.watch);
+                w.add_all(0, 0, &no.watch);
+                let sugar = *sugar;
+                (TCmd::If { cond, yes, no, sugar }, w.done())
+            }
             Cmd::App { head, args, sugar } => {
                 let head = self.atom(*head)?;
                 let mut xs = Vec::with_capacity(args.len());
@@ -367,11 +570,11 @@ impl<'g> Compiler<'g> {
                 body,
             } => {
                 let (sparam, name_in, name_out, lam, body) = (*sparam, *name_in, *name_out, *lam, *body);
-                let lam = self.lambda(lam, Some(name_in))?;
-                let scope = self.frame(&[sparam, name_out], false, body, 1, None, span)?;
+                let lam = self.lambda(lam, Some(name_in), false)?;
+                let scope = self.frame(&[sparam, name_out], false, body, 1, None, span, false)?;
                 let mut w = Watching::new();
-                w.add_all(0, &lam.watch);
-                w.add_all(0, &scope.watch);
+                w.add_all(0, 0, &lam.watch);
+                w.add_all(0, 0, &scope.watch);
                 (TCmd::Fix { lam, scope }, w.done())
             }
         };
@@ -396,7 +599,8 @@ impl<'g> Compiler<'g> {
     fn atom_inner(&mut self, n: NodeId) -> Option<TAtom> {
         Some(match self.g.kind(n) {
             Kind::Ref(v) => match self.scope.get(v) {
-                Some(&(lvl, ix, _)) => TAtom::Var(self.level - lvl, ix),
+                Some(&b) if b.pix == NO_SLOT => TAtom::SParam(self.place(b)),
+                Some(&b) => TAtom::Var(self.place(b)),
                 None => match self.g.var(*v).bound() {
                     Bound::Symbolic => TAtom::Sym(*v),
                     Bound::SelfRec(_) => TAtom::RecName(*v),
@@ -427,10 +631,10 @@ impl<'g> Compiler<'g> {
                     _ => return None,
                 }
             }
-            Kind::Lambda(_) => TAtom::Lam(self.lambda(n, None)?),
+            Kind::Lambda(_) => TAtom::Lam(self.lambda(n, None, false)?),
             Kind::Rec { name, lam } => {
                 let (name, lam) = (*name, *lam);
-                TAtom::Rec(self.lambda(lam, Some(name))?)
+                TAtom::Rec(self.lambda(lam, Some(name), false)?)
             }
             Kind::Tuple(xs) => {
                 let mut out = Vec::with_capacity(xs.len());
@@ -445,7 +649,7 @@ impl<'g> Compiler<'g> {
                 for &c in kids.iter() {
                     out.push(self.atom(c)?);
                 }
-                let q = Q::of(&e).map(Box::new);
+                let q = Q::of(&e).and_then(|q| q.resolve(&out)).map(Box::new);
                 TAtom::Expr(e, out.into(), q)
             }
             // Records and maps owned by the body, bodies, splices out of
@@ -463,28 +667,37 @@ mod tests {
     fn a_place_watches_only_the_bodies_that_might_turn_pending() {
         let watched = |d: u32, s: TStage| {
             let mut w = Watching::new();
-            w.add(d, &Rc::new(s));
+            w.add(d, d, &Rc::new(s));
             w.done().map(|w| w.len())
         };
+        let v = |up: u32, ix: u32| Place { up, ix, pup: up, pix: ix };
         // Natural staging on the body's own lambda, one frame in: never.
-        assert_eq!(watched(1, TStage::Var(0, 0)), Some(0));
+        assert_eq!(watched(1, TStage::SParam(v(0, 0))), Some(0));
+        // On the staging parameter of a lambda around the place: maybe (the
+        // place may be inside a lambda not applied yet).
+        assert_eq!(watched(1, TStage::SParam(v(1, 0))), Some(1));
+        let not_both = TStage::Not(Box::new(TStage::And(
+            Box::new(TStage::SParam(v(2, 0))),
+            Box::new(TStage::SParam(v(1, 0))),
+        )));
+        assert_eq!(watched(1, not_both), Some(1));
         // A variable two frames out from a body one frame in: maybe.
-        assert_eq!(watched(1, TStage::Var(2, 1)), Some(1));
-        assert_eq!(watched(3, TStage::Var(2, 1)), Some(0));
+        assert_eq!(watched(1, TStage::Var(v(2, 1))), Some(1));
+        assert_eq!(watched(3, TStage::Var(v(2, 1))), Some(0));
         // `always`, `!x`, and a recursive name: maybe; `never`: never.
         assert_eq!(watched(1, TStage::Const(true)), Some(1));
-        assert_eq!(watched(1, TStage::Not(Box::new(TStage::Var(0, 0)))), Some(1));
-        assert_eq!(watched(5, TStage::SelfVar(0, 2)), Some(1));
+        assert_eq!(watched(1, TStage::Not(Box::new(TStage::Var(v(0, 0))))), Some(1));
+        assert_eq!(watched(5, TStage::SelfVar(v(0, 2))), Some(1));
         assert_eq!(watched(0, TStage::Const(false)), Some(0));
         // `a & b` is false as soon as either is; `a | b` needs both.
-        let and = TStage::And(Box::new(TStage::Var(3, 0)), Box::new(TStage::Var(1, 0)));
+        let and = TStage::And(Box::new(TStage::Var(v(3, 0))), Box::new(TStage::Var(v(1, 0))));
         assert_eq!(watched(2, and), Some(0));
-        let or = TStage::Or(Box::new(TStage::Var(3, 0)), Box::new(TStage::Var(1, 0)));
+        let or = TStage::Or(Box::new(TStage::Var(v(3, 0))), Box::new(TStage::Var(v(1, 0))));
         assert_eq!(watched(2, or), Some(1));
         // Past the bound, the place is not watched at all.
         let mut w = Watching::new();
         for _ in 0..=MAX_WATCH {
-            w.add(1, &Rc::new(TStage::Const(true)));
+            w.add(1, 1, &Rc::new(TStage::Const(true)));
         }
         assert!(w.done().is_none());
     }

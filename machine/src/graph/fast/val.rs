@@ -7,6 +7,7 @@
 //! materializer recurses through them, and dropping them is iterative anyway
 //! ([`Frame`]'s `Drop`).
 
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
 use smallvec::SmallVec;
@@ -50,7 +51,7 @@ impl V {
     pub(super) fn depth(&self) -> u32 {
         match self {
             V::Tup(t) => t.depth,
-            V::Clo(_, f) | V::Rec(_, f) => f.depth + 1,
+            V::Clo(_, f) | V::Rec(_, f) => f.depth.get() + 1,
             _ => 0,
         }
     }
@@ -85,8 +86,18 @@ impl V {
 }
 
 /// The slots of a frame: a loop's staging parameter, a few parameters and
-/// its own name fit inline.
-pub(super) type Slots = SmallVec<[V; 6]>;
+/// its own name fit inline. Each is written once (the frame's staging
+/// parameter, parameters and own name when it is made, an inlined lambda's
+/// when the body applying it runs): a slot not written yet is the binder of
+/// a lambda not applied yet.
+pub(super) type Slots = SmallVec<[OnceCell<V>; 8]>;
+
+/// The slots of a frame holding `vals`, then `n` slots not written yet.
+pub(super) fn slots(vals: impl IntoIterator<Item = V>, n: usize) -> Slots {
+    let mut s: Slots = vals.into_iter().map(OnceCell::from).collect();
+    s.extend(std::iter::repeat_with(OnceCell::new).take(n.saturating_sub(s.len())));
+    s
+}
 
 /// A tuple.
 pub(super) struct Tup {
@@ -115,48 +126,111 @@ pub(super) struct Frame {
     pub up: Option<Rc<Frame>>,
     /// The slots.
     pub vals: Slots,
-    /// How deeply closures and tuples nest in it and the frames around it.
-    pub depth: u32,
+    /// How deeply closures and tuples nest in it and the frames around it
+    /// (raised when a slot is written: a closure made before that cannot
+    /// reach the slot, so what it reaches nests no deeper than it did).
+    pub depth: Cell<u32>,
 }
 
 impl Frame {
-    /// The frame of a β being filled in place (then [`Frame::close`]d): its
-    /// first slot, the staging parameter's, holds `always`.
-    pub(super) fn open() -> Rc<Frame> {
-        let mut vals = Slots::new();
-        vals.push(V::Lit(Lit::Stage(true)));
-        Rc::new(Frame { up: None, vals, depth: 0 })
-    }
-
     /// Gives a frame filled in place its enclosing frame and depth; `false`
     /// if its values would nest too deeply.
     pub(super) fn close(&mut self, up: Option<Rc<Frame>>) -> bool {
-        let depth = self
-            .vals
-            .iter()
-            .map(V::depth)
-            .max()
-            .unwrap_or(0)
-            .max(up.as_ref().map_or(0, |f| f.depth));
         self.up = up;
-        self.depth = depth;
-        depth <= MAX_DEPTH
+        self.close_depth()
     }
 
     /// A frame, or `None` if its values would nest too deeply.
     pub(super) fn new(up: Option<Rc<Frame>>, vals: Slots) -> Option<Rc<Frame>> {
-        let mut f = Frame { up: None, vals, depth: 0 };
-        f.close(up).then(|| Rc::new(f))
+        let mut f = Frame {
+            up: None,
+            vals,
+            depth: Cell::new(0),
+        };
+        if !f.close(up) {
+            return None;
+        }
+        #[cfg(test)]
+        LIVE_FRAMES.with(|n| n.set(n.get() + 1));
+        Some(Rc::new(f))
     }
 
-    /// Slot `ix` of the frame `up` frames out.
+    /// Whether a frame of `vals` in `up` would nest no deeper than allowed.
+    pub(super) fn fits(vals: &[V], up: Option<&Rc<Frame>>) -> bool {
+        up.map_or(0, |f| f.depth.get()) <= MAX_DEPTH && vals.iter().all(|v| v.depth() <= MAX_DEPTH)
+    }
+
+    /// Makes this frame, which nothing else holds, the frame of a new call:
+    /// `vals`, then `n` slots in all, in `up` (checked by [`Frame::fits`]).
+    /// What it held is dropped (a frame's drop is iterative).
+    pub(super) fn refill(&mut self, up: Option<Rc<Frame>>, vals: impl Iterator<Item = V>, n: usize) {
+        let mut depth = up.as_ref().map_or(0, |f| f.depth.get());
+        self.up = up;
+        if self.vals.len() != n {
+            self.vals.resize_with(n, OnceCell::new);
+        }
+        let mut filled = 0;
+        for (c, v) in self.vals.iter_mut().zip(vals) {
+            depth = depth.max(v.depth());
+            *c = OnceCell::from(v);
+            filled += 1;
+        }
+        for c in &mut self.vals[filled..] {
+            c.take();
+        }
+        debug_assert!(depth <= MAX_DEPTH, "a frame refilled past the depth bound");
+        self.depth.set(depth);
+    }
+
+    /// Sets the depth from the slots and the enclosing frame; `false` past
+    /// the bound.
+    fn close_depth(&mut self) -> bool {
+        let depth = self
+            .vals
+            .iter()
+            .filter_map(OnceCell::get)
+            .map(V::depth)
+            .max()
+            .unwrap_or(0)
+            .max(self.up.as_ref().map_or(0, |f| f.depth.get()));
+        self.depth.set(depth);
+        depth <= MAX_DEPTH
+    }
+
+    /// Slot `ix` of the frame `up` frames out (`None`: not written yet).
     #[inline]
     pub(super) fn get(self: &Rc<Frame>, up: u32, ix: u32) -> Option<&V> {
         let mut f = self;
         for _ in 0..up {
             f = f.up.as_ref()?;
         }
-        f.vals.get(ix as usize)
+        f.vals.get(ix as usize)?.get()
+    }
+
+    /// Whether `vals` can be written to the slots from `at` on: they exist,
+    /// are not written yet, and the values would not nest too deeply.
+    pub(super) fn can_write(&self, at: u32, vals: &[V]) -> bool {
+        let at = at as usize;
+        let Some(slots) = self.vals.get(at..at + vals.len()) else {
+            return false;
+        };
+        for (c, v) in slots.iter().zip(vals) {
+            if c.get().is_some() || v.depth() > MAX_DEPTH {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Writes `v` to slot `ix` (checked by [`Frame::can_write`]).
+    pub(super) fn write(&self, ix: u32, v: V) {
+        self.depth.set(self.depth.get().max(v.depth()));
+        let Some(c) = self.vals.get(ix as usize) else {
+            debug_assert!(false, "a slot outside the frame");
+            return;
+        };
+        let fresh = c.set(v).is_ok();
+        debug_assert!(fresh, "a slot written twice");
     }
 }
 
@@ -193,8 +267,10 @@ fn take_frame(f: &mut Frame, out: &mut HeldList) {
     if let Some(u) = f.up.take() {
         out.push(Held::F(u));
     }
-    for v in f.vals.drain(..) {
-        hold(v, out);
+    for c in f.vals.drain(..) {
+        if let Some(v) = c.into_inner() {
+            hold(v, out);
+        }
     }
 }
 
@@ -217,12 +293,21 @@ fn drain(mut out: HeldList) {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Frames made by [`Frame::new`] and not dropped, on this thread: a
+    /// cycle of counts would leave some.
+    pub(super) static LIVE_FRAMES: Cell<i64> = const { Cell::new(0) };
+}
+
 impl Drop for Frame {
     fn drop(&mut self) {
+        #[cfg(test)]
+        LIVE_FRAMES.with(|n| n.set(n.get() - 1));
         // A frame that alone holds nothing that holds more (its `up` shared
         // or none, its slots plain or shared) drops its fields as they are:
         // only counts go down. Most do, and so do the frames emptied below.
-        if self.up.as_ref().is_none_or(|u| Rc::strong_count(u) != 1) && !self.vals.iter().any(frees) {
+        if self.up.as_ref().is_none_or(|u| Rc::strong_count(u) != 1) && !self.vals.iter().filter_map(OnceCell::get).any(frees) {
             return;
         }
         // The chain of frames this one alone holds (a loop's frames, each
@@ -248,7 +333,7 @@ impl Drop for Frame {
 /// Moves the values of `vals` whose drop would free a frame or tuple to
 /// `out`.
 fn take_unique(vals: &mut Slots, out: &mut HeldList) {
-    for v in vals.iter_mut() {
+    for v in vals.iter_mut().filter_map(OnceCell::get_mut) {
         if frees(v) {
             hold(std::mem::replace(v, V::Lit(Lit::Bool(false))), out);
         }
@@ -301,6 +386,8 @@ mod tests {
             origins: Box::new([]),
             k: 0,
             rest: None,
+            inline_at: None,
+            nslots: 0,
             body: super::super::tpl::tests_support::empty_body(),
             span: Default::default(),
             watch: None,
@@ -308,7 +395,7 @@ mod tests {
         let mut f = Rc::new(Frame {
             up: None,
             vals: SmallVec::new(),
-            depth: 0,
+            depth: Cell::new(0),
         });
         for i in 0..1_000_000 {
             let t = Rc::new(Tup {
@@ -318,8 +405,8 @@ mod tests {
             });
             f = Rc::new(Frame {
                 up: None,
-                vals: smallvec::smallvec![V::Tup(t)],
-                depth: 0,
+                vals: slots([V::Tup(t)], 1),
+                depth: Cell::new(0),
             });
         }
         drop(f);
@@ -333,7 +420,7 @@ mod tests {
         }
         assert_eq!(v.depth(), MAX_DEPTH);
         assert!(Tup::value(vec![v.clone()]).is_none());
-        assert!(Frame::new(None, smallvec::smallvec![v.clone()]).is_some());
+        assert!(Frame::new(None, slots([v.clone()], 1)).is_some());
         let wide: Vec<V> = (0..MAX_SIZE).map(|i| V::Lit(Lit::Int(i64::from(i)))).collect();
         assert!(Tup::value(wide).is_none());
     }
