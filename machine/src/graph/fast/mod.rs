@@ -56,7 +56,7 @@ const ALWAYS: V = V::Lit(Lit::Stage(true));
 
 /// The values a β binds in slots: the arguments (and a recursive lambda's
 /// own value); the staging parameter, `always`, has none.
-type Args = SmallVec<[V; 8]>;
+type Args = Vec<V>;
 
 /// When a fast run is tried again after one that ended early.
 #[derive(Clone, Copy, Debug)]
@@ -121,6 +121,8 @@ struct Run<'m> {
     used: usize,
     /// Variables bound (for `--stats`).
     bound: u64,
+    /// The buffer of a β's arguments, kept from step to step.
+    args: Args,
     /// Frames and tuples made (bounded by [`MAX_MADE`]).
     made: Cell<u32>,
 }
@@ -160,6 +162,7 @@ impl Machine {
             used,
             bound: 0,
             made: Cell::new(0),
+            args: Vec::with_capacity(8),
         };
         let frame = Frame::new(None, val::slots([], entry.nslots as usize))?;
         let mut cur = Cur::Body(entry, frame);
@@ -216,9 +219,7 @@ impl Machine {
 impl Run<'_> {
     /// Attempts the step `cur` stands for, replacing `cur` by its result.
     fn step(&mut self, cur: &mut Cur) -> Step {
-        // The arguments of a β.
-        let mut vals: Args = SmallVec::new();
-        let (h, expr, span) = match cur {
+        let (h, mut vals, expr, span) = match cur {
             Cur::Body(lam, frame) => {
                 let body = &lam.body;
                 if !self.stage(&body.stage, 0, 0, frame) {
@@ -245,18 +246,19 @@ impl Run<'_> {
                         };
                     }
                     TCmd::Let { lam: l, args, .. } => {
-                        for a in args.iter() {
-                            let Some(v) = self.eval(a, frame) else { return Step::Stop };
-                            vals.push(v);
-                        }
                         let Some(at) = l.inline_at else { return Step::Stop };
-                        if !frame.can_write(at, &vals) {
-                            return Step::Stop;
-                        }
-                        self.bound += 1 + vals.len() as u64;
-                        for (i, v) in (at..).zip(vals.drain(..)) {
+                        // Each argument to its slot as it comes: a stop half
+                        // way leaves slots of a lambda not applied, which
+                        // nothing reads (the state built back gives the
+                        // lambda fresh binders).
+                        for (i, a) in (at..).zip(args.iter()) {
+                            let Some(v) = self.eval(a, frame) else { return Step::Stop };
+                            if !frame.can_write(i, &v) {
+                                return Step::Stop;
+                            }
                             frame.write(i, v);
                         }
+                        self.bound += 1 + args.len() as u64;
                         let rule = if matches!(&**args, [TAtom::Expr(..)]) {
                             Rule::Expr
                         } else {
@@ -289,6 +291,9 @@ impl Run<'_> {
                         };
                     }
                     TCmd::App { head, args, .. } => {
+                        // The arguments of a β, in the run's buffer.
+                        let mut vals = std::mem::take(&mut self.args);
+                        vals.clear();
                         for a in args.iter() {
                             let ok = match a {
                                 TArg::Atom(x) => self.eval(x, frame).map(|v| vals.push(v)),
@@ -300,7 +305,7 @@ impl Run<'_> {
                         }
                         let Some(h) = self.eval(head, frame) else { return Step::Stop };
                         let expr = matches!(&**args, [TArg::Atom(TAtom::Expr(..))]);
-                        (h, expr, span)
+                        (h, vals, expr, span)
                     }
                 }
             }
@@ -316,9 +321,12 @@ impl Run<'_> {
                     go_on,
                 };
             }
-            Cur::Call(h, span) => (h.clone(), false, *span),
+            Cur::Call(h, span) => (h.clone(), std::mem::take(&mut self.args), false, *span),
         };
-        match self.apply(h, &mut vals, expr, span, cur) {
+        let r = self.apply(h, &mut vals, expr, span, cur);
+        vals.clear();
+        self.args = vals;
+        match r {
             Some((rule, go_on)) => Step::Done { rule, span, go_on },
             None => Step::Stop,
         }
@@ -445,14 +453,14 @@ impl Run<'_> {
 
     /// The elements of a spliced value: a known tuple's (`None`: anything
     /// else, which the graph machine decides).
-    fn splice<A: smallvec::Array<Item = V>>(&self, t: V, out: &mut SmallVec<A>) -> Option<()> {
+    fn splice(&self, t: V, out: &mut impl Extend<V>) -> Option<()> {
         match t {
             V::Tup(t) => out.extend(t.xs.iter().cloned()),
             V::Val(a) => match &*a {
                 crate::term::Atom::Tuple(xs) => {
                     for x in xs {
                         match x {
-                            crate::term::Arg::Atom(x) => out.push(V::of_atom(x.clone())),
+                            crate::term::Arg::Atom(x) => out.extend([V::of_atom(x.clone())]),
                             crate::term::Arg::Splice(_) => return None,
                         }
                     }
@@ -466,7 +474,22 @@ impl Run<'_> {
 
     /// The value of an atom in `frame`, evaluating expressions (`None`: an
     /// expression that is stuck or fails, or a value too big for a run).
+    /// Slots and quick expressions without a call.
+    #[inline(always)]
     fn eval(&self, a: &TAtom, frame: &Rc<Frame>) -> Option<V> {
+        match a {
+            TAtom::Var(p) => frame.get(p.pup, p.pix).cloned(),
+            TAtom::SParam(_) => Some(ALWAYS),
+            TAtom::Expr(_, _, Some(q)) => match q.eval_by(frame) {
+                Some(v) => Some(v),
+                None => self.eval_slow(a, frame),
+            },
+            _ => self.eval_slow(a, frame),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_slow(&self, a: &TAtom, frame: &Rc<Frame>) -> Option<V> {
         Some(match a {
             TAtom::Var(p) => frame.get(p.pup, p.pix)?.clone(),
             TAtom::SParam(_) => ALWAYS,
@@ -490,11 +513,8 @@ impl Run<'_> {
                 self.made.set(self.made.get() + 1);
                 Tup::value(out.into_vec())?
             }
-            TAtom::Expr(e, kids, q) => {
-                // Integer arithmetic on slots and literals: read in place.
-                if let Some(v) = q.as_ref().and_then(|q| q.eval_by(frame)) {
-                    return Some(v);
-                }
+            TAtom::Expr(e, kids, _) => {
+                // Its quick form, if any, did not answer (see `eval`).
                 let mut ops: SmallVec<[crate::term::Atom; 4]> = SmallVec::new();
                 for k in kids.iter() {
                     ops.push(val::to_atom(&self.eval(k, frame)?, &|n| self.m.export_raw(n))?);

@@ -46,6 +46,7 @@ pub(super) enum QV {
 
 impl QV {
     /// The quick value of a value, if it has one.
+    #[inline(always)]
     pub(super) fn of(v: &V) -> Option<QV> {
         match v {
             V::Lit(Lit::Int(i)) => Some(QV::I(*i)),
@@ -69,7 +70,7 @@ impl Operands for Rc<Frame> {
         None
     }
 
-    #[inline]
+    #[inline(always)]
     fn slot(&self, up: u32, ix: u32) -> Option<QV> {
         QV::of(self.get(up, ix)?)
     }

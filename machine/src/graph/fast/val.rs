@@ -25,7 +25,6 @@ pub(super) const MAX_DEPTH: u32 = 64;
 pub(super) const MAX_SIZE: u32 = 4096;
 
 /// A value.
-#[derive(Clone)]
 pub(super) enum V {
     /// A number, boolean, string, staging constant, built-in or matrix.
     Lit(Lit),
@@ -46,8 +45,50 @@ pub(super) enum V {
     Shared(NodeId),
 }
 
+impl Clone for V {
+    /// A number copied without a call (the common case), else a count
+    /// bumped.
+    #[inline(always)]
+    fn clone(&self) -> V {
+        match self {
+            V::Lit(Lit::Int(i)) => V::Lit(Lit::Int(*i)),
+            _ => self.clone_slow(),
+        }
+    }
+}
+
+impl V {
+    #[inline(never)]
+    fn clone_slow(&self) -> V {
+        match self {
+            V::Lit(l) => V::Lit(l.clone()),
+            V::Sym(v) => V::Sym(*v),
+            V::RecName(v) => V::RecName(*v),
+            V::Val(a) => V::Val(a.clone()),
+            V::Tup(t) => V::Tup(t.clone()),
+            V::Clo(l, f) => V::Clo(l.clone(), f.clone()),
+            V::Rec(l, f) => V::Rec(l.clone(), f.clone()),
+            V::Shared(n) => V::Shared(*n),
+        }
+    }
+
+    /// Drops `self`, without a call when it holds nothing to free (a
+    /// number, a boolean, a staging constant, a variable, a node).
+    #[inline(always)]
+    pub(super) fn release(self) {
+        match self {
+            V::Lit(Lit::Int(_) | Lit::Bool(_) | Lit::Stage(_) | Lit::Float(_) | Lit::Builtin(_))
+            | V::Sym(_)
+            | V::RecName(_)
+            | V::Shared(_) => std::mem::forget(self),
+            v => drop(v),
+        }
+    }
+}
+
 impl V {
     /// How deeply closures and tuples nest in it.
+    #[inline]
     pub(super) fn depth(&self) -> u32 {
         match self {
             V::Tup(t) => t.depth,
@@ -172,11 +213,15 @@ impl Frame {
         let mut filled = 0;
         for (c, v) in self.vals.iter_mut().zip(vals) {
             depth = depth.max(v.depth());
-            *c = OnceCell::from(v);
+            if let Some(old) = std::mem::replace(c, OnceCell::from(v)).into_inner() {
+                old.release();
+            }
             filled += 1;
         }
         for c in &mut self.vals[filled..] {
-            c.take();
+            if let Some(old) = c.take() {
+                old.release();
+            }
         }
         debug_assert!(depth <= MAX_DEPTH, "a frame refilled past the depth bound");
         self.depth.set(depth);
@@ -198,7 +243,7 @@ impl Frame {
     }
 
     /// Slot `ix` of the frame `up` frames out (`None`: not written yet).
-    #[inline]
+    #[inline(always)]
     pub(super) fn get(self: &Rc<Frame>, up: u32, ix: u32) -> Option<&V> {
         let mut f = self;
         for _ in 0..up {
@@ -207,22 +252,15 @@ impl Frame {
         f.vals.get(ix as usize)?.get()
     }
 
-    /// Whether `vals` can be written to the slots from `at` on: they exist,
-    /// are not written yet, and the values would not nest too deeply.
-    pub(super) fn can_write(&self, at: u32, vals: &[V]) -> bool {
-        let at = at as usize;
-        let Some(slots) = self.vals.get(at..at + vals.len()) else {
-            return false;
-        };
-        for (c, v) in slots.iter().zip(vals) {
-            if c.get().is_some() || v.depth() > MAX_DEPTH {
-                return false;
-            }
-        }
-        true
+    /// Whether `v` can be written to slot `ix`: it exists, is not written
+    /// yet, and the value would not nest too deeply.
+    #[inline]
+    pub(super) fn can_write(&self, ix: u32, v: &V) -> bool {
+        self.vals.get(ix as usize).is_some_and(|c| c.get().is_none()) && v.depth() <= MAX_DEPTH
     }
 
     /// Writes `v` to slot `ix` (checked by [`Frame::can_write`]).
+    #[inline]
     pub(super) fn write(&self, ix: u32, v: V) {
         self.depth.set(self.depth.get().max(v.depth()));
         let Some(c) = self.vals.get(ix as usize) else {
