@@ -222,7 +222,9 @@ impl Run<'_> {
         let (h, mut vals, expr, span) = match cur {
             Cur::Body(lam, frame) => {
                 let body = &lam.body;
-                if !self.stage(&body.stage, 0, 0, frame) {
+                // A body's own staging parameter (natural staging) is
+                // `always` where it runs.
+                if !matches!(&*body.stage, TStage::SParam(_) | TStage::Const(true)) && !self.stage(&body.stage, 0, 0, frame) {
                     return Step::Stop;
                 }
                 let span = body.span;
@@ -245,7 +247,7 @@ impl Run<'_> {
                             go_on,
                         };
                     }
-                    TCmd::Let { lam: l, args, .. } => {
+                    TCmd::Let { lam: l, args, rule, .. } => {
                         let Some(at) = l.inline_at else { return Step::Stop };
                         // Each argument to its slot as it comes: a stop half
                         // way leaves slots of a lambda not applied, which
@@ -253,17 +255,12 @@ impl Run<'_> {
                         // lambda fresh binders).
                         for (i, a) in (at..).zip(args.iter()) {
                             let Some(v) = self.eval(a, frame) else { return Step::Stop };
-                            if !frame.can_write(i, &v) {
+                            if frame.write(i, v).is_err() {
                                 return Step::Stop;
                             }
-                            frame.write(i, v);
                         }
                         self.bound += 1 + args.len() as u64;
-                        let rule = if matches!(&**args, [TAtom::Expr(..)]) {
-                            Rule::Expr
-                        } else {
-                            Rule::Beta
-                        };
+                        let rule = *rule;
                         let go_on = self.quiet(&l.body.watch, frame);
                         *lam = l.clone();
                         return Step::Done { rule, span, go_on };
@@ -395,14 +392,12 @@ impl Run<'_> {
         }
         vals.extend(me);
         debug_assert_eq!(vals.len() + 1, l.origins.len(), "a frame that does not fit its template");
-        if !Frame::fits(vals, env.as_ref()) {
-            return None;
-        }
+        let depth = Frame::fits(vals, env.as_ref())?;
         self.bound += 1 + k as u64;
         let nslots = l.nslots as usize;
         if let Cur::Body(lam, f) = cur {
             if let Some(fm) = Rc::get_mut(f) {
-                fm.refill(env, vals.drain(..), nslots);
+                fm.refill(env, vals.drain(..), nslots, depth);
                 *lam = l;
                 return Some(self.quiet(&lam.body.watch, f));
             }
@@ -429,9 +424,13 @@ impl Run<'_> {
     }
 
     /// Whether no body that `w` watches from the place of `frame` is active.
+    #[inline(always)]
     fn quiet(&self, w: &tpl::Watch, frame: &Rc<Frame>) -> bool {
-        w.as_ref()
-            .is_some_and(|w| w.iter().all(|(d, pd, s)| !self.stage(s, *d, *pd, frame)))
+        match w {
+            Some(w) if w.is_empty() => true,
+            Some(w) => w.iter().all(|(d, pd, s)| !self.stage(s, *d, *pd, frame)),
+            None => false,
+        }
     }
 
     /// The value of the staging expression of a body `d` lambdas inside the

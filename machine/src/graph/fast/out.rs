@@ -180,7 +180,7 @@ impl Out {
                 let args = xs;
                 Cmd::App { head, args, sugar: *sugar }
             }
-            TCmd::Let { lam, args, sugar } => {
+            TCmd::Let { lam, args, sugar, .. } => {
                 let head = self.lambda(m, lam).0;
                 let args = args.iter().map(|a| self.atom(m, a)).collect();
                 Cmd::App { head, args, sugar: *sugar }

@@ -28,11 +28,42 @@ pub(super) enum Q {
     /// An operand that is a slot: this many frames out, this slot
     /// ([`Q::resolve`]).
     Slot(u32, u32),
+    /// A binary operator other than `&&` and `||` on two leaves (the
+    /// common `"i+1"`, `"i > N"`), evaluated without recursion.
+    Leaves(BinOp, Leaf, Leaf),
     Int(i64),
     Bool(bool),
     Neg(Box<Q>),
     Not(Box<Q>),
     Bin(BinOp, Box<Q>, Box<Q>),
+}
+
+/// An operand of [`Q::Leaves`].
+#[derive(Clone, Copy)]
+pub(super) enum Leaf {
+    /// A slot: this many frames out, this slot.
+    Slot(u32, u32),
+    /// A number or boolean.
+    K(QV),
+}
+
+impl Leaf {
+    fn of(q: &Q) -> Option<Leaf> {
+        match q {
+            Q::Slot(up, ix) => Some(Leaf::Slot(*up, *ix)),
+            Q::Int(i) => Some(Leaf::K(QV::I(*i))),
+            Q::Bool(b) => Some(Leaf::K(QV::B(*b))),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
+    fn value(self, ops: &impl Operands) -> Option<QV> {
+        match self {
+            Leaf::Slot(up, ix) => ops.slot(up, ix),
+            Leaf::K(v) => Some(v),
+        }
+    }
 }
 
 /// A quick value.
@@ -114,7 +145,15 @@ impl Q {
             Q::Bool(b) => Q::Bool(*b),
             Q::Neg(x) => Q::Neg(r(x)?),
             Q::Not(x) => Q::Not(r(x)?),
-            Q::Bin(op, a, b) => Q::Bin(*op, r(a)?, r(b)?),
+            Q::Leaves(op, a, b) => Q::Leaves(*op, *a, *b),
+            Q::Bin(op, a, b) => {
+                let (a, b) = (r(a)?, r(b)?);
+                match (op, Leaf::of(&a), Leaf::of(&b)) {
+                    (BinOp::And | BinOp::Or, _, _) => Q::Bin(*op, a, b),
+                    (_, Some(x), Some(y)) => Q::Leaves(*op, x, y),
+                    _ => Q::Bin(*op, a, b),
+                }
+            }
         })
     }
 
@@ -157,6 +196,7 @@ impl Q {
 
     fn value(&self, ops: &impl Operands) -> Option<QV> {
         match self {
+            Q::Leaves(op, a, b) => bin(*op, a.value(ops)?, b.value(ops)?),
             Q::Hole(k) => ops.hole(*k),
             Q::Slot(up, ix) => ops.slot(*up, *ix),
             Q::Int(i) => Some(QV::I(*i)),

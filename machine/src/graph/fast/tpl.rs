@@ -30,6 +30,7 @@ use super::super::lit::Lit;
 use super::super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId};
 use super::quick::Q;
 use crate::expr::Expr;
+use crate::reference::Rule;
 use crate::span::Span;
 use crate::term::{Builtin, SExp, Sugar, VarId};
 
@@ -140,7 +141,13 @@ pub(super) enum TCmd {
     /// expression's, with one expression argument) that fills the lambda's
     /// slots in this frame. A closure over the frame in its own slot would
     /// be a cycle of counts, never freed.
-    Let { lam: Rc<TLam>, args: Box<[TAtom]>, sugar: Sugar },
+    Let {
+        lam: Rc<TLam>,
+        args: Box<[TAtom]>,
+        sugar: Sugar,
+        /// The step's kind: an expression's (one expression argument) or β.
+        rule: Rule,
+    },
     /// `if cond () {..} () {..}`: the branch taken is run in this frame.
     If {
         cond: TAtom,
@@ -523,6 +530,11 @@ impl<'g> Compiler<'g> {
                     (
                         TCmd::Let {
                             lam,
+                            rule: if matches!(&xs[..], [TAtom::Expr(..)]) {
+                                Rule::Expr
+                            } else {
+                                Rule::Beta
+                            },
                             args: xs.into(),
                             sugar,
                         },

@@ -197,22 +197,23 @@ impl Frame {
     }
 
     /// Whether a frame of `vals` in `up` would nest no deeper than allowed.
-    pub(super) fn fits(vals: &[V], up: Option<&Rc<Frame>>) -> bool {
-        up.map_or(0, |f| f.depth.get()) <= MAX_DEPTH && vals.iter().all(|v| v.depth() <= MAX_DEPTH)
+    /// The depth such a frame has, if within the bound.
+    pub(super) fn fits(vals: &[V], up: Option<&Rc<Frame>>) -> Option<u32> {
+        let depth = vals.iter().map(V::depth).fold(up.map_or(0, |f| f.depth.get()), u32::max);
+        (depth <= MAX_DEPTH).then_some(depth)
     }
 
     /// Makes this frame, which nothing else holds, the frame of a new call:
-    /// `vals`, then `n` slots in all, in `up` (checked by [`Frame::fits`]).
-    /// What it held is dropped (a frame's drop is iterative).
-    pub(super) fn refill(&mut self, up: Option<Rc<Frame>>, vals: impl Iterator<Item = V>, n: usize) {
-        let mut depth = up.as_ref().map_or(0, |f| f.depth.get());
+    /// `vals`, then `n` slots in all, in `up`, of depth `depth` (as
+    /// [`Frame::fits`] found). What it held is dropped (a frame's drop is
+    /// iterative).
+    pub(super) fn refill(&mut self, up: Option<Rc<Frame>>, vals: impl Iterator<Item = V>, n: usize, depth: u32) {
         self.up = up;
         if self.vals.len() != n {
             self.vals.resize_with(n, OnceCell::new);
         }
         let mut filled = 0;
         for (c, v) in self.vals.iter_mut().zip(vals) {
-            depth = depth.max(v.depth());
             if let Some(old) = std::mem::replace(c, OnceCell::from(v)).into_inner() {
                 old.release();
             }
@@ -224,6 +225,7 @@ impl Frame {
             }
         }
         debug_assert!(depth <= MAX_DEPTH, "a frame refilled past the depth bound");
+        debug_assert!(self.vals.iter().filter_map(OnceCell::get).all(|v| v.depth() <= depth));
         self.depth.set(depth);
     }
 
@@ -252,23 +254,18 @@ impl Frame {
         f.vals.get(ix as usize)?.get()
     }
 
-    /// Whether `v` can be written to slot `ix`: it exists, is not written
-    /// yet, and the value would not nest too deeply.
+    /// Writes `v` to slot `ix` if it exists, is not written yet, and the
+    /// value would not nest too deeply; else gives `v` back.
     #[inline]
-    pub(super) fn can_write(&self, ix: u32, v: &V) -> bool {
-        self.vals.get(ix as usize).is_some_and(|c| c.get().is_none()) && v.depth() <= MAX_DEPTH
-    }
-
-    /// Writes `v` to slot `ix` (checked by [`Frame::can_write`]).
-    #[inline]
-    pub(super) fn write(&self, ix: u32, v: V) {
-        self.depth.set(self.depth.get().max(v.depth()));
-        let Some(c) = self.vals.get(ix as usize) else {
-            debug_assert!(false, "a slot outside the frame");
-            return;
-        };
-        let fresh = c.set(v).is_ok();
-        debug_assert!(fresh, "a slot written twice");
+    pub(super) fn write(&self, ix: u32, v: V) -> Result<(), V> {
+        let d = v.depth();
+        let Some(c) = self.vals.get(ix as usize) else { return Err(v) };
+        if d > MAX_DEPTH {
+            return Err(v);
+        }
+        c.set(v)?;
+        self.depth.set(self.depth.get().max(d));
+        Ok(())
     }
 }
 
