@@ -103,6 +103,36 @@ enum Cur {
     Enter(Rc<TLam>, Rc<Frame>, Span),
 }
 
+/// A recursive lambda's own value, for the last slot of its frame.
+enum Own {
+    /// Not a recursive lambda.
+    None,
+    /// A recursive value of the run: the lambda made in the environment.
+    Rec,
+    /// A shared recursive value of the graph.
+    Shared(NodeId),
+}
+
+impl Own {
+    fn value(&self, l: &Rc<TLam>, env: Option<&Rc<Frame>>) -> Option<V> {
+        match (self, env) {
+            (Own::None, _) => None,
+            (Own::Rec, Some(e)) => Some(V::Rec(l.clone(), e.clone())),
+            (Own::Rec, None) => None,
+            (Own::Shared(t), _) => Some(V::Shared(*t)),
+        }
+    }
+}
+
+/// Whether two enclosing frames are the same frame.
+fn same_frame(a: Option<&Rc<Frame>>, b: Option<&Rc<Frame>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
 /// How an attempted step went.
 enum Step {
     /// It executed this rule, on the body at this source; `go_on` says
@@ -164,7 +194,7 @@ impl Machine {
             made: Cell::new(0),
             args: Vec::with_capacity(8),
         };
-        let frame = Frame::new(None, val::slots([], entry.nslots as usize))?;
+        let frame = Frame::new(None, val::slots([], entry.nslots as usize), Some(entry.clone()))?;
         let mut cur = Cur::Body(entry, frame);
         let mut done = 0u64;
         let mut counts = self.counts;
@@ -231,7 +261,7 @@ impl Run<'_> {
                 match &body.cmd {
                     TCmd::Fix { lam: rl, scope } => {
                         let rec = V::Rec(rl.clone(), frame.clone());
-                        let Some(f) = Frame::new(Some(frame.clone()), val::slots([rec], scope.nslots as usize)) else {
+                        let Some(f) = Frame::new(Some(frame.clone()), val::slots([rec], scope.nslots as usize), Some(scope.clone())) else {
                             return Step::Stop;
                         };
                         self.bound += 2;
@@ -255,7 +285,11 @@ impl Run<'_> {
                         // lambda fresh binders).
                         for (i, a) in (at..).zip(args.iter()) {
                             let Some(v) = self.eval(a, frame) else { return Step::Stop };
-                            if frame.write(i, v).is_err() {
+                            let done = match Rc::get_mut(frame) {
+                                Some(fm) => fm.put(i, v),
+                                None => frame.write(i, v),
+                            };
+                            if done.is_err() {
                                 return Step::Stop;
                             }
                         }
@@ -337,20 +371,17 @@ impl Run<'_> {
     fn apply(&mut self, h: V, vals: &mut Args, expr: bool, span: Span, cur: &mut Cur) -> Option<(Rule, bool)> {
         let lambda_rule = if expr { Rule::Expr } else { Rule::Beta };
         match h {
-            V::Clo(l, env) => self.beta(l, Some(env), vals, None, cur).map(|g| (lambda_rule, g)),
-            V::Rec(l, env) => {
-                let me = V::Rec(l.clone(), env.clone());
-                self.beta(l, Some(env), vals, Some(me), cur).map(|g| (Rule::Beta, g))
-            }
+            V::Clo(l, env) => self.beta(l, Some(env), vals, Own::None, cur).map(|g| (lambda_rule, g)),
+            V::Rec(l, env) => self.beta(l, Some(env), vals, Own::Rec, cur).map(|g| (Rule::Beta, g)),
             V::Shared(t) => match self.m.g.kind(t) {
                 Kind::Lambda(_) => {
                     let l = self.shared_lam(t, None)?;
-                    self.beta(l, None, vals, None, cur).map(|g| (lambda_rule, g))
+                    self.beta(l, None, vals, Own::None, cur).map(|g| (lambda_rule, g))
                 }
                 Kind::Rec { name, lam } => {
                     let (name, lam) = (*name, *lam);
                     let l = self.shared_lam(lam, Some(name))?;
-                    self.beta(l, None, vals, Some(V::Shared(t)), cur).map(|g| (Rule::Beta, g))
+                    self.beta(l, None, vals, Own::Shared(t), cur).map(|g| (Rule::Beta, g))
                 }
                 _ => None,
             },
@@ -367,12 +398,12 @@ impl Run<'_> {
         }
     }
 
-    /// β of the template `l` made in `env` on the arguments `vals` (`me`: a
-    /// recursive lambda's own value, for its last slot).
+    /// β of the template `l` made in `env` on the arguments `vals` (`own`:
+    /// a recursive lambda's own value, for its last slot).
     /// The frame of the body `cur` stands at is reused when nothing else
     /// holds it (a tail call: a loop makes no frame).
     #[inline]
-    fn beta(&mut self, l: Rc<TLam>, env: Option<Rc<Frame>>, vals: &mut Args, me: Option<V>, cur: &mut Cur) -> Option<bool> {
+    fn beta(&mut self, l: Rc<TLam>, env: Option<Rc<Frame>>, vals: &mut Args, own: Own, cur: &mut Cur) -> Option<bool> {
         let k = l.k;
         let n = vals.len();
         match l.rest {
@@ -390,19 +421,34 @@ impl Run<'_> {
                 vals.extend(tail);
             }
         }
-        vals.extend(me);
-        debug_assert_eq!(vals.len() + 1, l.origins.len(), "a frame that does not fit its template");
-        let depth = Frame::fits(vals, env.as_ref())?;
+        let mut depth = Frame::fits(vals, env.as_ref())?;
+        if let (Own::Rec, Some(e)) = (&own, &env) {
+            // Its own value, a recursive value made in `env`.
+            depth = depth.max(e.depth.get() + 1);
+            if depth > val::MAX_DEPTH {
+                return None;
+            }
+        }
         self.bound += 1 + k as u64;
         let nslots = l.nslots as usize;
         if let Cur::Body(lam, f) = cur {
             if let Some(fm) = Rc::get_mut(f) {
-                fm.refill(env, vals.drain(..), nslots, depth);
+                if fm.lam.as_ref().is_some_and(|m| Rc::ptr_eq(m, &l)) && same_frame(fm.up.as_ref(), env.as_ref()) {
+                    // The same lambda in the same environment (a loop):
+                    // its own name's slot holds the same value already.
+                    fm.rewrite(vals.drain(..), depth);
+                } else {
+                    vals.extend(own.value(&l, env.as_ref()));
+                    debug_assert_eq!(vals.len() + 1, l.origins.len(), "a frame that does not fit its template");
+                    fm.refill(l.clone(), env, vals.drain(..), nslots, depth);
+                }
                 *lam = l;
                 return Some(self.quiet(&lam.body.watch, f));
             }
         }
-        let fr = Frame::new(env, val::slots(vals.drain(..), nslots))?;
+        vals.extend(own.value(&l, env.as_ref()));
+        debug_assert_eq!(vals.len() + 1, l.origins.len(), "a frame that does not fit its template");
+        let fr = Frame::new(env, val::slots(vals.drain(..), nslots), Some(l.clone()))?;
         self.made.set(self.made.get() + 1);
         let go_on = self.quiet(&l.body.watch, &fr);
         *cur = Cur::Body(l, fr);

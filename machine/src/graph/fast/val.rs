@@ -171,6 +171,11 @@ pub(super) struct Frame {
     /// (raised when a slot is written: a closure made before that cannot
     /// reach the slot, so what it reaches nests no deeper than it did).
     pub depth: Cell<u32>,
+    /// The template this is the frame of (held, so that no other template
+    /// takes its address), so that a call of the same lambda in the same
+    /// environment (a loop's tail call) keeps what stays the same
+    /// ([`Frame::rewrite`]).
+    pub lam: Option<Rc<TLam>>,
 }
 
 impl Frame {
@@ -182,11 +187,12 @@ impl Frame {
     }
 
     /// A frame, or `None` if its values would nest too deeply.
-    pub(super) fn new(up: Option<Rc<Frame>>, vals: Slots) -> Option<Rc<Frame>> {
+    pub(super) fn new(up: Option<Rc<Frame>>, vals: Slots, lam: Option<Rc<TLam>>) -> Option<Rc<Frame>> {
         let mut f = Frame {
             up: None,
             vals,
             depth: Cell::new(0),
+            lam,
         };
         if !f.close(up) {
             return None;
@@ -207,8 +213,9 @@ impl Frame {
     /// `vals`, then `n` slots in all, in `up`, of depth `depth` (as
     /// [`Frame::fits`] found). What it held is dropped (a frame's drop is
     /// iterative).
-    pub(super) fn refill(&mut self, up: Option<Rc<Frame>>, vals: impl Iterator<Item = V>, n: usize, depth: u32) {
+    pub(super) fn refill(&mut self, lam: Rc<TLam>, up: Option<Rc<Frame>>, vals: impl Iterator<Item = V>, n: usize, depth: u32) {
         self.up = up;
+        self.lam = Some(lam);
         if self.vals.len() != n {
             self.vals.resize_with(n, OnceCell::new);
         }
@@ -227,6 +234,34 @@ impl Frame {
         debug_assert!(depth <= MAX_DEPTH, "a frame refilled past the depth bound");
         debug_assert!(self.vals.iter().filter_map(OnceCell::get).all(|v| v.depth() <= depth));
         self.depth.set(depth);
+    }
+
+    /// The same for a call of the lambda this is the frame of, in the
+    /// environment it was made in: the parameters' slots take `vals`; a
+    /// recursive lambda's own name stays, and so do the inlined lambdas'
+    /// slots, *stale*: no template reads a slot before its lambda's
+    /// applying body writes it ([`Frame::put`] overwrites it, the frame
+    /// being held by the run alone; [`Frame::write`] refuses it).
+    pub(super) fn rewrite(&mut self, vals: impl Iterator<Item = V>, depth: u32) {
+        for (c, v) in self.vals.iter_mut().zip(vals) {
+            overwrite(c, v);
+        }
+        self.depth.set(self.depth.get().max(depth));
+    }
+
+    /// Writes `v` to slot `ix` of this frame, which the run alone holds,
+    /// whatever the slot held (a stale value, see [`Frame::rewrite`]); else
+    /// as [`Frame::write`].
+    #[inline]
+    pub(super) fn put(&mut self, ix: u32, v: V) -> Result<(), V> {
+        let d = v.depth();
+        let Some(c) = self.vals.get_mut(ix as usize) else { return Err(v) };
+        if d > MAX_DEPTH {
+            return Err(v);
+        }
+        overwrite(c, v);
+        self.depth.set(self.depth.get().max(d));
+        Ok(())
     }
 
     /// Sets the depth from the slots and the enclosing frame; `false` past
@@ -324,6 +359,17 @@ fn drain(mut out: HeldList) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Writes `v` to the slot `c` whatever it held.
+#[inline(always)]
+fn overwrite(c: &mut OnceCell<V>, v: V) {
+    match c.get_mut() {
+        Some(slot) => std::mem::replace(slot, v).release(),
+        None => {
+            let _ = c.set(v);
         }
     }
 }
@@ -431,6 +477,7 @@ mod tests {
             up: None,
             vals: SmallVec::new(),
             depth: Cell::new(0),
+            lam: None,
         });
         for i in 0..1_000_000 {
             let t = Rc::new(Tup {
@@ -442,6 +489,7 @@ mod tests {
                 up: None,
                 vals: slots([V::Tup(t)], 1),
                 depth: Cell::new(0),
+                lam: None,
             });
         }
         drop(f);
@@ -455,7 +503,7 @@ mod tests {
         }
         assert_eq!(v.depth(), MAX_DEPTH);
         assert!(Tup::value(vec![v.clone()]).is_none());
-        assert!(Frame::new(None, slots([v.clone()], 1)).is_some());
+        assert!(Frame::new(None, slots([v.clone()], 1), None).is_some());
         let wide: Vec<V> = (0..MAX_SIZE).map(|i| V::Lit(Lit::Int(i64::from(i)))).collect();
         assert!(Tup::value(wide).is_none());
     }
