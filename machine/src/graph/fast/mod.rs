@@ -94,13 +94,13 @@ const CLOCK_EVERY: u64 = <Machine as crate::run::Stepper>::CLOCK_EVERY;
 
 /// What comes next in a fast run.
 enum Cur {
-    /// The body of a template, in a frame.
-    Body(Rc<TLam>, Rc<Frame>),
+    /// The body of a template, in a frame; with a source, the β of that
+    /// template applied to nothing there instead (the body an `if` left,
+    /// the branch inlined in the frame of the `if`'s body).
+    Body(Rc<TLam>, Rc<Frame>, Option<Span>),
     /// The body an `if` left: this value applied to nothing, staged on
     /// `always`, at this source.
     Call(V, Span),
-    /// The same for a branch inlined in the frame of the `if`'s body.
-    Enter(Rc<TLam>, Rc<Frame>, Span),
 }
 
 /// A recursive lambda's own value, for the last slot of its frame.
@@ -195,7 +195,7 @@ impl Machine {
             args: Vec::with_capacity(8),
         };
         let frame = Frame::new(None, val::slots([], entry.nslots as usize), Some(entry.clone()))?;
-        let mut cur = Cur::Body(entry, frame);
+        let mut cur = Cur::Body(entry, frame, None);
         let mut done = 0u64;
         let mut counts = self.counts;
         // Whether the run ended at a bound rather than at a step it does
@@ -250,7 +250,18 @@ impl Run<'_> {
     /// Attempts the step `cur` stands for, replacing `cur` by its result.
     fn step(&mut self, cur: &mut Cur) -> Step {
         let (h, mut vals, expr, span) = match cur {
-            Cur::Body(lam, frame) => {
+            Cur::Body(lam, frame, enter) => {
+                if let Some(span) = enter.take() {
+                    // The β of the branch an `if` took, applied to nothing:
+                    // its only binder, the staging parameter, has no slot.
+                    self.bound += 1;
+                    let go_on = self.quiet(&lam.body.watch, frame);
+                    return Step::Done {
+                        rule: Rule::Beta,
+                        span,
+                        go_on,
+                    };
+                }
                 let body = &lam.body;
                 // A body's own staging parameter (natural staging) is
                 // `always` where it runs.
@@ -270,7 +281,7 @@ impl Run<'_> {
                         // there staged on it may be pending (watched as
                         // maybe true).
                         let go_on = self.quiet(&scope.body.watch, &f) && self.quiet(&rl.watch, frame);
-                        *cur = Cur::Body(scope.clone(), f);
+                        *cur = Cur::Body(scope.clone(), f, None);
                         return Step::Done {
                             rule: Rule::Fix,
                             span,
@@ -313,18 +324,46 @@ impl Run<'_> {
                         // The branch taken, applied to nothing, staged on
                         // `always`: the next step, with nothing else
                         // nested in it pending (it was not before).
-                        let l = if c { yes } else { no }.clone();
-                        *cur = Cur::Enter(l, frame.clone(), span);
+                        *lam = if c { yes } else { no }.clone();
+                        *enter = Some(span);
                         return Step::Done {
                             rule: Rule::If,
                             span,
                             go_on: true,
                         };
                     }
-                    TCmd::App { head, args, .. } => {
+                    TCmd::App { head, args, plain, .. } => {
                         // The arguments of a β, in the run's buffer.
                         let mut vals = std::mem::take(&mut self.args);
                         vals.clear();
+                        if let Some(k) = if *plain { self.loop_call(head, args, frame) } else { None } {
+                            // A loop's call: the lambda this frame is of,
+                            // by its own name, with as many arguments as
+                            // it has parameters, from the frame the run
+                            // alone holds. The frame is rewritten (as
+                            // `beta` would): nothing is cloned to call.
+                            for a in args.iter() {
+                                let TArg::Atom(x) = a else { return Step::Stop };
+                                let Some(v) = self.eval(x, frame) else { return Step::Stop };
+                                vals.push(v);
+                            }
+                            let Some(depth) = Frame::fits(&vals, frame.up.as_ref()) else {
+                                return Step::Stop;
+                            };
+                            let Some(fm) = Rc::get_mut(frame) else { return Step::Stop };
+                            fm.rewrite(vals.drain(..), depth);
+                            if let Some(root) = &fm.lam {
+                                *lam = root.clone();
+                            }
+                            self.args = vals;
+                            self.bound += 1 + k as u64;
+                            let go_on = self.quiet(&lam.body.watch, frame);
+                            return Step::Done {
+                                rule: Rule::Beta,
+                                span,
+                                go_on,
+                            };
+                        }
                         for a in args.iter() {
                             let ok = match a {
                                 TArg::Atom(x) => self.eval(x, frame).map(|v| vals.push(v)),
@@ -339,18 +378,6 @@ impl Run<'_> {
                         (h, vals, expr, span)
                     }
                 }
-            }
-            Cur::Enter(l, frame, span) => {
-                // Its only binder, the staging parameter, has no slot.
-                let span = *span;
-                self.bound += 1;
-                let go_on = self.quiet(&l.body.watch, frame);
-                *cur = Cur::Body(l.clone(), frame.clone());
-                return Step::Done {
-                    rule: Rule::Beta,
-                    span,
-                    go_on,
-                };
             }
             Cur::Call(h, span) => (h.clone(), std::mem::take(&mut self.args), false, *span),
         };
@@ -431,7 +458,7 @@ impl Run<'_> {
         }
         self.bound += 1 + k as u64;
         let nslots = l.nslots as usize;
-        if let Cur::Body(lam, f) = cur {
+        if let Cur::Body(lam, f, None) = cur {
             if let Some(fm) = Rc::get_mut(f) {
                 if fm.lam.as_ref().is_some_and(|m| Rc::ptr_eq(m, &l)) && same_frame(fm.up.as_ref(), env.as_ref()) {
                     // The same lambda in the same environment (a loop):
@@ -451,8 +478,22 @@ impl Run<'_> {
         let fr = Frame::new(env, val::slots(vals.drain(..), nslots), Some(l.clone()))?;
         self.made.set(self.made.get() + 1);
         let go_on = self.quiet(&l.body.watch, &fr);
-        *cur = Cur::Body(l, fr);
+        *cur = Cur::Body(l, fr, None);
         Some(go_on)
+    }
+
+    /// The number of parameters, if `head args` in `frame` is a loop's
+    /// call: `head` the own name of the recursive lambda `frame` is of
+    /// (a recursive value made in the frame around it), as many plain
+    /// arguments as its parameters, and `frame` held by the run alone.
+    #[inline]
+    fn loop_call(&self, head: &TAtom, args: &[TArg], frame: &Rc<Frame>) -> Option<usize> {
+        let TAtom::Var(p) = head else { return None };
+        let Some(V::Rec(l, env)) = frame.get(p.pup, p.pix) else {
+            return None;
+        };
+        let mine = frame.lam.as_ref().is_some_and(|m| Rc::ptr_eq(m, l)) && frame.up.as_ref().is_some_and(|u| Rc::ptr_eq(u, env));
+        (mine && l.rest.is_none() && args.len() == l.k && Rc::strong_count(frame) == 1).then_some(l.k)
     }
 
     /// The template of a shared lambda (the lambda of a shared recursive

@@ -60,7 +60,7 @@ impl Machine {
             closures: FxHashMap::default(),
         };
         let root = match &cur {
-            Cur::Body(lam, frame) => {
+            Cur::Body(lam, frame, None) => {
                 out.base = Some(frame.clone());
                 out.body(self, &lam.body)
             }
@@ -68,7 +68,7 @@ impl Machine {
                 let head = out.value(self, h);
                 out.call(self, head, *span)
             }
-            Cur::Enter(l, frame, span) => {
+            Cur::Body(l, frame, Some(span)) => {
                 out.base = Some(frame.clone());
                 let head = out.lambda(self, l).0;
                 out.call(self, head, *span)
@@ -173,7 +173,7 @@ impl Out {
     fn body(&mut self, m: &mut Machine, b: &TBody) -> NodeId {
         let stage = self.stage(&b.stage);
         let cmd = match &b.cmd {
-            TCmd::App { head, args, sugar } => {
+            TCmd::App { head, args, sugar, .. } => {
                 let head = self.atom(m, head);
                 let mut xs = Vec::with_capacity(args.len());
                 args.iter().for_each(|a| self.arg(m, a, &mut xs));

@@ -135,7 +135,14 @@ pub(super) struct TBody {
 /// The command of a template body.
 pub(super) enum TCmd {
     /// `head args..`.
-    App { head: TAtom, args: Box<[TArg]>, sugar: Sugar },
+    App {
+        head: TAtom,
+        args: Box<[TArg]>,
+        sugar: Sugar,
+        /// Whether every argument is an atom that makes no closure (so a
+        /// loop's call can rewrite the frame it is in: `Run::loop_call`).
+        plain: bool,
+    },
     /// A literal lambda applied where it stands to as many arguments as it
     /// has parameters, none a splice and none making a closure: a β (or an
     /// expression's, with one expression argument) that fills the lambda's
@@ -523,7 +530,15 @@ impl<'g> Compiler<'g> {
                     let head = self.atom(*head)?;
                     atom_watch(&head, &mut w);
                     let args = xs.into_iter().map(TArg::Atom).collect();
-                    (TCmd::App { head, args, sugar }, w.done())
+                    (
+                        TCmd::App {
+                            head,
+                            args,
+                            sugar,
+                            plain: false,
+                        },
+                        w.done(),
+                    )
                 } else {
                     let lam = self.deeper(|c| c.lambda(*head, None, true))?;
                     w.add_all(0, 0, &lam.watch);
@@ -565,11 +580,13 @@ impl<'g> Compiler<'g> {
                 let mut w = Watching::new();
                 atom_watch(&head, &mut w);
                 xs.iter().for_each(|x| arg_watch(x, &mut w));
+                let plain = xs.iter().all(|x| matches!(x, TArg::Atom(a) if !makes_closure(a)));
                 (
                     TCmd::App {
                         head,
                         args: xs.into(),
                         sugar: *sugar,
+                        plain,
                     },
                     w.done(),
                 )
@@ -727,6 +744,7 @@ pub(crate) mod tests_support {
                 head: TAtom::Lit(Lit::Int(0)),
                 args: Box::new([]),
                 sugar: Sugar::None,
+                plain: true,
             },
             span: Span::default(),
             watch: Some(Rc::from(Vec::new())),
