@@ -6,15 +6,18 @@
 //! call, binds its parameters node by node, keeps the Euler tour in step and
 //! re-evaluates readiness, all to find the body it already knows comes
 //! next. A fast run compiles the ready body and the lambdas it calls into
-//! templates ([`tpl`]) once, and then executes β, `if` and `fix` by making
-//! frames of values ([`val`]): a call costs a frame, not a copy.
+//! templates ([`tpl`]) once, and then executes β, `if` and `fix` on frames
+//! of values ([`val`]): a call costs a frame, not a copy (a loop's call
+//! rewrites its own frame), and a literal lambda applied where it stands or
+//! an `if`'s literal branch costs none (it runs in its applier's frame).
 //!
 //! It executes a step only when it is sure the graph machine would execute
 //! the same step, and stops (materializing its state back into the graph,
 //! [`out`]) at anything else: a body that is inactive, stuck, failing or
 //! about to `$exit`, a splice or a head it does not know, a body after
 //! which a body nested in it might be pending ([`tpl::Watch`]), values that
-//! nest or grow past its bounds, and the step budget it was given. The
+//! nest or grow past its bounds, the step budget it was given, the clock
+//! (read every 1024 steps) and [`MAX_MADE`] frames and tuples made. The
 //! graph machine then takes the next step itself, with its diagnostics.
 //! So the counts by kind, the result and every error are the graph
 //! machine's; the equivalence tests compare them with the reference
@@ -26,9 +29,10 @@
 //! precedes that body in post-order; so the body a run leaves there, if it
 //! is pending with nothing active nested in it, is the next ready body
 //! whatever else is pending, and no order of bodies is at stake. Runs are
-//! not tried while the debugger records the events of each step. One that ends after few steps makes the machine wait longer
-//! before trying again, so a program that never suits it pays a bounded
-//! share of its steps for the attempts.
+//! not tried while the debugger records the events of each step. One that
+//! ends after few steps makes the machine wait longer before trying again,
+//! so a program that never suits it pays a bounded share of its steps for
+//! the attempts.
 
 mod out;
 mod quick;

@@ -174,9 +174,14 @@ impl Q {
 
     /// Its value where the answer is sure, operands read from `ops`
     /// (`None`: not an integer or boolean).
-    #[inline]
+    #[inline(always)]
     pub(super) fn eval_by(&self, ops: &impl Operands) -> Option<V> {
-        Some(match self.value(ops)? {
+        // Two leaves (the common case) without a call.
+        let v = match self {
+            Q::Leaves(op, a, b) => bin(*op, a.value(ops)?, b.value(ops)?),
+            q => q.value(ops),
+        };
+        Some(match v? {
             QV::I(i) => V::Lit(Lit::Int(i)),
             QV::B(b) => V::Lit(Lit::Bool(b)),
         })

@@ -1,11 +1,14 @@
 //! The values of a fast run and the frames that hold them.
 //!
-//! Closures and tuples are reference-counted and never changed, so a value
-//! is copied by bumping a count, where the graph copies the nodes. Frames
-//! and tuples record how deeply values nest in them, and a fast run refuses
-//! to nest them deeper than [`MAX_DEPTH`] (the machine then steps on): the
-//! materializer recurses through them, and dropping them is iterative anyway
-//! ([`Frame`]'s `Drop`).
+//! Closures and tuples are reference-counted and tuples never change, so a
+//! value is copied by bumping a count, where the graph copies the nodes. A
+//! frame's slots are written by the run while it is in that frame, which
+//! it alone holds then (every way to capture a frame in a closure moves the
+//! run out of it); once the run has left a frame, nothing changes it, so a
+//! closure over it sees what its body saw. Frames and tuples record how
+//! deeply values nest in them, and a fast run refuses to nest them deeper
+//! than [`MAX_DEPTH`] (the machine then steps on): the materializer recurses
+//! through them, and dropping them is iterative anyway ([`Frame`]'s `Drop`).
 
 use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
