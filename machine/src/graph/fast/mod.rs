@@ -252,6 +252,7 @@ impl Machine {
 
 impl Run<'_> {
     /// Attempts the step `cur` stands for, replacing `cur` by its result.
+    #[inline(always)]
     fn step(&mut self, cur: &mut Cur) -> Step {
         let (h, mut vals, expr, span) = match cur {
             Cur::Body(lam, frame, enter) => {
