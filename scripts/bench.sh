@@ -16,8 +16,9 @@
 # reducer is quadratic by design: it runs only up to a size cap per workload
 # (the rows above print "skipped"), and every run is killed after the timeout.
 #
-# Usage: scripts/bench.sh [--quick] [--timeout SECONDS] [--no-cap] [--no-build]
+# Usage: scripts/bench.sh [--quick] [--only WORKLOAD] [--timeout SECONDS] [--no-cap] [--no-build]
 #   --quick       small sizes (a smoke run of the script itself, ~15 s today)
+#   --only W      one workload (loop_sum, arith_builders or specialise)
 #   --timeout S   kill a run after S seconds (default 120)
 #   --no-cap      run the reference reducer at every size (up to the timeout)
 #   --no-build    use target/release/deepcps as it is
@@ -28,12 +29,14 @@ timeout_s=120
 quick=0
 cap=1
 build=1
-usage="usage: $0 [--quick] [--timeout SECONDS] [--no-cap] [--no-build]"
+only=""
+usage="usage: $0 [--quick] [--only WORKLOAD] [--timeout SECONDS] [--no-cap] [--no-build]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --timeout) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; timeout_s=$2; shift ;;
     --no-cap) cap=0 ;;
+    --only) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; only=$2; shift ;;
     --no-build) build=0 ;;
     -h|--help) echo "$usage"; exit 0 ;;
     *) echo "$usage" >&2; exit 2 ;;
@@ -53,6 +56,10 @@ else
   plan="loop_sum N 100000 1000 10000 100000 1000000 10000000
 arith_builders N 100 10 100 1000 10000 100000 1000000
 specialise K 1000 100 1000 10000 100000"
+fi
+if [ -n "$only" ]; then
+  plan=$(printf '%s\n' "$plan" | awk -v w="$only" '$1 == w')
+  [ -n "$plan" ] || { echo "$0: no workload '$only' (loop_sum, arith_builders, specialise)" >&2; exit 2; }
 fi
 # Enough for the 10^7 loop (6*10^7 steps) and the 10^6 builders (~8*10^7).
 max_steps=1000000000
