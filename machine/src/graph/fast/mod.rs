@@ -118,6 +118,7 @@ enum Own {
 }
 
 impl Own {
+    /// The value, for the template `l` made in `env`.
     fn value(&self, l: &Rc<TLam>, env: Option<&Rc<Frame>>) -> Option<V> {
         match (self, env) {
             (Own::None, _) => None,

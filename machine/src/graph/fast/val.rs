@@ -129,11 +129,12 @@ impl V {
     }
 }
 
-/// The slots of a frame: a loop's staging parameter, a few parameters and
-/// its own name fit inline. Each is written once (the frame's staging
-/// parameter, parameters and own name when it is made, an inlined lambda's
-/// when the body applying it runs): a slot not written yet is the binder of
-/// a lambda not applied yet.
+/// The slots of a frame: a loop's parameters, its own name and those of the
+/// lambdas inlined in it fit inline. Each is written once per activation
+/// (the parameters and own name when the frame is made or refilled, an
+/// inlined lambda's when the body applying it runs); until then it is empty
+/// or, in a frame a loop's call rewrote, holds the previous iteration's
+/// value, which no template reads ([`Frame::rewrite`]).
 pub(super) type Slots = SmallVec<[OnceCell<V>; 8]>;
 
 /// The slots of a frame holding `vals`, then `n` slots not written yet.
@@ -182,13 +183,6 @@ pub(super) struct Frame {
 }
 
 impl Frame {
-    /// Gives a frame filled in place its enclosing frame and depth; `false`
-    /// if its values would nest too deeply.
-    pub(super) fn close(&mut self, up: Option<Rc<Frame>>) -> bool {
-        self.up = up;
-        self.close_depth()
-    }
-
     /// A frame, or `None` if its values would nest too deeply.
     pub(super) fn new(up: Option<Rc<Frame>>, vals: Slots, lam: Option<Rc<TLam>>) -> Option<Rc<Frame>> {
         let mut f = Frame {
@@ -197,7 +191,8 @@ impl Frame {
             depth: Cell::new(0),
             lam,
         };
-        if !f.close(up) {
+        f.up = up;
+        if !f.close_depth() {
             return None;
         }
         #[cfg(test)]
@@ -205,8 +200,7 @@ impl Frame {
         Some(Rc::new(f))
     }
 
-    /// Whether a frame of `vals` in `up` would nest no deeper than allowed.
-    /// The depth such a frame has, if within the bound.
+    /// The depth a frame of `vals` in `up` would have, if within the bound.
     pub(super) fn fits(vals: &[V], up: Option<&Rc<Frame>>) -> Option<u32> {
         let depth = vals.iter().map(V::depth).fold(up.map_or(0, |f| f.depth.get()), u32::max);
         (depth <= MAX_DEPTH).then_some(depth)
@@ -224,9 +218,7 @@ impl Frame {
         }
         let mut filled = 0;
         for (c, v) in self.vals.iter_mut().zip(vals) {
-            if let Some(old) = std::mem::replace(c, OnceCell::from(v)).into_inner() {
-                old.release();
-            }
+            overwrite(c, v);
             filled += 1;
         }
         for c in &mut self.vals[filled..] {
