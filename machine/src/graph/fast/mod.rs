@@ -17,7 +17,7 @@
 //! about to `$exit`, a splice or a head it does not know, a body after
 //! which a body nested in it might be pending ([`tpl::Watch`]), values that
 //! nest or grow past its bounds, the step budget it was given, the clock
-//! (read every 1024 steps) and [`MAX_MADE`] frames and tuples made. The
+//! (read every 1024 steps) and [`MAX_MADE`] values made. The
 //! graph machine then takes the next step itself, with its diagnostics.
 //! So the counts by kind, the result and every error are the graph
 //! machine's; the equivalence tests compare them with the reference
@@ -87,10 +87,12 @@ const FIRST_WAIT: u64 = 8;
 /// The longest wait.
 const MAX_WAIT: u64 = 4096;
 
-/// The most frames and tuples a run makes before it hands its state back:
-/// what a run holds outside the graph (and so outside `--max-nodes`) stays
-/// bounded however long it runs.
-const MAX_MADE: u32 = 1 << 16;
+/// The most values a run makes (a frame counted with its slots, a tuple with
+/// its elements) before it hands its state back: what a run holds outside
+/// the graph (and so outside `--max-nodes`) stays bounded however long it
+/// runs, about 6 MB of slots and elements, less than the graph would take
+/// for the same values.
+const MAX_MADE: u32 = 1 << 18;
 
 /// A run asks whether to stop (time, interrupt) at each multiple of this
 /// many steps, as the run loop reads the clock.
@@ -158,7 +160,8 @@ struct Run<'m> {
     bound: u64,
     /// The buffer of a β's arguments, kept from step to step.
     args: Args,
-    /// Frames and tuples made (bounded by [`MAX_MADE`]).
+    /// Values made: frames and tuples, each counted with its slots or
+    /// elements (bounded by [`MAX_MADE`]).
     made: Cell<u32>,
 }
 
@@ -282,7 +285,7 @@ impl Run<'_> {
                             return Step::Stop;
                         };
                         self.bound += 2;
-                        self.made.set(self.made.get() + 1);
+                        self.note_made(1 + scope.nslots as usize);
                         // Inside the lambda its name is now concrete: a body
                         // there staged on it may be pending (watched as
                         // maybe true).
@@ -449,8 +452,8 @@ impl Run<'_> {
                 }
                 let tail: Args = vals.drain(vals.len() - after..).collect();
                 let middle: Vec<V> = vals.drain(r..).collect();
+                self.note_made(1 + middle.len());
                 vals.push(Tup::value(middle)?);
-                self.made.set(self.made.get() + 1);
                 vals.extend(tail);
             }
         }
@@ -482,10 +485,16 @@ impl Run<'_> {
         vals.extend(own.value(&l, env.as_ref()));
         debug_assert_eq!(vals.len() + 1, l.origins.len(), "a frame that does not fit its template");
         let fr = Frame::new(env, val::slots(vals.drain(..), nslots), Some(l.clone()))?;
-        self.made.set(self.made.get() + 1);
+        self.note_made(1 + nslots);
         let go_on = self.quiet(&l.body.watch, &fr);
         *cur = Cur::Body(l, fr, None);
         Some(go_on)
+    }
+
+    /// Counts `n` values made.
+    #[inline]
+    fn note_made(&self, n: usize) {
+        self.made.set(self.made.get().saturating_add(u32::try_from(n).unwrap_or(u32::MAX)));
     }
 
     /// The number of parameters, if `head args` in `frame` is a loop's
@@ -602,7 +611,7 @@ impl Run<'_> {
                         }
                     }
                 }
-                self.made.set(self.made.get() + 1);
+                self.note_made(1 + out.len());
                 Tup::value(out.into_vec())?
             }
             TAtom::Expr(e, kids, _) => {
