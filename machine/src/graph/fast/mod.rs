@@ -305,11 +305,7 @@ impl Run<'_> {
                         // lambda fresh binders).
                         for (i, a) in (at..).zip(args.iter()) {
                             let Some(v) = self.eval(a, frame) else { return Step::Stop };
-                            let done = match Rc::get_mut(frame) {
-                                Some(fm) => fm.put(i, v),
-                                None => frame.write(i, v),
-                            };
-                            if done.is_err() {
+                            if Frame::put(frame, i, v).is_err() {
                                 return Step::Stop;
                             }
                         }

@@ -236,7 +236,7 @@ impl Frame {
     /// recursive lambda's own name stays, and so do the inlined lambdas'
     /// slots, *stale*: no template reads a slot before its lambda's
     /// applying body writes it ([`Frame::put`] overwrites it, the frame
-    /// being held by the run alone; [`Frame::write`] refuses it).
+    /// being held by the run alone).
     pub(super) fn rewrite(&mut self, vals: impl Iterator<Item = V>, depth: u32) {
         for (c, v) in self.vals.iter_mut().zip(vals) {
             overwrite(c, v);
@@ -244,18 +244,29 @@ impl Frame {
         self.depth.set(self.depth.get().max(depth));
     }
 
-    /// Writes `v` to slot `ix` of this frame, which the run alone holds,
-    /// whatever the slot held (a stale value, see [`Frame::rewrite`]); else
-    /// as [`Frame::write`].
+    /// Writes `v` to slot `ix` of `frame` if the slot exists and the value
+    /// would not nest too deeply; else gives `v` back. The frame the run is
+    /// in is held by the run alone, and the slot is overwritten whatever it
+    /// held (a stale value, see [`Frame::rewrite`]); a frame held elsewhere
+    /// (which the run's invariants rule out) takes only a slot not written
+    /// yet.
     #[inline]
-    pub(super) fn put(&mut self, ix: u32, v: V) -> Result<(), V> {
+    pub(super) fn put(frame: &mut Rc<Frame>, ix: u32, v: V) -> Result<(), V> {
         let d = v.depth();
-        let Some(c) = self.vals.get_mut(ix as usize) else { return Err(v) };
         if d > MAX_DEPTH {
             return Err(v);
         }
-        overwrite(c, v);
-        self.depth.set(self.depth.get().max(d));
+        match Rc::get_mut(frame) {
+            Some(fm) => match fm.vals.get_mut(ix as usize) {
+                Some(c) => overwrite(c, v),
+                None => return Err(v),
+            },
+            None => match frame.vals.get(ix as usize) {
+                Some(c) => c.set(v)?,
+                None => return Err(v),
+            },
+        }
+        frame.depth.set(frame.depth.get().max(d));
         Ok(())
     }
 
@@ -282,20 +293,6 @@ impl Frame {
             f = f.up.as_ref()?;
         }
         f.vals.get(ix as usize)?.get()
-    }
-
-    /// Writes `v` to slot `ix` if it exists, is not written yet, and the
-    /// value would not nest too deeply; else gives `v` back.
-    #[inline]
-    pub(super) fn write(&self, ix: u32, v: V) -> Result<(), V> {
-        let d = v.depth();
-        let Some(c) = self.vals.get(ix as usize) else { return Err(v) };
-        if d > MAX_DEPTH {
-            return Err(v);
-        }
-        c.set(v)?;
-        self.depth.set(self.depth.get().max(d));
-        Ok(())
     }
 }
 
