@@ -2,7 +2,8 @@
 //! printed results of small programs. The cases here are regressions found
 //! by the round-trip property test.
 
-use deepcps_tests::{reprint, reprint_open, run_source};
+use deepcps_machine::run::Limits;
+use deepcps_tests::{graph_report, load_source, reference_report, reprint, reprint_open, run_source};
 
 #[track_caller]
 fn result_of(src: &str) -> String {
@@ -94,4 +95,39 @@ fn staging_expressions_print_with_minimal_parentheses() {
         let want = format!("$exit (a, b, c)\n@{printed}: $exit a\n");
         assert_eq!(reprint(&src).as_deref(), Ok(want.as_str()), "{written}");
     }
+}
+
+/// The result `src` prints on the graph machine and on the reference
+/// reducer.
+#[track_caller]
+fn both_print(src: &str) -> (String, String) {
+    let p = load_source(src).expect("loads");
+    let limits = Limits::default();
+    (graph_report(p.clone(), &limits).text, reference_report(p, &limits).text)
+}
+
+#[test]
+fn copies_of_one_recursive_value_named_apart_print_as_one_fix() {
+    // The β of `(e2) {..}` copies its body: the reference names the two
+    // copies of `f1` in it apart, the graph machine's β in place keeps one
+    // name. Both print the value once, where it is held.
+    let src = "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n@never: [f1, 0] f1\n";
+    let want = "@never: fix f1(n, k) {\n  if n () {\n    f1 false k\n  } ()\n  k f1\n} in\n[f1, 0] f1\n";
+    let (graph, reference) = both_print(src);
+    assert_eq!(reference, want);
+    assert_eq!(graph, want);
+    assert_eq!(reprint_open(want).as_deref(), Ok(want));
+}
+
+#[test]
+fn different_recursive_values_of_one_name_print_apart() {
+    // Two values named `f` in one body, not the same value: two `fix`es,
+    // the second not hiding the first (it did: `[f, f] f`).
+    let src = "fix f(k) { k 1 } in\n(g) {\n  fix f(k) { k 2 } in\n  \"f\" (e)\n  @never: [g, f] e\n} f\n";
+    // The first is renamed: the application refers to both.
+    let want = "@never: fix f_1(k) {\n  k 1\n} in\nfix f(k) {\n  k 2\n} in\n[f_1, f] f\n";
+    let (graph, reference) = both_print(src);
+    assert_eq!(reference, want);
+    assert_eq!(graph, want);
+    assert_eq!(reprint_open(want).as_deref(), Ok(want));
 }

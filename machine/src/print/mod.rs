@@ -13,6 +13,7 @@
 //! notes where it put every body and every occurrence and binder of a
 //! variable ([`PrintMap`]), for the views that point into the text.
 
+pub mod alpha;
 pub mod free;
 pub mod names;
 
@@ -30,6 +31,8 @@ enum Undo {
     Scope(Vec<(VarId, Option<String>)>),
     /// A recursive value no longer prints as its name.
     Hoist(VarId),
+    /// A recursive value no longer prints as another's name.
+    Alias(VarId),
 }
 
 /// What natural staging means where a body is printed.
@@ -159,6 +162,9 @@ pub struct Printer<'v> {
     /// Recursive values whose `fix` is being printed around the current
     /// body: they print as their name.
     hoisted: HashSet<VarId>,
+    /// Recursive values held by the body being printed that are copies of
+    /// one hoisted there, named apart ([`alpha`]): they print as its name.
+    alias: HashMap<VarId, VarId>,
     /// Free variables of the scopes entered.
     fv: FreeVars,
     /// Where things were printed, in recording mode.
@@ -176,6 +182,7 @@ impl<'v> Printer<'v> {
             out: String::new(),
             source_mode: false,
             hoisted: HashSet::new(),
+            alias: HashMap::new(),
             fv: FreeVars::default(),
             map: None,
             limit: usize::MAX,
@@ -330,6 +337,9 @@ impl<'v> Printer<'v> {
                 Undo::Hoist(v) => {
                     self.hoisted.remove(&v);
                 }
+                Undo::Alias(v) => {
+                    self.alias.remove(&v);
+                }
             }
         }
     }
@@ -340,15 +350,30 @@ impl<'v> Printer<'v> {
         match &b.cmd {
             Cmd::App(app) => {
                 // A recursive value held directly prints as `fix f(..) {..} in`
-                // before the application, which then refers to it by name.
+                // before the application, which then refers to it by name;
+                // copies of one value named apart print as one.
+                let mut printed: Vec<&RecLambda> = Vec::new();
                 for r in direct_recs(app) {
+                    if let Some(first) = printed
+                        .iter()
+                        .find(|p| self.names.same_source(p.name, r.name) && alpha::same_rec(p, r))
+                    {
+                        self.alias.insert(r.name, first.name);
+                        undo.push(Undo::Alias(r.name));
+                    } else {
+                        printed.push(r);
+                    }
+                }
+                for &r in &printed {
                     let mut refs: HashSet<VarId> = self.fv.body(&r.lam.body).iter().copied().collect();
                     for a in std::iter::once(&app.head).chain(app.args.iter().map(|a| match a {
                         Arg::Atom(x) | Arg::Splice(x) => x,
                     })) {
                         self.fv.atom(a, &mut refs);
                     }
-                    refs.insert(r.name);
+                    // The application refers to each of them by name: a
+                    // later one of the same name must not hide an earlier.
+                    refs.extend(printed.iter().map(|p| p.name));
                     undo.push(Undo::Scope(self.names.enter(&[r.name], &refs)));
                     self.out.push_str("fix ");
                     self.push_binder(r.name);
@@ -554,6 +579,12 @@ impl<'v> Printer<'v> {
                 // Its lambda is printed by the `fix .. in` around.
                 self.hide(Hidden::Atom(a), self.out.len());
                 self.push_var(r.name);
+            }
+            Atom::Rec(r) if self.alias.contains_key(&r.name) => {
+                // A copy of one printed by the `fix .. in` around.
+                let first = self.alias.get(&r.name).copied().unwrap_or(r.name);
+                self.hide(Hidden::Atom(a), self.out.len());
+                self.push_var(first);
             }
             Atom::Rec(r) => {
                 // Only reached for a recursive value that no body holds

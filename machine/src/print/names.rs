@@ -15,6 +15,12 @@ pub struct Names<'v> {
 }
 
 impl<'v> Names<'v> {
+    /// Whether two variables have the same source name (copies of one
+    /// binder do).
+    pub fn same_source(&self, a: VarId, b: VarId) -> bool {
+        self.vars.name(a) == self.vars.name(b)
+    }
+
     /// No binder in scope yet.
     pub fn new(vars: &'v Vars) -> Names<'v> {
         Names { vars, env: HashMap::new() }
