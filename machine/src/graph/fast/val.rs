@@ -247,27 +247,27 @@ impl Frame {
     /// Writes `v` to slot `ix` of `frame` if the slot exists and the value
     /// would not nest too deeply; else gives `v` back. The frame the run is
     /// in is held by the run alone, and the slot is overwritten whatever it
-    /// held (a stale value, see [`Frame::rewrite`]); a frame held elsewhere
-    /// (which the run's invariants rule out) takes only a slot not written
-    /// yet.
+    /// held (a stale value, see [`Frame::rewrite`]). A frame held elsewhere
+    /// (which the run's invariants rule out: debug builds assert it) takes
+    /// nothing, and the run stops.
     #[inline]
     pub(super) fn put(frame: &mut Rc<Frame>, ix: u32, v: V) -> Result<(), V> {
         let d = v.depth();
+        debug_assert!(Rc::get_mut(frame).is_some(), "a slot written in a frame held elsewhere");
         if d > MAX_DEPTH {
             return Err(v);
         }
         match Rc::get_mut(frame) {
             Some(fm) => match fm.vals.get_mut(ix as usize) {
-                Some(c) => overwrite(c, v),
-                None => return Err(v),
+                Some(c) => {
+                    overwrite(c, v);
+                    fm.depth.set(fm.depth.get().max(d));
+                    Ok(())
+                }
+                None => Err(v),
             },
-            None => match frame.vals.get(ix as usize) {
-                Some(c) => c.set(v)?,
-                None => return Err(v),
-            },
+            None => Err(v),
         }
-        frame.depth.set(frame.depth.get().max(d));
-        Ok(())
     }
 
     /// Sets the depth from the slots and the enclosing frame; `false` past
