@@ -97,13 +97,15 @@ fn staging_expressions_print_with_minimal_parentheses() {
     }
 }
 
-/// The result `src` prints on the graph machine and on the reference
-/// reducer.
+/// `src` prints `want` on the graph machine and on the reference reducer,
+/// and `want` reads back.
 #[track_caller]
-fn both_print(src: &str) -> (String, String) {
+fn both_print(src: &str, want: &str) {
     let p = load_source(src).expect("loads");
     let limits = Limits::default();
-    (graph_report(p.clone(), &limits).text, reference_report(p, &limits).text)
+    assert_eq!(reference_report(p.clone(), &limits).text, want, "reference");
+    assert_eq!(graph_report(p, &limits).text, want, "graph machine");
+    assert_eq!(reprint_open(want).as_deref(), Ok(want));
 }
 
 #[test]
@@ -111,23 +113,19 @@ fn copies_of_one_recursive_value_named_apart_print_as_one_fix() {
     // The β of `(e2) {..}` copies its body: the reference names the two
     // copies of `f1` in it apart, the graph machine's β in place keeps one
     // name. Both print the value once, where it is held.
-    let src = "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n@never: [f1, 0] f1\n";
-    let want = "@never: fix f1(n, k) {\n  if n () {\n    f1 false k\n  } ()\n  k f1\n} in\n[f1, 0] f1\n";
-    let (graph, reference) = both_print(src);
-    assert_eq!(reference, want);
-    assert_eq!(graph, want);
-    assert_eq!(reprint_open(want).as_deref(), Ok(want));
+    both_print(
+        "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n@never: [f1, 0] f1\n",
+        "@never: fix f1(n, k) {\n  if n () {\n    f1 false k\n  } ()\n  k f1\n} in\n[f1, 0] f1\n",
+    );
 }
 
 #[test]
 fn different_recursive_values_of_one_name_print_apart() {
     // Two values named `f` in one body, not the same value: two `fix`es,
-    // the second not hiding the first (it did: `[f, f] f`).
-    let src = "fix f(k) { k 1 } in\n(g) {\n  fix f(k) { k 2 } in\n  \"f\" (e)\n  @never: [g, f] e\n} f\n";
-    // The first is renamed: the application refers to both.
-    let want = "@never: fix f_1(k) {\n  k 1\n} in\nfix f(k) {\n  k 2\n} in\n[f_1, f] f\n";
-    let (graph, reference) = both_print(src);
-    assert_eq!(reference, want);
-    assert_eq!(graph, want);
-    assert_eq!(reprint_open(want).as_deref(), Ok(want));
+    // the second not hiding the first (it did: `[f, f] f`). The first is
+    // renamed: the application refers to both.
+    both_print(
+        "fix f(k) { k 1 } in\n(g) {\n  fix f(k) { k 2 } in\n  \"f\" (e)\n  @never: [g, f] e\n} f\n",
+        "@never: fix f_1(k) {\n  k 1\n} in\nfix f(k) {\n  k 2\n} in\n[f_1, f] f\n",
+    );
 }
