@@ -9,7 +9,9 @@
 //! compound stages; named staging parameters passed on as arguments; tuples,
 //! splices (of known tuples and of symbolic ones onto rest parameters) and
 //! rest parameters; `if` (with a join continuation, or duplicating the rest);
-//! bounded `fix` loops (counting, and walking a rest tuple by splicing it);
+//! bounded `fix` loops (counting, and walking a rest tuple by splicing it;
+//! a counting loop is also a value the rest may call, pass on, or leave
+//! twice in a residual body, where it prints as a `fix`);
 //! expressions; staged "program" lambdas as exit values (their `@always:`
 //! bodies run while their parameters are symbolic, so they get stuck or
 //! build residual code); and, with small probabilities, every runtime error
@@ -618,7 +620,15 @@ impl StagedGen {
                     format!("$exit {v}")
                 }
                 5..=7 if depth > 0 => self.program_lambda(depth),
-                8 => format!("@never: $exit {}", self.int_leaf()),
+                8 => {
+                    // Functions held twice by a residual body: recursive
+                    // values print as a `fix` there, once per value.
+                    let funs = self.visible_where(|t| matches!(t, Ty::Fun(_)));
+                    match (self.pick(&funs), self.pick(&funs)) {
+                        (Some(f), Some(g)) if self.chance(60) => format!("@never: $exit [{f}, {g}] {f}"),
+                        _ => format!("@never: $exit {}", self.int_leaf()),
+                    }
+                }
                 _ => {
                     let vars = self.visible();
                     match self.pick(&vars) {
@@ -835,6 +845,17 @@ impl StagedGen {
         let init = self.value(&Ty::Int, 0);
         let x = self.name("i", &[]);
         let mut binds = vec![(x.clone(), Ty::Int)];
+        if self.chance(50) {
+            // The loop as a value in the rest: called, passed on or held in
+            // tuples, so that a recursive value stands in several places
+            // (and the reference's β names its copies apart).
+            let sig = Sig {
+                params: vec![Ty::Int, Ty::Int],
+                rest: None,
+                ret: Some(Ty::Int),
+            };
+            binds.insert(0, (lp.clone(), Ty::Fun(Rc::new(sig))));
+        }
         let s = self.tail_stage(&mut binds);
         let rest = self.rest_with(&binds, fuel, depth, ret);
         format!(
