@@ -16,7 +16,7 @@ use deepcps_machine::term::{Atom, Body, Program, Vars};
 use deepcps_machine::view::lambda_graph::{EdgeKind, NodeKind};
 use deepcps_machine::view::program::BodyRegion;
 use deepcps_machine::view::{LambdaGraph, ProgramView};
-use deepcps_tests::{root, staged_chain};
+use deepcps_tests::{load_source, root, staged_chain, StagedGen};
 
 const ARITH: &str = "corpus/paper/arith_built.dcps";
 
@@ -374,4 +374,63 @@ fn a_chain_of_100000_statements_on_a_small_stack() {
         .expect("spawn")
         .join()
         .expect("no stack overflow, no panic");
+}
+
+#[test]
+fn recursive_values_held_twice_along_their_runs() {
+    // Copies of one recursive value named apart print as one `fix` (the
+    // printer's alias), and two values of one name as two: the view's
+    // bodies and names stay where the printer puts them at every step.
+    for (name, src) in [
+        (
+            "copies",
+            "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n@never: [f1, 0] f1\n",
+        ),
+        (
+            "two values",
+            "fix f(k) { k 1 } in\n(g) {\n  fix f(k) { k 2 } in\n  \"f\" (e)\n  @never: [g, f] e\n} f\n",
+        ),
+    ] {
+        let mut sources = SourceMap::new();
+        let id = add_source(&mut sources, "rec.dcps", None, src.as_bytes().to_vec()).expect("utf8");
+        let p = load_from(&MemFs::default(), id, &mut sources, false).expect("resolves");
+        let mut m = Machine::new(p);
+        let mut steps = 0;
+        loop {
+            let q = m.to_program();
+            let v = check_program(&q.body, &q.vars, &format!("{name} step {steps}"));
+            assert!(v.text.contains("fix "), "{name} step {steps}: {}", v.text);
+            match m.step() {
+                Some(Ok(None)) => steps += 1,
+                _ => break,
+            }
+        }
+        assert!(steps >= 2, "{name}: {steps} steps");
+    }
+}
+
+#[test]
+fn generated_programs_along_their_runs() {
+    // Staged programs (recursive values held in several places among
+    // them), every 5th step: the view and the lambda graph name and place
+    // what the printer prints.
+    let mut checked = 0;
+    for seed in 0..400 {
+        let Ok(p) = load_source(&StagedGen::new(seed).program().src) else {
+            continue;
+        };
+        let mut m = Machine::new(p);
+        for step in 0..200u64 {
+            if step % 5 == 0 {
+                let q = m.to_program();
+                check_program(&q.body, &q.vars, &format!("seed {seed} step {step}"));
+                checked += 1;
+            }
+            match m.step() {
+                Some(Ok(None)) => {}
+                _ => break,
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked} states checked");
 }

@@ -10,11 +10,86 @@
 //! machine named its copies does not show in what it prints. The walk is
 //! iterative (values nest as deeply as terms) and stops at the first
 //! difference.
+//!
+//! [`held_recs`] decides, for one application, which recursive values print
+//! as a `fix` before it and which print as another's name; the printer and
+//! the lambda graph (which names variables as the printer does) both ask it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use super::free::FreeVars;
+use super::names::Names;
 use crate::expr::{Expr, ExprKind};
-use crate::term::{Arg, Atom, Body, Cmd, Lambda, RecLambda, SExp, VarId};
+use crate::term::{App, Arg, Atom, Body, Cmd, Lambda, RecLambda, SExp, VarId};
+
+/// The recursive values an application holds outside lambdas, as printed.
+pub struct HeldRecs<'t> {
+    /// Those printed as a `fix` before the application, in reading order.
+    pub printed: Vec<&'t RecLambda>,
+    /// Copies of one of those named apart: (the copy's name, the name it
+    /// prints as).
+    pub aliases: Vec<(VarId, VarId)>,
+}
+
+impl HeldRecs<'_> {
+    /// The variables the scope of `r`'s printed name must not capture: those
+    /// its lambda and the application mention, and the names of all the
+    /// values printed with it (the application refers to each by name, so
+    /// a later one of the same name must not hide an earlier).
+    pub fn refs(&self, r: &RecLambda, app: &App, fv: &mut FreeVars) -> HashSet<VarId> {
+        let mut refs: HashSet<VarId> = fv.body(&r.lam.body).iter().copied().collect();
+        for a in std::iter::once(&app.head).chain(app.args.iter().map(|a| match a {
+            Arg::Atom(x) | Arg::Splice(x) => x,
+        })) {
+            fv.atom(a, &mut refs);
+        }
+        refs.extend(self.printed.iter().map(|p| p.name));
+        refs
+    }
+}
+
+/// Which recursive values `app` holds outside lambdas print as a `fix`
+/// before it, and which are copies of those, named apart.
+pub fn held_recs<'t>(app: &'t App, names: &Names) -> HeldRecs<'t> {
+    let mut held = HeldRecs {
+        printed: Vec::new(),
+        aliases: Vec::new(),
+    };
+    for r in direct_recs(app) {
+        match held.printed.iter().find(|p| names.same_source(p.name, r.name) && same_rec(p, r)) {
+            Some(first) => held.aliases.push((r.name, first.name)),
+            None => held.printed.push(r),
+        }
+    }
+    held
+}
+
+/// The distinct recursive values held by an application outside lambdas.
+pub fn direct_recs(app: &App) -> Vec<&RecLambda> {
+    let mut out: Vec<&RecLambda> = Vec::new();
+    let mut seen = HashSet::new();
+    // A stack in reverse reading order: the head pops first.
+    let mut stack: Vec<&Atom> = app
+        .args
+        .iter()
+        .rev()
+        .map(|a| match a {
+            Arg::Atom(x) | Arg::Splice(x) => x,
+        })
+        .collect();
+    stack.push(&app.head);
+    while let Some(a) = stack.pop() {
+        match a {
+            Atom::Rec(r) if seen.insert(r.name) => out.push(r),
+            Atom::Tuple(xs) => stack.extend(xs.iter().rev().map(|x| match x {
+                Arg::Atom(x) | Arg::Splice(x) => x,
+            })),
+            Atom::Record(fs) => stack.extend(fs.iter().rev().map(|(_, x)| x)),
+            _ => {}
+        }
+    }
+    out
+}
 
 /// A pair of parts to compare, or a scope to close.
 enum Work<'t> {

@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use crate::expr::print::{print_expr, print_value};
-use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Lambda, RecLambda, SExp, Sugar, VarId, Vars};
+use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, Sugar, VarId, Vars};
 use free::FreeVars;
 use names::{lambda_binders, Names};
 
@@ -352,28 +352,13 @@ impl<'v> Printer<'v> {
                 // A recursive value held directly prints as `fix f(..) {..} in`
                 // before the application, which then refers to it by name;
                 // copies of one value named apart print as one.
-                let mut printed: Vec<&RecLambda> = Vec::new();
-                for r in direct_recs(app) {
-                    if let Some(first) = printed
-                        .iter()
-                        .find(|p| self.names.same_source(p.name, r.name) && alpha::same_rec(p, r))
-                    {
-                        self.alias.insert(r.name, first.name);
-                        undo.push(Undo::Alias(r.name));
-                    } else {
-                        printed.push(r);
-                    }
+                let held = alpha::held_recs(app, &self.names);
+                for &(copy, first) in &held.aliases {
+                    self.alias.insert(copy, first);
+                    undo.push(Undo::Alias(copy));
                 }
-                for &r in &printed {
-                    let mut refs: HashSet<VarId> = self.fv.body(&r.lam.body).iter().copied().collect();
-                    for a in std::iter::once(&app.head).chain(app.args.iter().map(|a| match a {
-                        Arg::Atom(x) | Arg::Splice(x) => x,
-                    })) {
-                        self.fv.atom(a, &mut refs);
-                    }
-                    // The application refers to each of them by name: a
-                    // later one of the same name must not hide an earlier.
-                    refs.extend(printed.iter().map(|p| p.name));
+                for &r in &held.printed {
+                    let refs = held.refs(r, app, &mut self.fv);
                     undo.push(Undo::Scope(self.names.enter(&[r.name], &refs)));
                     self.out.push_str("fix ");
                     self.push_binder(r.name);
@@ -505,7 +490,7 @@ impl<'v> Printer<'v> {
     /// Whether `b`, printed where `natural` holds, starts with `[IDENT]`.
     fn begins_like_sname(&self, b: &Body, natural: Natural) -> bool {
         match &b.cmd {
-            Cmd::App(app) if self.stage_omitted(&b.stage, natural) && direct_recs(app).is_empty() => {
+            Cmd::App(app) if self.stage_omitted(&b.stage, natural) && alpha::direct_recs(app).is_empty() => {
                 let head = match (&app.head, app.args.as_slice()) {
                     (Atom::Lambda(_), [Arg::Atom(v)]) if prints_as_expr(v) => v,
                     _ => &app.head,
@@ -667,33 +652,6 @@ fn unmark(marked: &str, calls: &[VarId], text: &str, names: &Names) -> Option<Ve
 /// Whether an argument prints as an expression string `"..."`.
 fn prints_as_expr(a: &Atom) -> bool {
     matches!(a, Atom::Expr(_) | Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_))
-}
-
-/// The distinct recursive values held by an application outside lambdas.
-fn direct_recs(app: &App) -> Vec<&RecLambda> {
-    let mut out: Vec<&RecLambda> = Vec::new();
-    let mut seen = HashSet::new();
-    // A stack in reverse reading order: the head pops first.
-    let mut stack: Vec<&Atom> = app
-        .args
-        .iter()
-        .rev()
-        .map(|a| match a {
-            Arg::Atom(x) | Arg::Splice(x) => x,
-        })
-        .collect();
-    stack.push(&app.head);
-    while let Some(a) = stack.pop() {
-        match a {
-            Atom::Rec(r) if seen.insert(r.name) => out.push(r),
-            Atom::Tuple(xs) => stack.extend(xs.iter().rev().map(|x| match x {
-                Arg::Atom(x) | Arg::Splice(x) => x,
-            })),
-            Atom::Record(fs) => stack.extend(fs.iter().rev().map(|(_, x)| x)),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// A short one-line rendering of a value for messages.

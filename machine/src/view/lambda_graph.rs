@@ -20,6 +20,7 @@ use petgraph::visit::EdgeRef;
 use super::label::{atom_label, body_label, clip, lambda_head, ATOM_MAX};
 use super::status::{local_status, stub_rec, Status};
 use super::{dot_escape, Places};
+use crate::print::alpha::held_recs;
 use crate::print::free::FreeVars;
 use crate::print::names::{lambda_binders, Names};
 use crate::print::{body_address, sexp_text};
@@ -190,6 +191,9 @@ enum Task<'t> {
     Leave(Vec<(VarId, Option<String>)>),
     /// Leave the lambda of a recursive value.
     PopRec,
+    /// Leave the scope of the printed name of a recursive value a body
+    /// holds (its `fix` printed before the body).
+    LeaveHeld(Vec<(VarId, Option<String>)>, VarId),
 }
 
 struct Builder<'v> {
@@ -201,6 +205,10 @@ struct Builder<'v> {
     scratch: Vars,
     /// The recursive values around the current position (stub lambdas).
     recs: Vec<(VarId, Box<RecLambda>)>,
+    /// The names of the recursive values whose `fix` the printer prints
+    /// before an enclosing body (named there, as the printer names them,
+    /// not again in their lambdas), with how many bodies hold each.
+    held: HashMap<VarId, u32>,
     views: HashMap<VarId, VarView>,
     /// Per body being visited: whether something pending lies below it.
     below: Vec<bool>,
@@ -230,6 +238,7 @@ impl LambdaGraph {
             fv: FreeVars::default(),
             scratch: vars.clone(),
             recs: Vec::new(),
+            held: HashMap::new(),
             views: HashMap::new(),
             below: Vec::new(),
             addresses: Vec::new(),
@@ -244,6 +253,15 @@ impl LambdaGraph {
                 Task::Leave(saved) => b.names.leave(saved),
                 Task::PopRec => {
                     b.recs.pop();
+                }
+                Task::LeaveHeld(saved, name) => {
+                    b.names.leave(saved);
+                    if let Some(k) = b.held.get_mut(&name) {
+                        *k -= 1;
+                        if *k == 0 {
+                            b.held.remove(&name);
+                        }
+                    }
                 }
             }
         }
@@ -400,6 +418,18 @@ impl Builder<'_> {
                 tasks.push(Task::Lambda(&fix.lam, None, Some((n, EdgeKind::FixLambda))));
             }
             Cmd::App(app) => {
+                // The recursive values it holds are named where the printer
+                // prints their `fix`, before the application.
+                let held = held_recs(app, &self.names);
+                let mut leave = Vec::with_capacity(held.printed.len());
+                for &r in &held.printed {
+                    let refs = held.refs(r, app, &mut self.fv);
+                    let saved = self.names.enter(&[r.name], &refs);
+                    self.views.remove(&r.name);
+                    self.see(r.name);
+                    *self.held.entry(r.name).or_insert(0) += 1;
+                    leave.push(Task::LeaveHeld(saved, r.name));
+                }
                 let node = Node {
                     kind: NodeKind::Body {
                         status,
@@ -417,6 +447,8 @@ impl Builder<'_> {
                 self.addresses.push((n, body_address(b)));
                 self.below.push(false);
                 tasks.push(Task::Finish(n));
+                // Left after everything below, the last entered first.
+                tasks.extend(leave);
                 for (i, a) in app.args.iter().enumerate().rev() {
                     match a {
                         Arg::Atom(x) => tasks.push(Task::Atom(x, Some((n, EdgeKind::Arg(i + 1))))),
@@ -444,7 +476,8 @@ impl Builder<'_> {
 
     fn lambda<'t>(&mut self, l: &'t Lambda, rec: Option<VarId>, from: Option<(NodeIndex, EdgeKind)>, tasks: &mut Vec<Task<'t>>) {
         let mut binders = Vec::with_capacity(l.params.len() + 2);
-        binders.extend(rec);
+        // A recursive value's name is named by the body that holds it.
+        binders.extend(rec.filter(|r| !self.held.contains_key(r)));
         binders.extend(lambda_binders(l));
         let saved = self.enter(&binders, &[&l.body]);
         let head = lambda_head(l, &self.names);
