@@ -129,3 +129,17 @@ fn different_recursive_values_of_one_name_print_apart() {
         "@never: fix f_1(k) {\n  k 1\n} in\nfix f(k) {\n  k 2\n} in\n[f_1, f] f\n",
     );
 }
+
+#[test]
+fn a_copy_named_apart_in_a_nested_body_still_prints_by_name_after_it() {
+    // After two βs the reference's outer body holds a copy of `f1` and
+    // `g`'s value (another copy, twice), the lambda's body a third copy and
+    // `g`'s value again. `g`'s value prints as the outer copy's name
+    // outside, as the third copy's inside, and as the outer's again after
+    // the lambda: leaving the lambda used to forget it, and it printed in
+    // full there, its own name free.
+    both_print(
+        "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n(g) { @never: [f1, g] (x) { @never: [f1, g] x } g } f1\n",
+        "@never: fix f1(n, k) {\n  if n () {\n    f1 false k\n  } ()\n  k f1\n} in\n[f1, f1] (x) {\n  @never: fix f1(n, k) {\n    if n () {\n      f1 false k\n    } ()\n    k f1\n  } in\n  [f1, f1] x\n} f1\n",
+    );
+}

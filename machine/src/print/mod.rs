@@ -29,10 +29,9 @@ use names::{lambda_binders, Names};
 enum Undo {
     /// Leave a scope of printed names.
     Scope(Vec<(VarId, Option<String>)>),
-    /// A recursive value no longer prints as its name.
-    Hoist(VarId),
-    /// A recursive value no longer prints as another's name.
-    Alias(VarId),
+    /// A recursive value prints again as it did before a body hoisted it
+    /// (as the name it held then, or in full).
+    Hoist(VarId, Option<VarId>),
 }
 
 /// What natural staging means where a body is printed.
@@ -160,11 +159,9 @@ pub struct Printer<'v> {
     /// Print `let` sugar where the source had it (`deepcps fmt`).
     source_mode: bool,
     /// Recursive values whose `fix` is being printed around the current
-    /// body: they print as their name.
-    hoisted: HashSet<VarId>,
-    /// Recursive values held by the body being printed that are copies of
-    /// one hoisted there, named apart ([`alpha`]): they print as its name.
-    alias: HashMap<VarId, VarId>,
+    /// body, each with the name it prints as: its own, or that of the value
+    /// it is a copy of, named apart ([`alpha`]).
+    hoisted: HashMap<VarId, VarId>,
     /// Free variables of the scopes entered.
     fv: FreeVars,
     /// Where things were printed, in recording mode.
@@ -181,8 +178,7 @@ impl<'v> Printer<'v> {
             names: Names::new(vars),
             out: String::new(),
             source_mode: false,
-            hoisted: HashSet::new(),
-            alias: HashMap::new(),
+            hoisted: HashMap::new(),
             fv: FreeVars::default(),
             map: None,
             limit: usize::MAX,
@@ -334,11 +330,11 @@ impl<'v> Printer<'v> {
         for u in undo.into_iter().rev() {
             match u {
                 Undo::Scope(saved) => self.names.leave(saved),
-                Undo::Hoist(v) => {
-                    self.hoisted.remove(&v);
-                }
-                Undo::Alias(v) => {
-                    self.alias.remove(&v);
+                Undo::Hoist(v, before) => {
+                    match before {
+                        Some(name) => self.hoisted.insert(v, name),
+                        None => self.hoisted.remove(&v),
+                    };
                 }
             }
         }
@@ -354,8 +350,7 @@ impl<'v> Printer<'v> {
                 // copies of one value named apart print as one.
                 let held = alpha::held_recs(app, &self.names);
                 for &(copy, first) in &held.aliases {
-                    self.alias.insert(copy, first);
-                    undo.push(Undo::Alias(copy));
+                    undo.push(Undo::Hoist(copy, self.hoisted.insert(copy, first)));
                 }
                 for &r in &held.printed {
                     let refs = held.refs(r, app, &mut self.fv);
@@ -365,9 +360,7 @@ impl<'v> Printer<'v> {
                     self.braced_lambda(&r.lam, indent);
                     self.out.push_str(" in");
                     self.newline(indent);
-                    if self.hoisted.insert(r.name) {
-                        undo.push(Undo::Hoist(r.name));
-                    }
+                    undo.push(Undo::Hoist(r.name, self.hoisted.insert(r.name, r.name)));
                 }
                 self.app(app, indent, undo)
             }
@@ -560,16 +553,12 @@ impl<'v> Printer<'v> {
             Atom::Tuple(_) => self.atom(a, indent),
             Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) | Atom::Expr(_) => self.quoted(a),
             Atom::Lambda(l) => self.braced_lambda(l, indent),
-            Atom::Rec(r) if self.hoisted.contains(&r.name) => {
-                // Its lambda is printed by the `fix .. in` around.
+            Atom::Rec(r) if self.hoisted.contains_key(&r.name) => {
+                // Its lambda is printed by the `fix .. in` around (its own,
+                // or that of the value it is a copy of).
+                let name = self.hoisted.get(&r.name).copied().unwrap_or(r.name);
                 self.hide(Hidden::Atom(a), self.out.len());
-                self.push_var(r.name);
-            }
-            Atom::Rec(r) if self.alias.contains_key(&r.name) => {
-                // A copy of one printed by the `fix .. in` around.
-                let first = self.alias.get(&r.name).copied().unwrap_or(r.name);
-                self.hide(Hidden::Atom(a), self.out.len());
-                self.push_var(first);
+                self.push_var(name);
             }
             Atom::Rec(r) => {
                 // Only reached for a recursive value that no body holds
