@@ -197,6 +197,25 @@ fn check_program(body: &Body, vars: &Vars, at: &str) -> ProgramView {
     v
 }
 
+/// Runs `p` on the graph machine for up to `steps` steps, checking the view
+/// of its state every `every` steps and handing it to `seen`; returns the
+/// steps taken.
+fn check_along_run(p: Program, every: u64, steps: u64, at: &str, mut seen: impl FnMut(&ProgramView)) -> u64 {
+    let mut m = Machine::new(p);
+    let mut step = 0;
+    while step < steps {
+        if step % every == 0 {
+            let q = m.to_program();
+            seen(&check_program(&q.body, &q.vars, &format!("{at} step {step}")));
+        }
+        match m.step() {
+            Some(Ok(None)) => step += 1,
+            _ => break,
+        }
+    }
+    step
+}
+
 fn corpus_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in ["corpus/paper", "corpus/bench", "corpus/err"] {
@@ -243,24 +262,15 @@ fn every_corpus_program_along_its_run() {
     let (mut hidden, mut quoted) = (0, 0);
     for f in corpus_files() {
         let Some(p) = load(&f) else { continue };
-        let mut m = Machine::new(p);
-        for step in 0..400u64 {
-            if step % 7 == 0 {
-                let q = m.to_program();
-                let v = check_program(&q.body, &q.vars, &format!("{} step {step}", f.display()));
-                hidden += v.bodies.iter().filter(|b| !b.printed).count();
-                // Names inside expression strings.
-                quoted += v
-                    .occurrences
-                    .iter()
-                    .filter(|o| v.text[..o.start].ends_with(['"', '+', '*']))
-                    .count();
-            }
-            match m.step() {
-                Some(Ok(None)) => {}
-                _ => break,
-            }
-        }
+        check_along_run(p, 7, 400, &f.display().to_string(), |v| {
+            hidden += v.bodies.iter().filter(|b| !b.printed).count();
+            // Names inside expression strings.
+            quoted += v
+                .occurrences
+                .iter()
+                .filter(|o| v.text[..o.start].ends_with(['"', '+', '*']))
+                .count();
+        });
     }
     // Lambdas inside expression strings (the builders' stacks) are bodies
     // not printed; variables inside expressions are found.
@@ -378,9 +388,9 @@ fn a_chain_of_100000_statements_on_a_small_stack() {
 
 #[test]
 fn recursive_values_held_twice_along_their_runs() {
-    // Copies of one recursive value named apart print as one `fix` (the
-    // printer's alias), and two values of one name as two: the view's
-    // bodies and names stay where the printer puts them at every step.
+    // Copies of one recursive value named apart print as one `fix`, and two
+    // values of one name as two: the view's bodies and names stay where the
+    // printer puts them at every step.
     for (name, src) in [
         (
             "copies",
@@ -390,21 +400,13 @@ fn recursive_values_held_twice_along_their_runs() {
             "two values",
             "fix f(k) { k 1 } in\n(g) {\n  fix f(k) { k 2 } in\n  \"f\" (e)\n  @never: [g, f] e\n} f\n",
         ),
+        (
+            "a copy in a nested body",
+            "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n(g) { @never: [f1, g] (x) { @never: [f1, g] x } g } f1\n",
+        ),
     ] {
-        let mut sources = SourceMap::new();
-        let id = add_source(&mut sources, "rec.dcps", None, src.as_bytes().to_vec()).expect("utf8");
-        let p = load_from(&MemFs::default(), id, &mut sources, false).expect("resolves");
-        let mut m = Machine::new(p);
-        let mut steps = 0;
-        loop {
-            let q = m.to_program();
-            let v = check_program(&q.body, &q.vars, &format!("{name} step {steps}"));
-            assert!(v.text.contains("fix "), "{name} step {steps}: {}", v.text);
-            match m.step() {
-                Some(Ok(None)) => steps += 1,
-                _ => break,
-            }
-        }
+        let p = load_source(src).expect("loads");
+        let steps = check_along_run(p, 1, 100, name, |v| assert!(v.text.contains("fix "), "{name}: {}", v.text));
         assert!(steps >= 2, "{name}: {steps} steps");
     }
 }
@@ -419,18 +421,7 @@ fn generated_programs_along_their_runs() {
         let Ok(p) = load_source(&StagedGen::new(seed).program().src) else {
             continue;
         };
-        let mut m = Machine::new(p);
-        for step in 0..200u64 {
-            if step % 5 == 0 {
-                let q = m.to_program();
-                check_program(&q.body, &q.vars, &format!("seed {seed} step {step}"));
-                checked += 1;
-            }
-            match m.step() {
-                Some(Ok(None)) => {}
-                _ => break,
-            }
-        }
+        check_along_run(p, 5, 200, &format!("seed {seed}"), |_| checked += 1);
     }
     assert!(checked > 1000, "{checked} states checked");
 }

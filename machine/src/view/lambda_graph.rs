@@ -372,7 +372,13 @@ impl Builder<'_> {
         for b in scope {
             refs.extend(self.fv.body(b).iter().copied());
         }
-        let saved = self.names.enter(binders, &refs);
+        self.enter_refs(binders, &refs)
+    }
+
+    /// Enters the scope of `binders`, which must not capture `refs`, and
+    /// records their printed names.
+    fn enter_refs(&mut self, binders: &[VarId], refs: &std::collections::HashSet<VarId>) -> Vec<(VarId, Option<String>)> {
+        let saved = self.names.enter(binders, refs);
         for &v in binders {
             // A binder is met once: its printed name is the one of its scope.
             self.views.remove(&v);
@@ -424,9 +430,7 @@ impl Builder<'_> {
                 let mut leave = Vec::with_capacity(held.printed.len());
                 for &r in &held.printed {
                     let refs = held.refs(r, app, &mut self.fv);
-                    let saved = self.names.enter(&[r.name], &refs);
-                    self.views.remove(&r.name);
-                    self.see(r.name);
+                    let saved = self.enter_refs(&[r.name], &refs);
                     *self.held.entry(r.name).or_insert(0) += 1;
                     leave.push(Task::LeaveHeld(saved, r.name));
                 }
