@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use deepcps_machine::graph::Machine;
 use deepcps_machine::print::Printer;
+use deepcps_machine::reference::Reducer;
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
@@ -408,6 +409,58 @@ fn recursive_values_held_twice_along_their_runs() {
         let p = load_source(src).expect("loads");
         let steps = check_along_run(p, 1, 100, name, |v| assert!(v.text.contains("fix "), "{name}: {}", v.text));
         assert!(steps >= 2, "{name}: {steps} steps");
+    }
+}
+
+#[test]
+fn labels_name_held_recursive_values_as_the_text_does() {
+    // A recursive value whose `fix` a body prints before it (or a copy of
+    // one, named apart by the reference's β) reads as its printed name in
+    // that body's label, on both machines' final terms; the labels used
+    // to show `fix f(k) {…}` where the text has `f_1`.
+    for (name, src, text, bodies, lambdas) in [
+        (
+            "two values",
+            "fix f(k) { k 1 } in\n(g) {\n  fix f(k) { k 2 } in\n  \"f\" (e)\n  @never: [g, f] e\n} f\n",
+            "[f_1, f] f",
+            vec!["@never: [f_1, f] f"],
+            vec!["fix f(k)", "fix f_1(k)"],
+        ),
+        (
+            "a copy in a nested body",
+            "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n(g) { @never: [f1, g] (x) { @never: [f1, g] x } g } f1\n",
+            "[f1, f1] x",
+            vec!["@never: [f1, f1] (x) {…} f1", "@never: [f1, f1] x"],
+            vec!["fix f1(n, k)"],
+        ),
+    ] {
+        let p = load_source(src).expect("loads");
+        let mut graph = Machine::new(p.clone());
+        while let Some(Ok(None)) = graph.step() {}
+        let g = graph.to_program();
+        let mut reference = Reducer::new(p);
+        while let Some(Ok(None)) = reference.step() {}
+        for (machine, body, vars) in [("graph", &g.body, &g.vars), ("reference", &reference.body, &reference.vars)] {
+            let lg = LambdaGraph::build(body, vars);
+            let view = ProgramView::with_graph(&lg, body, vars);
+            assert!(view.text.contains(text), "{name}, {machine}: {}", view.text);
+            let labels = |lambda: bool| -> Vec<&str> {
+                lg.graph
+                    .node_weights()
+                    .filter(|n| matches!(n.kind, NodeKind::Lambda { .. }) == lambda)
+                    .filter(|n| lambda || matches!(n.kind, NodeKind::Body { .. }))
+                    .map(|n| n.label.as_str())
+                    .collect()
+            };
+            // The applications holding the values (each value's own
+            // bodies appear once per place that holds it).
+            let outer: Vec<&str> = labels(false).into_iter().filter(|l| l.starts_with("@never")).collect();
+            assert_eq!(outer, bodies, "{name}, {machine}");
+            let mut lams: Vec<&str> = labels(true).into_iter().filter(|l| l.starts_with("fix ")).collect();
+            lams.sort_unstable();
+            lams.dedup();
+            assert_eq!(lams, lambdas, "{name}, {machine}");
+        }
     }
 }
 

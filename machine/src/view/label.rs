@@ -5,6 +5,8 @@
 //! Labels are built with explicit stacks and stop growing once they are
 //! long enough, so labelling every node of a big term stays linear.
 
+use std::collections::HashMap;
+
 use crate::expr::print::{print_expr, print_value};
 use crate::print::free::FreeVars;
 use crate::print::names::{lambda_binders, Names};
@@ -59,8 +61,10 @@ pub fn scoped_lambda_head(l: &Lambda, rec: Option<VarId>, names: &mut Names, fv:
 }
 
 /// A short label of an atom: variables by their printed names, lambdas as
-/// `(x)[y] {…}`, tuples element by element, expressions in quotes.
-pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, max: usize) -> String {
+/// `(x)[y] {…}`, tuples element by element, expressions in quotes. A
+/// recursive value in `hoisted` (the printer's table: its `fix` printed
+/// before an enclosing body) shows as the name it prints as there.
+pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &HashMap<VarId, VarId>, max: usize) -> String {
     enum Tok<'a> {
         A(&'a Atom),
         T(&'static str),
@@ -103,6 +107,10 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, max: usize) ->
                 out.push_str(&scoped_lambda_head(l, None, names, fv));
                 out.push_str(" {…}");
             }
+            Atom::Rec(r) if hoisted.contains_key(&r.name) => {
+                let name = hoisted.get(&r.name).copied().unwrap_or(r.name);
+                out.push_str(&names.name(name));
+            }
             Atom::Rec(r) => {
                 out.push_str(&scoped_lambda_head(&r.lam, Some(r.name), names, fv));
                 out.push_str(" {…}");
@@ -134,8 +142,9 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, max: usize) ->
 }
 
 /// A short label of a body: its staging expression (unless it is the
-/// natural staging on an anonymous parameter) and its command.
-pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars) -> String {
+/// natural staging on an anonymous parameter) and its command; recursive
+/// values in `hoisted` by name, as in [`atom_label`].
+pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars, hoisted: &HashMap<VarId, VarId>) -> String {
     let mut out = String::new();
     match &b.stage {
         SExp::Var(v) if names.anonymous(*v) => {}
@@ -147,17 +156,17 @@ pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars) -> String {
     }
     match &b.cmd {
         Cmd::App(app) => {
-            out.push_str(&atom_label(&app.head, names, fv, ATOM_MAX));
+            out.push_str(&atom_label(&app.head, names, fv, hoisted, ATOM_MAX));
             for a in &app.args {
                 if out.chars().count() > BODY_MAX {
                     break;
                 }
                 out.push(' ');
                 match a {
-                    Arg::Atom(x) => out.push_str(&atom_label(x, names, fv, ATOM_MAX)),
+                    Arg::Atom(x) => out.push_str(&atom_label(x, names, fv, hoisted, ATOM_MAX)),
                     Arg::Splice(x) => {
                         out.push('!');
-                        out.push_str(&atom_label(x, names, fv, ATOM_MAX));
+                        out.push_str(&atom_label(x, names, fv, hoisted, ATOM_MAX));
                     }
                 }
             }

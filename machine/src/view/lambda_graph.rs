@@ -191,9 +191,10 @@ enum Task<'t> {
     Leave(Vec<(VarId, Option<String>)>),
     /// Leave the lambda of a recursive value.
     PopRec,
-    /// Leave the scope of the printed name of a recursive value a body
-    /// holds (its `fix` printed before the body).
-    LeaveHeld(Vec<(VarId, Option<String>)>, VarId),
+    /// Leave the scopes of the printed names of the recursive values a body
+    /// holds (their `fix`es printed before the body; the last entered
+    /// first), and restore what the hoisting table held before it.
+    LeaveHeld(Vec<Vec<(VarId, Option<String>)>>, Vec<(VarId, Option<VarId>)>),
 }
 
 struct Builder<'v> {
@@ -205,10 +206,12 @@ struct Builder<'v> {
     scratch: Vars,
     /// The recursive values around the current position (stub lambdas).
     recs: Vec<(VarId, Box<RecLambda>)>,
-    /// The names of the recursive values whose `fix` the printer prints
-    /// before an enclosing body (named there, as the printer names them,
-    /// not again in their lambdas), with how many bodies hold each.
-    held: HashMap<VarId, u32>,
+    /// The recursive values the printer prints by name here, as its
+    /// `hoisted` table: a value whose `fix` an enclosing body prints maps
+    /// to itself (named there, as the printer names it, not again in its
+    /// lambda), a copy of one named apart to the name it prints as. Labels
+    /// show them by that name, as the printed text does.
+    hoisted: HashMap<VarId, VarId>,
     views: HashMap<VarId, VarView>,
     /// Per body being visited: whether something pending lies below it.
     below: Vec<bool>,
@@ -238,7 +241,7 @@ impl LambdaGraph {
             fv: FreeVars::default(),
             scratch: vars.clone(),
             recs: Vec::new(),
-            held: HashMap::new(),
+            hoisted: HashMap::new(),
             views: HashMap::new(),
             below: Vec::new(),
             addresses: Vec::new(),
@@ -254,13 +257,15 @@ impl LambdaGraph {
                 Task::PopRec => {
                     b.recs.pop();
                 }
-                Task::LeaveHeld(saved, name) => {
-                    b.names.leave(saved);
-                    if let Some(k) = b.held.get_mut(&name) {
-                        *k -= 1;
-                        if *k == 0 {
-                            b.held.remove(&name);
-                        }
+                Task::LeaveHeld(saved, undo) => {
+                    for (v, before) in undo.into_iter().rev() {
+                        match before {
+                            Some(name) => b.hoisted.insert(v, name),
+                            None => b.hoisted.remove(&v),
+                        };
+                    }
+                    for s in saved.into_iter().rev() {
+                        b.names.leave(s);
                     }
                 }
             }
@@ -412,7 +417,7 @@ impl Builder<'_> {
                         stage,
                         stuck_on,
                     },
-                    label: body_label(b, &mut self.names, &mut self.fv),
+                    label: body_label(b, &mut self.names, &mut self.fv, &self.hoisted),
                     span: Some(b.span),
                 };
                 let n = self.add(node, from);
@@ -427,12 +432,15 @@ impl Builder<'_> {
                 // The recursive values it holds are named where the printer
                 // prints their `fix`, before the application.
                 let held = held_recs(app, &self.names);
-                let mut leave = Vec::with_capacity(held.printed.len());
+                let mut saved = Vec::with_capacity(held.printed.len());
+                let mut undo = Vec::with_capacity(held.printed.len() + held.aliases.len());
                 for &r in &held.printed {
                     let refs = held.refs(r, app, &mut self.fv);
-                    let saved = self.enter_refs(&[r.name], &refs);
-                    *self.held.entry(r.name).or_insert(0) += 1;
-                    leave.push(Task::LeaveHeld(saved, r.name));
+                    saved.push(self.enter_refs(&[r.name], &refs));
+                    undo.push((r.name, self.hoisted.insert(r.name, r.name)));
+                }
+                for &(copy, first) in &held.aliases {
+                    undo.push((copy, self.hoisted.insert(copy, first)));
                 }
                 let node = Node {
                     kind: NodeKind::Body {
@@ -444,15 +452,17 @@ impl Builder<'_> {
                         stage,
                         stuck_on,
                     },
-                    label: body_label(b, &mut self.names, &mut self.fv),
+                    label: body_label(b, &mut self.names, &mut self.fv, &self.hoisted),
                     span: Some(b.span),
                 };
                 let n = self.add(node, from);
                 self.addresses.push((n, body_address(b)));
                 self.below.push(false);
                 tasks.push(Task::Finish(n));
-                // Left after everything below, the last entered first.
-                tasks.extend(leave);
+                // Left after everything below.
+                if !saved.is_empty() || !undo.is_empty() {
+                    tasks.push(Task::LeaveHeld(saved, undo));
+                }
                 for (i, a) in app.args.iter().enumerate().rev() {
                     match a {
                         Arg::Atom(x) => tasks.push(Task::Atom(x, Some((n, EdgeKind::Arg(i + 1))))),
@@ -481,12 +491,13 @@ impl Builder<'_> {
     fn lambda<'t>(&mut self, l: &'t Lambda, rec: Option<VarId>, from: Option<(NodeIndex, EdgeKind)>, tasks: &mut Vec<Task<'t>>) {
         let mut binders = Vec::with_capacity(l.params.len() + 2);
         // A recursive value's name is named by the body that holds it.
-        binders.extend(rec.filter(|r| !self.held.contains_key(r)));
+        binders.extend(rec.filter(|r| self.hoisted.get(r) != Some(r)));
         binders.extend(lambda_binders(l));
         let saved = self.enter(&binders, &[&l.body]);
         let head = lambda_head(l, &self.names);
         let label = match rec {
-            Some(name) => format!("fix {}{head}", self.names.name(name)),
+            // A copy named apart is labelled with the name it prints as.
+            Some(name) => format!("fix {}{head}", self.names.name(self.hoisted.get(&name).copied().unwrap_or(name))),
             None => head,
         };
         let node = Node {
@@ -545,7 +556,7 @@ impl Builder<'_> {
         };
         let node = Node {
             kind,
-            label: atom_label(a, &mut self.names, &mut self.fv, ATOM_MAX),
+            label: atom_label(a, &mut self.names, &mut self.fv, &self.hoisted, ATOM_MAX),
             span,
         };
         let n = self.add(node, from);
