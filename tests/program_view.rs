@@ -469,8 +469,10 @@ fn generated_programs_along_their_runs() {
     // Staged programs (recursive values held in several places among
     // them), every 5th step: the view and the lambda graph name and place
     // what the printer prints.
+    // `DEEPCPS_VIEW_CASES` runs more by hand.
+    let cases: u64 = std::env::var("DEEPCPS_VIEW_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(400);
     let mut checked = 0;
-    for seed in 0..400 {
+    for seed in 0..cases {
         let Ok(p) = load_source(&StagedGen::new(seed).program().src) else {
             continue;
         };
