@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use deepcps::views::state_after;
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::view::chains::MAX_FORKS;
 use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{LambdaGraph, Status};
 use deepcps_tests::{deepcps, root, staged_chain};
@@ -252,5 +253,47 @@ fn deep_terms_on_a_small_stack() {
         .expect("spawn")
         .join()
         .expect("no stack overflow, no panic");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn chains_that_fork_deeply_stay_linear() {
+    // The builders' chains fork at every number. Drawn in full, each fork
+    // indented the lines below it further, so the text grew with the square
+    // of the program (1.7 GB at 20,000 numbers); forks deeper than
+    // MAX_FORKS keep their indentation and say their depth.
+    let dir = std::env::temp_dir().join(format!("deepcps-chains-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bench = std::fs::read_to_string(root().join("corpus/bench/arith_builders.dcps")).expect("bench");
+    let lib = root().join("corpus/paper/arith_stack_actions.dcps");
+    let text = |n: u32| {
+        bench
+            .replace(
+                "include \"../paper/arith_stack_actions.dcps\"",
+                &format!("include {:?}", lib.display().to_string()),
+            )
+            .replace("let N = 5\n", &format!("let N = {n}\n"))
+    };
+    let widths = |n: u32, step: u32| -> (usize, usize, String) {
+        let path = dir.join(format!("b{n}.dcps"));
+        std::fs::write(&path, text(n)).expect("write");
+        let out = ok(&["chains", "--step", &step.to_string(), &path.display().to_string()]);
+        let indent = |l: &str| l.chars().take_while(|c| " │├└─".contains(*c)).count();
+        let widest = out.lines().map(indent).max().unwrap_or(0);
+        (widest, out.len(), out)
+    };
+    // Two columns under a chain's start, three per fork drawn, and the
+    // branch's own `├─`.
+    let most = 2 + 3 * MAX_FORKS + 2;
+    let (w40, len40, out) = widths(40, 2000);
+    assert!(
+        out.contains("├─[25] ") || out.contains("└─[25] "),
+        "forks deeper than drawn:\n{out}"
+    );
+    assert!(w40 <= most, "indented {w40} columns");
+    // Twice the numbers at the same point of the build: about twice the text.
+    let (w80, len80, _) = widths(80, 4000);
+    assert!(w80 <= most, "indented {w80} columns");
+    assert!(len80 < 3 * len40, "{len40} bytes at 40 numbers, {len80} at 80");
     let _ = std::fs::remove_dir_all(&dir);
 }

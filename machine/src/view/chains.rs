@@ -9,6 +9,10 @@
 //! in numbering order. The text shows one node per line: a linear stretch
 //! keeps its indentation, a fork draws a tree. A node reached again (from an
 //! earlier chain or a join) is shown once and then marked `(see above)`.
+//! Forks nested deeper than [`MAX_FORKS`] are not indented further: their
+//! branches say their depth (`├─[25] `), so the text stays linear in the
+//! graph (the builders' chains fork at every number: drawn in full, their
+//! text at 20,000 numbers was 1.7 GB).
 
 use std::collections::HashSet;
 
@@ -18,6 +22,10 @@ use petgraph::Direction;
 use super::staging_graph::{SEdge, StagingGraph};
 use super::Places;
 use crate::span::SourceMap;
+
+/// Most levels of forks drawn as a tree; deeper forks keep the indentation
+/// of this level and number their branches' depth.
+pub const MAX_FORKS: usize = 24;
 
 /// The nodes chains start from: nothing leads to them and they lead
 /// somewhere; in numbering order.
@@ -52,9 +60,9 @@ pub fn chains_text(sg: &StagingGraph, sources: &SourceMap) -> String {
             out.push('\n');
         }
         // (node, the edge that reached it, prefix of its line, prefix of
-        // the lines below it)
-        let mut stack: Vec<(NodeIndex, Option<SEdge>, String, String)> = vec![(s, None, String::new(), String::new())];
-        while let Some((n, edge, lead, cont)) = stack.pop() {
+        // the lines below it, forks above it)
+        let mut stack: Vec<(NodeIndex, Option<SEdge>, String, String, usize)> = vec![(s, None, String::new(), String::new(), 0)];
+        while let Some((n, edge, lead, cont, forks)) = stack.pop() {
             out.push_str(&lead);
             if let Some(e) = edge {
                 out.push_str(&format!("{e} → "));
@@ -69,12 +77,20 @@ pub fn chains_text(sg: &StagingGraph, sources: &SourceMap) -> String {
             let inner = if edge.is_none() { format!("{cont}  ") } else { cont };
             match next.as_slice() {
                 [] => {}
-                [(m, e)] => stack.push((*m, Some(*e), inner.clone(), inner)),
+                [(m, e)] => stack.push((*m, Some(*e), inner.clone(), inner, forks)),
                 many => {
                     let last = many.len() - 1;
+                    let depth = forks + 1;
                     for (i, (m, e)) in many.iter().enumerate().rev() {
-                        let (here, below) = if i == last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
-                        stack.push((*m, Some(*e), format!("{inner}{here}"), format!("{inner}{below}")));
+                        let (here, below) = if i == last { ("└─", "   ") } else { ("├─", "│  ") };
+                        let (lead, cont) = if depth <= MAX_FORKS {
+                            (format!("{inner}{here} "), format!("{inner}{below}"))
+                        } else {
+                            // As deep as drawn: the same indentation, the
+                            // depth said.
+                            (format!("{inner}{here}[{depth}] "), inner.clone())
+                        };
+                        stack.push((*m, Some(*e), lead, cont, depth));
                     }
                 }
             }
