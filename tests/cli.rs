@@ -198,6 +198,8 @@ fn thread_counts_that_cannot_be_used_are_usage_errors() {
         (&["bench", "--jobs", "0", f], "the number of jobs is at least 1"),
         (&["test", "--threads", "0", f], "the number of threads is at least 1"),
         (&["debug", "--threads", "0", f], "the number of threads is at least 1"),
+        (&["debug", "--snapshot-memory", "0", f], "the number of megabytes is at least 1"),
+        (&["debug", "--snapshot-memory", "lots", f], "`lots` is not a number of megabytes"),
     ];
     for (args, words) in cases {
         let r = deepcps(args);

@@ -10,6 +10,7 @@ use deepcps::debug::style::{Colours, Palette};
 use deepcps::debug::ui::render;
 use deepcps::debug::worker::{Engine, Worker};
 use deepcps_machine::graph::par::Parallel;
+use deepcps_machine::session::SNAPSHOT_BUDGET;
 use deepcps_machine::view::Status;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
@@ -431,7 +432,7 @@ fn debug_command_errors() {
 fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
     use deepcps::debug::worker::Cmd;
     use std::time::{Duration, Instant};
-    let mut engine = match Engine::spawn(FILE.into(), Parallel::sequential(), false) {
+    let mut engine = match Engine::spawn(FILE.into(), Parallel::sequential(), SNAPSHOT_BUDGET, false) {
         Ok(e) => e,
         Err(e) => panic!("{FILE} does not load: {e}"),
     };

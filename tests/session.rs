@@ -124,6 +124,39 @@ fn snapshots_stay_bounded_on_long_runs() {
 }
 
 #[test]
+fn snapshots_stay_within_their_memory_budget() {
+    // Snapshots are clones of the machine: on a big term 256 of them took
+    // 4.4 GB (the builders at 20,000 numbers, 100 MB to run). A budget
+    // thins them as the count limit does, and going back still replays to
+    // the same states.
+    let p = load_source(&loop_source(2000)).expect("loop loads");
+    let mut s = Session::new(p.clone());
+    let one = s.machine().approx_bytes();
+    let budget = 6 * one;
+    s.set_snapshot_budget(budget);
+    while s.step() {}
+    assert_eq!(s.steps(), 12_007);
+    let (held, interval) = s.snapshot_stats();
+    assert!(
+        s.snapshot_bytes() <= budget,
+        "{} bytes in {held} snapshots, budget {budget}",
+        s.snapshot_bytes()
+    );
+    assert!((2..=6).contains(&held), "{held} snapshots of about {one} bytes");
+    assert!(interval >= 12_007 / 8, "interval {interval}");
+    for k in [12_006, 5, 7_777, 1] {
+        s.goto(k);
+        assert_eq!(text(s.machine()), fresh_after(&p, k), "goto {k}");
+    }
+    // A budget smaller than one snapshot keeps two (step 0 and another).
+    s.set_snapshot_budget(1);
+    assert_eq!(s.snapshot_stats().0, 2);
+    s.goto(12_007);
+    s.back(3);
+    assert_eq!(text(s.machine()), fresh_after(&p, 12_004));
+}
+
+#[test]
 fn a_staging_variable_breakpoint_stops_after_it_is_bound() {
     let (p, _) = load("corpus/paper/arith_built.dcps");
     let mut s = Session::new(p);

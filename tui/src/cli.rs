@@ -125,6 +125,11 @@ enum Command {
         /// `n` and runs with breakpoints go step by step on one thread.
         #[arg(long, value_name = "N", value_parser = parse_threads)]
         threads: Option<usize>,
+        /// Memory for the states kept to step back to, in MB (about):
+        /// past it, every other one is dropped, so stepping back replays
+        /// more steps.
+        #[arg(long, value_name = "MB", default_value_t = 1024, value_parser = parse_megabytes)]
+        snapshot_memory: usize,
     },
     /// Run every program under the paths and report steps, time, memory
     /// and pass/fail against their `// expect:` directives.
@@ -230,7 +235,11 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             let view = if staging { View::StagingDot } else { View::LambdaDot };
             views::show(&file, step, view, ctx.out, ctx.err, ctx.color)
         }
-        Command::Debug { file, threads } => ctx.debug(file, threads),
+        Command::Debug {
+            file,
+            threads,
+            snapshot_memory,
+        } => ctx.debug(file, threads, snapshot_memory),
         Command::Chains { file, step } => views::show(&file, step, View::Chains, ctx.out, ctx.err, ctx.color),
         Command::Dump { file, step, max_steps } => match step {
             Some(step) => views::show(&file, step, View::Dump, ctx.out, ctx.err, ctx.color),
@@ -436,7 +445,7 @@ impl Ctx<'_> {
         code
     }
 
-    fn debug(mut self, file: PathBuf, threads: Option<usize>) -> u8 {
+    fn debug(mut self, file: PathBuf, threads: Option<usize>, snapshot_mb: usize) -> u8 {
         // The program is checked here first, so that its diagnostics come
         // before anything about the terminal (the worker loads it again).
         let mut sources = SourceMap::new();
@@ -458,7 +467,7 @@ impl Ctx<'_> {
             );
             return EXIT_STATIC;
         }
-        match crate::debug::term::run(file, par, self.color) {
+        match crate::debug::term::run(file, par, snapshot_mb.saturating_mul(1_000_000), self.color) {
             Ok(()) => EXIT_OK,
             Err(e) => {
                 let _ = write!(self.err, "{e}");
@@ -544,6 +553,11 @@ impl Ctx<'_> {
 /// A number of reduction threads: at least 1 (1 is the sequential machine).
 pub fn parse_threads(s: &str) -> Result<usize, String> {
     parse_count(s, "threads", " (1 is the sequential machine)")
+}
+
+/// Megabytes, at least 1 (`--snapshot-memory`).
+pub fn parse_megabytes(s: &str) -> Result<usize, String> {
+    parse_count(s, "megabytes", "")
 }
 
 /// A count of `what` of at least 1 (`note` ends the error for 0).

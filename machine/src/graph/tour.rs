@@ -330,6 +330,11 @@ impl Tour {
         }
     }
 
+    /// Bytes the entries take (their buffer's length, not its capacity).
+    pub fn bytes(&self) -> usize {
+        self.e.len() * std::mem::size_of::<Entry>() + (self.entry_block.len() + self.node_block.len()) * 4
+    }
+
     /// Makes node `n` a tree of its own with no children: `open(n) close(n)`.
     /// The caller makes sure no other treap links to its entries (see
     /// [`Tour::release`]).

@@ -5,10 +5,12 @@
 //! restores the nearest snapshot at or before the target step (a clone of
 //! the [`Machine`]) and replays forward: the machine is deterministic, so
 //! the state reached is the state that was left. Snapshots are taken every
-//! `interval` steps; when more than [`MAX_SNAPSHOTS`] are held, every other
-//! one is dropped and the interval doubles, so memory stays bounded on long
-//! runs and going back one step replays at most `interval` steps (a
-//! stretch run in parallel, once: see below).
+//! `interval` steps; when more than [`MAX_SNAPSHOTS`] are held, or they
+//! take more than the session's memory budget ([`SNAPSHOT_BUDGET`] unless
+//! set, by [`Machine::approx_bytes`]), every other one is dropped and the
+//! interval doubles, so memory stays bounded on long runs and on big terms,
+//! and going back one step replays at most `interval` steps (a stretch run
+//! in parallel, once: see below).
 //!
 //! A session may reduce on several threads ([`Session::with_parallel`]): a
 //! run with no enabled breakpoint and no subtree to stay within goes
@@ -40,6 +42,11 @@ use crate::term::{Atom, Program, VarId};
 
 /// Snapshots kept at most (the one of step 0 always among them).
 pub const MAX_SNAPSHOTS: usize = 256;
+
+/// The memory snapshots may take by default, in bytes (about: see
+/// [`Machine::approx_bytes`]). 256 snapshots of the builders at 20,000
+/// numbers took 4.4 GB, where the run alone needs 100 MB.
+pub const SNAPSHOT_BUDGET: usize = 1 << 30;
 
 /// The first snapshot interval, in steps.
 const FIRST_INTERVAL: u64 = 32;
@@ -83,6 +90,12 @@ pub struct Session {
     machine: Machine,
     /// Snapshots `(step, machine)`, by increasing step; the first is step 0.
     snapshots: Vec<(u64, Machine)>,
+    /// Invariant: the sum of the snapshots' [`Machine::approx_bytes`]
+    /// (each taken when the snapshot was).
+    snapshot_bytes: usize,
+    /// The most bytes the snapshots may take (two are kept whatever their
+    /// size).
+    budget: usize,
     interval: u64,
     end: Option<End>,
     fired: Vec<Fired>,
@@ -114,6 +127,8 @@ impl Session {
         machine.record_round_events = par.threads() > 1;
         Session {
             snapshots: vec![(0, machine.clone())],
+            snapshot_bytes: machine.approx_bytes(),
+            budget: SNAPSHOT_BUDGET,
             machine,
             interval: FIRST_INTERVAL,
             end: None,
@@ -181,6 +196,19 @@ impl Session {
     /// Snapshots held and the current interval between them.
     pub fn snapshot_stats(&self) -> (usize, u64) {
         (self.snapshots.len(), self.interval)
+    }
+
+    /// About how many bytes the snapshots take
+    /// ([`Machine::approx_bytes`]).
+    pub fn snapshot_bytes(&self) -> usize {
+        self.snapshot_bytes
+    }
+
+    /// Sets the memory the snapshots may take, in bytes (two are kept
+    /// whatever their size), and thins them to it.
+    pub fn set_snapshot_budget(&mut self, bytes: usize) {
+        self.budget = bytes;
+        self.thin();
     }
 
     /// Adds a breakpoint (enabled); returns its index. The same breakpoint
@@ -275,14 +303,28 @@ impl Session {
         if self.snapshots.get(i).is_some_and(|(s, _)| *s == step) {
             return;
         }
+        self.snapshot_bytes += self.machine.approx_bytes();
         self.snapshots.insert(i, (step, self.machine.clone()));
-        if self.snapshots.len() > MAX_SNAPSHOTS {
+        self.thin();
+    }
+
+    /// While more than [`MAX_SNAPSHOTS`] snapshots are held, or they take
+    /// more than the budget, drops every other one (the first, step 0,
+    /// stays) and doubles the interval. Two are always kept.
+    fn thin(&mut self) {
+        while self.snapshots.len() > 2 && (self.snapshots.len() > MAX_SNAPSHOTS || self.snapshot_bytes > self.budget) {
             self.interval *= 2;
             let mut k = 0;
-            self.snapshots.retain(|_| {
+            let mut dropped = 0;
+            self.snapshots.retain(|(_, m)| {
                 k += 1;
-                k % 2 == 1
+                let keep = k % 2 == 1;
+                if !keep {
+                    dropped += m.approx_bytes();
+                }
+                keep
             });
+            self.snapshot_bytes -= dropped;
         }
     }
 

@@ -67,10 +67,11 @@ impl Drop for Guard {
 }
 
 /// Runs the debugger on `file` in the real terminal, reducing on the
-/// threads of `par`. Errors: the program does not load (its diagnostics),
-/// or the terminal cannot be set up.
-pub fn run(file: PathBuf, par: Parallel, color: bool) -> Result<(), String> {
-    let mut engine = Engine::spawn(file, par, color)?;
+/// threads of `par`, its snapshots within `snapshot_bytes`. Errors: the
+/// program does not load (its diagnostics), or the terminal cannot be set
+/// up.
+pub fn run(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool) -> Result<(), String> {
+    let mut engine = Engine::spawn(file, par, snapshot_bytes, color)?;
     let first = engine
         .wait(Duration::from_secs(60))
         .ok_or("deepcps: the debugger's worker did not answer")?;

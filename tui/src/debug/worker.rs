@@ -492,8 +492,10 @@ impl Engine {
     }
 
     /// Loads `file` on a new thread and runs the worker there, reducing on
-    /// the threads of `par`; the load's diagnostics if it fails.
-    pub fn spawn(file: PathBuf, par: Parallel, color: bool) -> Result<Engine, String> {
+    /// the threads of `par`, its snapshots within `snapshot_bytes`
+    /// ([`Session::set_snapshot_budget`]); the load's diagnostics if it
+    /// fails.
+    pub fn spawn(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool) -> Result<Engine, String> {
         let (to, commands) = channel::<Cmd>();
         let (frames, from) = channel::<Frame>();
         let (loaded, load_result) = channel::<Result<(), String>>();
@@ -512,6 +514,7 @@ impl Engine {
                     }
                 };
                 w.session.set_interrupt(stop);
+                w.session.set_snapshot_budget(snapshot_bytes);
                 let _ = loaded.send(Ok(()));
                 worker_loop(&mut w, &commands, &frames);
             })
