@@ -3,7 +3,7 @@
 //! Iterative: a pre-order pass lists the nodes, then they are built
 //! children first.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::node::{hole_index, Bound, Cmd, GVar, Kind, NodeId};
 use super::Machine;
@@ -30,7 +30,7 @@ impl Names {
     pub fn raw() -> Names {
         Names {
             vars: None,
-            map: HashMap::new(),
+            map: HashMap::default(),
         }
     }
 
@@ -38,7 +38,7 @@ impl Names {
     pub fn printing(source: &Vars) -> Names {
         Names {
             vars: Some(source.clone()),
-            map: HashMap::new(),
+            map: HashMap::default(),
         }
     }
 
@@ -109,7 +109,7 @@ impl Machine {
         }
         let mut stack = vec![Visit::Enter(root)];
         let mut results: Vec<Piece> = Vec::new();
-        let mut inside_recs: HashSet<NodeId> = HashSet::new();
+        let mut inside_recs: HashSet<NodeId> = HashSet::default();
         // How many holders of hoisted values the walk is inside: there,
         // binders are named afresh.
         let mut fresh = 0usize;

@@ -15,7 +15,7 @@
 //! as a `fix` before it and which print as another's name; the printer and
 //! the lambda graph (which names variables as the printer does) both ask it.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::free::FreeVars;
 use super::names::Names;
@@ -67,7 +67,7 @@ pub fn held_recs<'t>(app: &'t App, names: &Names) -> HeldRecs<'t> {
 /// The distinct recursive values held by an application outside lambdas.
 pub fn direct_recs(app: &App) -> Vec<&RecLambda> {
     let mut out: Vec<&RecLambda> = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     // A stack in reverse reading order: the head pops first.
     let mut stack: Vec<&Atom> = app
         .args

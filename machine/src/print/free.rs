@@ -3,7 +3,7 @@
 //! term for the usual shapes (long chains whose scopes mention few outer
 //! variables), not quadratic.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 
 use crate::term::{Arg, Atom, Body, Cmd, Lambda, SExp, VarId};
@@ -75,7 +75,7 @@ impl FreeVars {
             }
         }
         for b in order.into_iter().rev() {
-            let mut out = HashSet::new();
+            let mut out = HashSet::default();
             sexp(&b.stage, &mut out);
             match &b.cmd {
                 Cmd::App(_) => {
@@ -84,7 +84,7 @@ impl FreeVars {
                     }
                 }
                 Cmd::Fix(f) => {
-                    let mut inner: HashSet<VarId> = HashSet::new();
+                    let mut inner: HashSet<VarId> = HashSet::default();
                     self.lambda(&f.lam, &mut inner);
                     inner.extend(self.memoized(&f.body).iter().copied());
                     inner.remove(&f.sparam);
@@ -120,7 +120,7 @@ impl FreeVars {
                 Atom::Expr(e) => atoms.extend(e.vals()),
                 Atom::Lambda(l) => self.lambda(l, out),
                 Atom::Rec(r) => {
-                    let mut inner = HashSet::new();
+                    let mut inner = HashSet::default();
                     self.lambda(&r.lam, &mut inner);
                     inner.remove(&r.name);
                     out.extend(inner);

@@ -17,8 +17,8 @@ pub mod alpha;
 pub mod free;
 pub mod names;
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 
 use crate::expr::print::{print_expr, print_value};
 use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, Sugar, VarId, Vars};
@@ -178,7 +178,7 @@ impl<'v> Printer<'v> {
             names: Names::new(vars),
             out: String::new(),
             source_mode: false,
-            hoisted: HashMap::new(),
+            hoisted: HashMap::default(),
             fv: FreeVars::default(),
             map: None,
             limit: usize::MAX,

@@ -4,7 +4,7 @@
 //! `k ≥ 1` that is not the printed name of a variable referenced in its scope.
 //! The choice depends only on the term's shape and names, never on ids.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::term::{Lambda, VarId, Vars};
 
@@ -23,15 +23,23 @@ impl<'v> Names<'v> {
 
     /// No binder in scope yet.
     pub fn new(vars: &'v Vars) -> Names<'v> {
-        Names { vars, env: HashMap::new() }
+        Names {
+            vars,
+            env: HashMap::default(),
+        }
     }
 
     /// The printed name of `v`.
     pub fn name(&self, v: VarId) -> String {
-        if let Some(n) = self.env.get(&v) {
-            return n.clone();
+        self.name_str(v).to_string()
+    }
+
+    /// The printed name of `v`, borrowed.
+    pub fn name_str(&self, v: VarId) -> &str {
+        match self.env.get(&v) {
+            Some(n) => n.as_str(),
+            None => self.vars.name(v).unwrap_or("_"),
         }
-        self.vars.name(v).unwrap_or("_").to_string()
     }
 
     /// Whether `v` is an anonymous staging parameter.
@@ -48,30 +56,47 @@ impl<'v> Names<'v> {
     /// free (see [`super::free::FreeVars`]);
     /// returns what to restore with [`Names::leave`].
     pub fn enter(&mut self, binders: &[VarId], referenced: &HashSet<VarId>) -> Vec<(VarId, Option<String>)> {
-        let own: HashSet<VarId> = binders.iter().copied().collect();
-        let outer: HashSet<String> = referenced.iter().filter(|w| !own.contains(w)).map(|w| self.name(*w)).collect();
-        let mut taken: HashSet<String> = HashSet::new();
-        let mut saved = Vec::with_capacity(binders.len());
-        for &b in binders {
-            let Some(src) = self.vars.name(b) else {
-                saved.push((b, self.env.remove(&b)));
-                continue;
-            };
-            let mut name = src.to_string();
-            if outer.contains(&name) || taken.contains(&name) {
-                let mut k = 1;
-                loop {
-                    name = format!("{src}_{k}");
-                    if !outer.contains(&name) && !taken.contains(&name) {
-                        break;
-                    }
-                    k += 1;
+        // The names are chosen first, against the printed names of the
+        // referenced variables as they stand (borrowed, not copied), and
+        // put in the table after.
+        let mut chosen: Vec<(VarId, Option<String>)> = Vec::with_capacity(binders.len());
+        {
+            let (env, vars) = (&self.env, self.vars);
+            let printed = |w: &VarId| -> &str {
+                match env.get(w) {
+                    Some(n) => n.as_str(),
+                    None => vars.name(*w).unwrap_or("_"),
                 }
+            };
+            let outer: HashSet<&str> = referenced.iter().filter(|w| !binders.contains(w)).map(printed).collect();
+            for (i, &b) in binders.iter().enumerate() {
+                let Some(src) = vars.name(b) else {
+                    chosen.push((b, None));
+                    continue;
+                };
+                let taken = |name: &str| outer.contains(name) || chosen[..i].iter().any(|(_, n)| n.as_deref() == Some(name));
+                let name = if taken(src) {
+                    let mut k = 1;
+                    loop {
+                        let name = format!("{src}_{k}");
+                        if !taken(&name) {
+                            break name;
+                        }
+                        k += 1;
+                    }
+                } else {
+                    src.to_string()
+                };
+                chosen.push((b, Some(name)));
             }
-            taken.insert(name.clone());
-            saved.push((b, self.env.insert(b, name)));
         }
-        saved
+        chosen
+            .into_iter()
+            .map(|(b, name)| match name {
+                Some(name) => (b, self.env.insert(b, name)),
+                None => (b, self.env.remove(&b)),
+            })
+            .collect()
     }
 
     /// Leaves a scope entered with [`Names::enter`].

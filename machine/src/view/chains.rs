@@ -14,7 +14,7 @@
 //! graph (the builders' chains fork at every number: drawn in full, their
 //! text at 20,000 numbers was 1.7 GB).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use petgraph::graph::NodeIndex;
 use petgraph::Direction;
@@ -54,7 +54,7 @@ pub fn chains_text(sg: &StagingGraph, sources: &SourceMap) -> String {
         out.push_str("no staging chains\n");
         return out;
     }
-    let mut shown: HashSet<NodeIndex> = HashSet::new();
+    let mut shown: HashSet<NodeIndex> = HashSet::default();
     for (k, &s) in starts.iter().enumerate() {
         if k > 0 {
             out.push('\n');

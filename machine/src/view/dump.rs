@@ -63,7 +63,7 @@
 //! The header gives the counts: nodes, bodies by status, and the other node
 //! kinds. Building and printing are iterative and linear in the term.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 
 use petgraph::visit::EdgeRef;
@@ -204,7 +204,7 @@ pub fn dump_lambda_graph(lg: &LambdaGraph, what: &str) -> String {
     // The binders in scope, per variable, innermost last. A value the
     // machine shares is exported with the same variables at each place, so
     // a variable may have several binders; the nearest enclosing one binds.
-    let mut scopes: HashMap<VarId, Vec<(usize, usize)>> = HashMap::new();
+    let mut scopes: HashMap<VarId, Vec<(usize, usize)>> = HashMap::default();
     let mut edges: Vec<(usize, &EdgeKind)> = Vec::new();
     for n in g.node_indices() {
         let i = n.index();

@@ -5,7 +5,8 @@
 //! Labels are built with explicit stacks and stop growing once they are
 //! long enough, so labelling every node of a big term stays linear.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use smallvec::{smallvec, SmallVec};
 
 use crate::expr::print::{print_expr, print_value};
 use crate::print::free::FreeVars;
@@ -21,6 +22,10 @@ pub const BODY_MAX: usize = 80;
 /// `s` cut to `max` characters, the last one `…` when something was cut;
 /// line breaks become spaces.
 pub fn clip(s: &str, max: usize) -> String {
+    // Most labels: one line, short enough (bytes bound characters).
+    if s.len() <= max && !s.contains('\n') {
+        return s.to_owned();
+    }
     let one_line = s.replace('\n', " ");
     if one_line.chars().count() <= max {
         return one_line;
@@ -33,14 +38,22 @@ pub fn clip(s: &str, max: usize) -> String {
 /// The binders of a lambda as printed: `(x, !r)[y]` (no `[y]` when the
 /// staging parameter is anonymous).
 pub fn lambda_head(l: &Lambda, names: &Names) -> String {
-    let ps: Vec<String> = l
-        .params
-        .iter()
-        .map(|p| format!("{}{}", if p.rest { "!" } else { "" }, names.name(p.var)))
-        .collect();
-    let mut s = format!("({})", ps.join(", "));
+    let mut s = String::with_capacity(32);
+    s.push('(');
+    for (i, p) in l.params.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        if p.rest {
+            s.push('!');
+        }
+        s.push_str(names.name_str(p.var));
+    }
+    s.push(')');
     if !names.anonymous(l.sparam) {
-        s.push_str(&format!("[{}]", names.name(l.sparam)));
+        s.push('[');
+        s.push_str(names.name_str(l.sparam));
+        s.push(']');
     }
     s
 }
@@ -70,9 +83,10 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
         T(&'static str),
     }
     let mut out = String::new();
-    let mut stack = vec![Tok::A(a)];
+    let mut stack: SmallVec<[Tok; 8]> = smallvec![Tok::A(a)];
     while let Some(t) = stack.pop() {
-        if out.chars().count() > max {
+        // (Bytes bound characters: counted only when they may be too many.)
+        if out.len() > max && out.chars().count() > max {
             break;
         }
         let a = match t {
@@ -83,7 +97,7 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
             Tok::A(a) => a,
         };
         match a {
-            Atom::Var(v) => out.push_str(&names.name(*v)),
+            Atom::Var(v) => out.push_str(names.name_str(*v)),
             Atom::Int(i) => out.push_str(&i.to_string()),
             Atom::Float(f) => out.push_str(&format!("{f:?}")),
             Atom::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -138,6 +152,9 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
             }
         }
     }
+    if out.len() <= max && !out.contains('\n') {
+        return out;
+    }
     clip(&out, max)
 }
 
@@ -158,7 +175,7 @@ pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
         Cmd::App(app) => {
             out.push_str(&atom_label(&app.head, names, fv, hoisted, ATOM_MAX));
             for a in &app.args {
-                if out.chars().count() > BODY_MAX {
+                if out.len() > BODY_MAX && out.chars().count() > BODY_MAX {
                     break;
                 }
                 out.push(' ');

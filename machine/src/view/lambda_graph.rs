@@ -9,7 +9,7 @@
 //! enclose each body (inside its own lambda, a recursive name is concrete,
 //! as in the reference reducer) on explicit stacks.
 
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -241,8 +241,8 @@ impl LambdaGraph {
             fv: FreeVars::default(),
             scratch: vars.clone(),
             recs: Vec::new(),
-            hoisted: HashMap::new(),
-            views: HashMap::new(),
+            hoisted: HashMap::default(),
+            views: HashMap::default(),
             below: Vec::new(),
             addresses: Vec::new(),
         };
@@ -373,7 +373,7 @@ impl Builder<'_> {
     /// Enters the scope of `binders` (free variables from `scope`) and
     /// records their printed names.
     fn enter(&mut self, binders: &[VarId], scope: &[&Body]) -> Vec<(VarId, Option<String>)> {
-        let mut refs = std::collections::HashSet::new();
+        let mut refs = HashSet::default();
         for b in scope {
             refs.extend(self.fv.body(b).iter().copied());
         }
@@ -382,7 +382,7 @@ impl Builder<'_> {
 
     /// Enters the scope of `binders`, which must not capture `refs`, and
     /// records their printed names.
-    fn enter_refs(&mut self, binders: &[VarId], refs: &std::collections::HashSet<VarId>) -> Vec<(VarId, Option<String>)> {
+    fn enter_refs(&mut self, binders: &[VarId], refs: &HashSet<VarId>) -> Vec<(VarId, Option<String>)> {
         let saved = self.names.enter(binders, refs);
         for &v in binders {
             // A binder is met once: its printed name is the one of its scope.

@@ -23,7 +23,7 @@
 //! paper ([`super::chains`]). The graph is derived from the
 //! [`LambdaGraph`], in its numbering order, so it is canonical too.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::fmt;
 
 use petgraph::dot::{Config, Dot};
@@ -247,7 +247,7 @@ impl StagingGraph {
 
         // The staging variables: named staging parameters, variables of
         // staging expressions, variables stuck bodies wait for ...
-        let mut staging: HashSet<VarId> = HashSet::new();
+        let mut staging: HashSet<VarId> = HashSet::default();
         for n in lg.graph.node_indices() {
             if let NodeKind::Lambda { sparam, .. } = &lg.graph[n].kind {
                 if named(sparam) {
@@ -255,7 +255,7 @@ impl StagingGraph {
                 }
             }
         }
-        let mut linked: HashMap<VarId, Vec<VarId>> = HashMap::new();
+        let mut linked: HashMap<VarId, Vec<VarId>> = HashMap::default();
         for (_, f) in &all {
             staging.extend(f.stage_vars.iter().copied().filter(named));
             staging.extend(f.stuck);
@@ -291,7 +291,7 @@ impl StagingGraph {
                 incoming.push(v);
                 mine.push((End::Var(v), End::Body(b), SEdge::Blocks));
             }
-            let mut seen: HashSet<(VarId, Role)> = HashSet::new();
+            let mut seen: HashSet<(VarId, Role)> = HashSet::default();
             for &(v, role) in &f.uses {
                 if staging.contains(&v) && !f.stage_vars.contains(&v) && f.stuck != Some(v) && seen.insert((v, role)) {
                     incoming.push(v);
@@ -329,7 +329,7 @@ impl StagingGraph {
         // when its binder is not in the term, before its first body), a
         // body where it stands.
         let mut g: Graph<SNode, SEdge> = Graph::new();
-        let mut var_node: HashMap<VarId, NodeIndex> = HashMap::new();
+        let mut var_node: HashMap<VarId, NodeIndex> = HashMap::default();
         let mut body_node: Vec<NodeIndex> = Vec::with_capacity(bodies.len());
         let mut add_var = |g: &mut Graph<SNode, SEdge>, v: VarId| {
             if used.contains(&v) && !var_node.contains_key(&v) {
@@ -431,7 +431,7 @@ impl StagingGraph {
 /// Variables of `edges` in order of first mention (for those whose binder
 /// the lambda graph does not hold).
 fn lg_var_order(edges: &[(usize, End, End, SEdge)]) -> Vec<VarId> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     edges
         .iter()
         .flat_map(|(_, x, y, _)| [*x, *y])
