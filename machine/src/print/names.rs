@@ -69,12 +69,12 @@ impl<'v> Names<'v> {
                 }
             };
             let outer: HashSet<&str> = referenced.iter().filter(|w| !binders.contains(w)).map(printed).collect();
-            for (i, &b) in binders.iter().enumerate() {
+            for &b in binders {
                 let Some(src) = vars.name(b) else {
                     chosen.push((b, None));
                     continue;
                 };
-                let taken = |name: &str| outer.contains(name) || chosen[..i].iter().any(|(_, n)| n.as_deref() == Some(name));
+                let taken = |name: &str| outer.contains(name) || chosen.iter().any(|(_, n)| n.as_deref() == Some(name));
                 let name = if taken(src) {
                     let mut k = 1;
                     loop {

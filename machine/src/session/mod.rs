@@ -90,9 +90,6 @@ pub struct Session {
     machine: Machine,
     /// Snapshots `(step, machine)`, by increasing step; the first is step 0.
     snapshots: Vec<(u64, Machine)>,
-    /// Invariant: the sum of the snapshots' [`Machine::approx_bytes`]
-    /// (each taken when the snapshot was).
-    snapshot_bytes: usize,
     /// The most bytes the snapshots may take (two are kept whatever their
     /// size).
     budget: usize,
@@ -127,7 +124,6 @@ impl Session {
         machine.record_round_events = par.threads() > 1;
         Session {
             snapshots: vec![(0, machine.clone())],
-            snapshot_bytes: machine.approx_bytes(),
             budget: SNAPSHOT_BUDGET,
             machine,
             interval: FIRST_INTERVAL,
@@ -201,7 +197,7 @@ impl Session {
     /// About how many bytes the snapshots take
     /// ([`Machine::approx_bytes`]).
     pub fn snapshot_bytes(&self) -> usize {
-        self.snapshot_bytes
+        self.snapshots.iter().map(|(_, m)| m.approx_bytes()).sum()
     }
 
     /// Sets the memory the snapshots may take, in bytes (two are kept
@@ -303,7 +299,6 @@ impl Session {
         if self.snapshots.get(i).is_some_and(|(s, _)| *s == step) {
             return;
         }
-        self.snapshot_bytes += self.machine.approx_bytes();
         self.snapshots.insert(i, (step, self.machine.clone()));
         self.thin();
     }
@@ -312,19 +307,13 @@ impl Session {
     /// more than the budget, drops every other one (the first, step 0,
     /// stays) and doubles the interval. Two are always kept.
     fn thin(&mut self) {
-        while self.snapshots.len() > 2 && (self.snapshots.len() > MAX_SNAPSHOTS || self.snapshot_bytes > self.budget) {
+        while self.snapshots.len() > 2 && (self.snapshots.len() > MAX_SNAPSHOTS || self.snapshot_bytes() > self.budget) {
             self.interval *= 2;
             let mut k = 0;
-            let mut dropped = 0;
-            self.snapshots.retain(|(_, m)| {
+            self.snapshots.retain(|_| {
                 k += 1;
-                let keep = k % 2 == 1;
-                if !keep {
-                    dropped += m.approx_bytes();
-                }
-                keep
+                k % 2 == 1
             });
-            self.snapshot_bytes -= dropped;
         }
     }
 

@@ -22,9 +22,14 @@ pub const BODY_MAX: usize = 80;
 /// `s` cut to `max` characters, the last one `…` when something was cut;
 /// line breaks become spaces.
 pub fn clip(s: &str, max: usize) -> String {
-    // Most labels: one line, short enough (bytes bound characters).
+    clip_owned(s.to_owned(), max)
+}
+
+/// [`clip`] of a string the caller gives up: most labels are one line and
+/// short enough (bytes bound characters), and come back as they are.
+fn clip_owned(s: String, max: usize) -> String {
     if s.len() <= max && !s.contains('\n') {
-        return s.to_owned();
+        return s;
     }
     let one_line = s.replace('\n', " ");
     if one_line.chars().count() <= max {
@@ -121,14 +126,13 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
                 out.push_str(&scoped_lambda_head(l, None, names, fv));
                 out.push_str(" {…}");
             }
-            Atom::Rec(r) if hoisted.contains_key(&r.name) => {
-                let name = hoisted.get(&r.name).copied().unwrap_or(r.name);
-                out.push_str(&names.name(name));
-            }
-            Atom::Rec(r) => {
-                out.push_str(&scoped_lambda_head(&r.lam, Some(r.name), names, fv));
-                out.push_str(" {…}");
-            }
+            Atom::Rec(r) => match hoisted.get(&r.name) {
+                Some(&name) => out.push_str(names.name_str(name)),
+                None => {
+                    out.push_str(&scoped_lambda_head(&r.lam, Some(r.name), names, fv));
+                    out.push_str(" {…}");
+                }
+            },
             Atom::Tuple(xs) => {
                 stack.push(Tok::T("]"));
                 for (i, x) in xs.iter().enumerate().rev() {
@@ -152,10 +156,7 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
             }
         }
     }
-    if out.len() <= max && !out.contains('\n') {
-        return out;
-    }
-    clip(&out, max)
+    clip_owned(out, max)
 }
 
 /// A short label of a body: its staging expression (unless it is the
@@ -198,5 +199,5 @@ pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
             out.push_str(" {…} in …");
         }
     }
-    clip(&out, BODY_MAX)
+    clip_owned(out, BODY_MAX)
 }
