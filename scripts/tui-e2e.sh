@@ -164,6 +164,31 @@ wait_for "interrupted after"
 wait_for "steps: "
 echo "ok: Ctrl-C: exit code 130, 'interrupted after N steps' and the step counts"
 
+echo "== deepcps bench on a terminal: the table, JSON beside it, Ctrl-C"
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 160 -y 30 \
+  "cd '$root' && '$bin' bench corpus/bench/loop_sum.dcps; echo \"deepcps exited \$?\"; sleep 600"
+wait_for "deepcps exited 0" 300
+wait_for "summary: 1 programs: 1 pass"
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 160 -y 30 \
+  "cd '$root' && '$bin' bench --json '$work/bench.json' corpus/bench/loop_sum.dcps >/dev/null; echo \"deepcps exited \$?\"; sleep 600"
+wait_for "deepcps exited 0" 300
+grep -q '"program"' "$work/bench.json" || fail "bench --json wrote no rows"
+mkdir -p "$work/bench"
+sed 's/^let N = .*/let N = 1000000000/; s/expect: exit 500500/expect: exit/' corpus/bench/loop_sum.dcps > "$work/bench/a_long.dcps"
+cp corpus/bench/loop_sum.dcps "$work/bench/b_short.dcps"
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 160 -y 30 \
+  "cd '$root' && '$bin' bench --max-steps 100000000000 --timeout 600 '$work/bench'; echo \"deepcps exited \$?\"; sleep 600"
+wait_for "a_long.dcps"
+sleep 1
+t send-keys -t "$cur" C-c
+wait_for "deepcps exited 130"
+wait_for "interrupted (Ctrl-C): 1 of 2"
+t capture-pane -p -t "$cur" | grep -qF "b_short.dcps" && fail "bench started a program after Ctrl-C"
+echo "ok: bench on a terminal finishes (also with --json), Ctrl-C stops it with exit 130 and the table so far"
+
 echo "== bad input: a file that does not parse, --threads 0"
 out=$("$bin" debug corpus/err/syntax_truncated.dcps 2>&1 || true)
 echo "$out" | grep -q "syntax_truncated.dcps" || { echo "FAIL: no diagnostic: $out" >&2; exit 1; }

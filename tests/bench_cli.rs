@@ -342,6 +342,19 @@ fn bad_inputs_are_usage_errors() {
         ),
         (vec![], "PATH"),
         (vec![path(&dir.join("empty"))], "no programs under"),
+        (
+            vec!["--plot".into(), "/nonexistent/x.svg".into(), "corpus/bench".into()],
+            "--plot `/nonexistent/x.svg`: there is no directory `/nonexistent`",
+        ),
+        (
+            vec!["--json".into(), path(&dir.join("no/such/j.json")), "corpus/bench".into()],
+            "there is no directory",
+        ),
+        (vec!["--csv".into(), path(&dir), "corpus/bench".into()], "is a directory"),
+        (
+            vec!["--json".into(), "-".into(), "--csv".into(), "-".into(), "corpus/bench".into()],
+            "both write to stdout",
+        ),
     ];
     for (args, words) in cases {
         let mut argv = vec!["bench"];
@@ -350,6 +363,36 @@ fn bad_inputs_are_usage_errors() {
         assert_eq!(r.code, 2, "{argv:?}: {}\n{}", r.out, r.err);
         assert!(r.err.contains(words), "{argv:?}: {}", r.err);
         assert!(!r.err.contains("panicked"), "{}", r.err);
+        // Refused before anything ran: no table.
+        assert!(!r.out.contains("summary:"), "{argv:?}: {}", r.out);
+    }
+}
+
+/// Seconds as `table::seconds` writes them (`0.560 ms`, `19.9 ms`, `1.006 s`).
+fn seconds_of(words: &str) -> f64 {
+    let (n, unit) = words.trim().split_once(' ').expect("a number and a unit");
+    let n: f64 = n.parse().expect("a number");
+    match unit {
+        "ms" => n / 1e3,
+        "s" => n,
+        other => panic!("unit {other}"),
+    }
+}
+
+#[test]
+fn one_job_runs_one_program_at_a_time() {
+    // Each program's time is its own: with one job, the runs' times add up
+    // to no more than the whole bench took, also when each program reduces
+    // on a pool of two threads.
+    for _ in 0..3 {
+        let r = deepcps(&["bench", "--jobs", "1", "--threads", "2", "corpus/bench", "corpus/paper"]);
+        assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+        let summary = r.out.lines().find(|l| l.starts_with("summary:")).expect("a summary");
+        let (_, tail) = summary.split_once(" steps, ").expect("steps");
+        let (busy, tail) = tail.split_once(" of runs in ").expect("of runs in");
+        let (elapsed, _) = tail.split_once(';').expect("elapsed");
+        let (busy, elapsed) = (seconds_of(busy), seconds_of(elapsed));
+        assert!(busy <= elapsed * 1.01 + 1e-4, "{summary}");
     }
 }
 

@@ -300,6 +300,26 @@ pub fn interrupt() {
     std::process::exit(i32::from(EXIT_INTERRUPTED));
 }
 
+/// A reduction in progress for [`interrupt`], from [`Reducing::start`] until
+/// the guard is dropped: Ctrl-C then sets [`INTERRUPT`] instead of ending
+/// the process.
+pub struct Reducing(());
+
+impl Reducing {
+    /// Clears [`INTERRUPT`] and marks a reduction in progress.
+    pub fn start() -> Reducing {
+        INTERRUPT.store(false, Ordering::Relaxed);
+        REDUCING.store(true, Ordering::Relaxed);
+        Reducing(())
+    }
+}
+
+impl Drop for Reducing {
+    fn drop(&mut self) {
+        REDUCING.store(false, Ordering::Relaxed);
+    }
+}
+
 struct Ctx<'a> {
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
@@ -358,7 +378,7 @@ impl Ctx<'_> {
             }
         };
         let mut graph_stats = None;
-        REDUCING.store(true, Ordering::Relaxed);
+        let reducing = Reducing::start();
         let report = {
             let err = &mut *self.err;
             let sources = &sources;
@@ -394,7 +414,7 @@ impl Ctx<'_> {
                 r
             }
         };
-        REDUCING.store(false, Ordering::Relaxed);
+        drop(reducing);
         self.diags(&sources, &report.warnings);
         let too_long = report.text.len() > max_output;
         let code = match &report.outcome {

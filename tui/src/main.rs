@@ -20,10 +20,12 @@ fn main() -> ExitCode {
     let _ = ctrlc::set_handler(deepcps::cli::interrupt);
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let worker = std::thread::Builder::new().stack_size(STACK).spawn(move || {
+        // stdout is locked for the whole command (results are written in
+        // many pieces); stderr is not: the progress bar's thread and the
+        // Ctrl-C handler write to it while a command runs.
         let stdout = std::io::stdout();
-        let stderr = std::io::stderr();
         let mut out = stdout.lock();
-        let mut err = stderr.lock();
+        let mut err = std::io::stderr();
         let code = deepcps::main_with(args, &mut out, &mut err);
         let _ = out.flush();
         code

@@ -27,15 +27,16 @@ use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use deepcps_machine::expect::Expected;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::run::Limits;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 
-use crate::cli::plural;
+use crate::cli::{plural, Reducing, EXIT_INTERRUPTED, INTERRUPT};
 
 use discover::Program;
 use run::{Job, Row, Status};
@@ -113,6 +114,7 @@ pub fn main(args: BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 }
 
 fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, String> {
+    check_outputs(args)?;
     let found = discover::discover(&args.paths)?;
     let baseline = args.baseline.as_deref().map(baseline::Baseline::load).transpose()?;
     let mut programs = found.programs;
@@ -134,12 +136,6 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     let families = scaled_jobs(args, &programs)?;
     let threads = args.threads.unwrap_or_else(Parallel::cores);
     let jobs = args.jobs;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .stack_size(STACK)
-        .thread_name(|i| format!("deepcps-bench-{i}"))
-        .build()
-        .map_err(|e| format!("cannot start {jobs} jobs: {e}"))?;
     // One `Parallel` (one pool of reduction threads) per thread count,
     // shared by every program run with it.
     let threads_of = |p: &Program| p.expect.threads.unwrap_or(threads);
@@ -154,15 +150,20 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
         max_steps: p.expect.max_steps.unwrap_or(args.max_steps),
         timeout: Some(args.timeout),
         max_nodes: args.max_nodes,
-        // Ctrl-C ends a bench at once (no reduction of it reads the flag).
-        interrupt: None,
+        // Ctrl-C stops the program running; the rest are not started.
+        interrupt: Some(&INTERRUPT),
         max_output: None,
     };
 
     let scaled_count: usize = families.iter().map(|f| f.1.len()).sum();
     let progress = progress_bar((programs.len() + scaled_count) as u64);
     let started = Instant::now();
-    let one = |p: &Program| {
+    let _reducing = Reducing::start();
+    let one = |p: &&Program| {
+        if INTERRUPT.load(Ordering::Relaxed) {
+            return None;
+        }
+        progress.set_message(p.name.clone());
         let snapshot = std::fs::read_to_string(p.path.with_extension("out")).ok();
         let row = run::run(&Job {
             name: &p.name,
@@ -174,14 +175,13 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
             par: par_of(p),
         });
         progress.inc(1);
-        progress.set_message(p.name.clone());
-        row
+        Some(row)
     };
     // Programs that ask for a number of threads are timed alone, after the
     // others.
     let (alone, shared): (Vec<&Program>, Vec<&Program>) = programs.iter().partition(|p| p.expect.threads.is_some());
-    let mut rows: Vec<Row> = pool.install(|| shared.par_iter().map(|&p| one(p)).collect());
-    rows.extend(pool.install(|| alone.iter().map(|&p| one(p)).collect::<Vec<_>>()));
+    let mut rows: Vec<Row> = on_workers(jobs, &shared, one)?;
+    rows.extend(on_workers(1, &alone, one)?);
     rows.sort_by(|a, b| a.program.cmp(&b.program));
 
     // Scaling runs, one at a time so that their times are not shared.
@@ -203,20 +203,24 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
             other => other.clone(),
         });
         for (size, bytes) in sizes {
+            if INTERRUPT.load(Ordering::Relaxed) {
+                break;
+            }
             let name = format!("{} {}={size}", p.name, sc.var);
-            let row = pool.install(|| {
-                run::run(&Job {
-                    name: &name,
-                    path: &p.path,
-                    bytes,
-                    expected: kind.as_ref(),
-                    snapshot: None,
-                    limits: limits(p),
-                    par: par_of(p),
-                })
-            });
-            progress.inc(1);
             progress.set_message(name.clone());
+            let job = Job {
+                name: &name,
+                path: &p.path,
+                bytes,
+                expected: kind.as_ref(),
+                snapshot: None,
+                limits: limits(p),
+                par: par_of(p),
+            };
+            let Some(row) = on_workers(1, &[&job], |j: &&Job| Some(run::run(j)))?.pop() else {
+                break;
+            };
+            progress.inc(1);
             if matches!(row.result.as_str(), "exit" | "residual") {
                 family.points.push(scale::Point {
                     size: *size,
@@ -230,6 +234,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     }
     progress.finish_and_clear();
     let elapsed = started.elapsed();
+    let interrupted = INTERRUPT.load(Ordering::Relaxed);
 
     let comparison = baseline.as_ref().map(|b| b.compare(&mut rows, args.threshold, args.min_time));
     if let Some(b) = &baseline {
@@ -300,6 +305,13 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
             c.missing
         ));
     }
+    if interrupted {
+        summary.push_str(&format!(
+            "; interrupted (Ctrl-C): {} of {} programs run",
+            rows.len(),
+            programs.len()
+        ));
+    }
     report.push_str(&summary);
     report.push('\n');
 
@@ -318,7 +330,50 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
         let _ = write!(out, "{report}");
     }
     let regressions = comparison.is_some_and(|c| !c.regressions.is_empty());
-    Ok(if failed > 0 || regressions { EXIT_FAIL } else { 0 })
+    Ok(if interrupted {
+        EXIT_INTERRUPTED
+    } else if failed > 0 || regressions {
+        EXIT_FAIL
+    } else {
+        0
+    })
+}
+
+/// Runs `f` on every item on `jobs` plain threads with a stack of
+/// [`STACK`] bytes, each taking the next item when it is free, and returns
+/// the results in the items' order; a `None` (the item was not started:
+/// Ctrl-C) is left out. The threads are not rayon workers on purpose: a
+/// rayon worker waiting for a program's reduction pool steals and starts
+/// another program meanwhile, and the programs' times would overlap.
+fn on_workers<T: Sync, R: Send>(jobs: usize, items: &[T], f: impl Fn(&T) -> Option<R> + Sync) -> Result<Vec<R>, String> {
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::with_capacity(items.len()));
+    let work = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(k) else { break };
+        if let Some(r) = f(item) {
+            done.lock().unwrap_or_else(PoisonError::into_inner).push((k, r));
+        }
+    };
+    std::thread::scope(|s| {
+        let mut workers = Vec::new();
+        for i in 0..jobs.min(items.len()) {
+            let w = std::thread::Builder::new()
+                .name(format!("deepcps-bench-{i}"))
+                .stack_size(STACK)
+                .spawn_scoped(s, work)
+                .map_err(|e| format!("cannot start a bench thread: {e}"))?;
+            workers.push(w);
+        }
+        for w in workers {
+            w.join()
+                .map_err(|_| "a bench thread failed (a bug; please report it)".to_string())?;
+        }
+        Ok::<(), String>(())
+    })?;
+    let mut done = done.into_inner().unwrap_or_else(PoisonError::into_inner);
+    done.sort_by_key(|&(k, _)| k);
+    Ok(done.into_iter().map(|(_, r)| r).collect())
 }
 
 /// A scaling family's program and its source at each size.
@@ -351,6 +406,50 @@ fn scaled_jobs<'p>(args: &BenchArgs, programs: &'p [Program]) -> Result<Vec<Scal
     Ok(jobs)
 }
 
+/// Refuses, before anything runs, output paths that cannot be written and
+/// two outputs to stdout (`--json - --csv -` could not be told apart).
+fn check_outputs(args: &BenchArgs) -> Result<(), String> {
+    let dash = Path::new("-");
+    if args.json.as_deref() == Some(dash) && args.csv.as_deref() == Some(dash) {
+        return Err("--json - and --csv - both write to stdout; send one of them to a file".into());
+    }
+    if args.plot.as_deref() == Some(dash) {
+        return Err("--plot needs a file name (an SVG file), not `-`".into());
+    }
+    for (flag, path) in [("--json", &args.json), ("--csv", &args.csv), ("--plot", &args.plot)] {
+        let Some(path) = path.as_deref().filter(|p| *p != dash) else {
+            continue;
+        };
+        writable(path).map_err(|why| format!("{flag} `{}`: {why}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Whether `path` can be written: its directory exists and the file can be
+/// opened for writing (a file made only to find out is removed again).
+fn writable(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err("is a directory".into());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!("there is no directory `{}`", dir.display()));
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| format!("cannot write it: {e}"))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
 /// Writes `text` to `path`, or to `out` for `-`.
 fn emit(path: &Path, text: &str, out: &mut dyn Write) -> Result<(), String> {
     if path == Path::new("-") {
@@ -369,6 +468,8 @@ fn progress_bar(len: u64) -> ProgressBar {
     if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}") {
         bar.set_style(style);
     }
+    // Redrawn every 200 ms, so that the time moves during a long program.
+    bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
 
