@@ -117,3 +117,20 @@ fn the_output_limit_cuts_printing_short() {
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(r.out.len() > 100_000, "{}", r.out.len());
 }
+
+#[test]
+fn run_has_no_default_step_limit() {
+    // A loop of 12 million steps, more than `bench`'s and `test`'s default
+    // step limit, runs to its end.
+    let text = std::fs::read_to_string(root().join("corpus/bench/loop_sum.dcps")).expect("read");
+    let text = text.replace("let N = 1000\n", "let N = 2000000\n");
+    let p = program("long_loop.dcps", &text);
+    let r = deepcps(&["run", &p, "--stats"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(r.out, "2000001000000\n");
+    assert!(r.err.contains("steps: 12000007 "), "{}", r.err);
+    // The flag still limits.
+    let r = deepcps(&["run", &p, "--max-steps", "1000"]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.err.contains("step limit reached: 1000 steps"), "{}", r.err);
+}

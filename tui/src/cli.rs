@@ -45,9 +45,11 @@ enum Command {
         /// Print the step counts by rule kind (to stderr).
         #[arg(long)]
         stats: bool,
-        /// Stop after this many steps (exit code 3).
-        #[arg(long, default_value_t = Limits::default().max_steps)]
-        max_steps: u64,
+        /// Stop after this many steps (exit code 3). There is no step limit
+        /// unless it is given: `--timeout`, `--max-nodes` and Ctrl-C stop a
+        /// runaway program.
+        #[arg(long, value_name = "N")]
+        max_steps: Option<u64>,
         /// Execute at most N steps, then print the term as it stands (a
         /// deliberate stop: exit code 0; the step count goes to stderr).
         #[arg(long, value_name = "N", conflicts_with = "max_steps")]
@@ -218,7 +220,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
                 fast: !no_fast,
             },
             Limits {
-                max_steps: stop_after.unwrap_or(max_steps),
+                max_steps: stop_after.or(max_steps).unwrap_or(u64::MAX),
                 timeout,
                 max_nodes: Some(max_nodes),
                 interrupt: Some(&INTERRUPT),
