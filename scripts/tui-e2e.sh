@@ -189,6 +189,29 @@ wait_for "interrupted (Ctrl-C): 1 of 2"
 t capture-pane -p -t "$cur" | grep -qF "b_short.dcps" && fail "bench started a program after Ctrl-C"
 echo "ok: bench on a terminal finishes (also with --json), Ctrl-C stops it with exit 130 and the table so far"
 
+echo "== a runaway program under ulimit -v 4 GB: limits and messages, never an abort"
+printf 'fix grow(t) {\n  grow [t, t]\n} in\ngrow []\n' > "$work/grow.dcps"
+limited() { (ulimit -v 4000000; "$bin" "$@" "$work/grow.dcps" >"$work/out" 2>"$work/err"); echo $?; }
+[ "$(limited run)" = 3 ] && grep -q "node limit reached" "$work/err" || fail "run: $(cat "$work/err")"
+[ "$(limited run --max-steps 30)" = 3 ] && grep -q "step limit reached" "$work/err" || fail "run --max-steps: $(cat "$work/err")"
+for cmd in "run --stop-after 30" "dump --max-steps 30" "dump --step 30" "dot --step 30" "chains --step 30"; do
+  # shellcheck disable=SC2086
+  code=$(limited $cmd)
+  [ "$code" = 3 ] && grep -q "is too large to build" "$work/err" && grep -q -- "--max-nodes" "$work/err" \
+    || fail "$cmd: exit $code: $(cat "$work/err")"
+done
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 160 -y 30 \
+  "cd '$root' && (ulimit -v 4000000; TERM=xterm-256color '$bin' debug '$work/grow.dcps'); echo \"deepcps exited \$?\"; stty -a | grep -q ' icanon' && echo cooked; sleep 600"
+wait_for "‖ paused │ step 0 │"
+t send-keys -t "$cur" 3 0 s
+wait_for "term (too large to show) · step 30"
+wait_for "more than --max-nodes"
+t send-keys -t "$cur" q
+wait_for "deepcps exited 0"
+wait_for "cooked"
+echo "ok: under ulimit -v, run stops at the node limit; run, dump, dot, chains and the debugger refuse a term too large to write out"
+
 echo "== bad input: a file that does not parse, --threads 0"
 out=$("$bin" debug corpus/err/syntax_truncated.dcps 2>&1 || true)
 echo "$out" | grep -q "syntax_truncated.dcps" || { echo "FAIL: no diagnostic: $out" >&2; exit 1; }

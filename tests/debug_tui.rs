@@ -30,7 +30,7 @@ impl Debugger {
 
     /// A debugger whose runs reduce on the threads of `par`.
     fn open_on(file: &str, par: Parallel) -> Debugger {
-        let w = match Worker::load(std::path::Path::new(file), par, false) {
+        let w = match Worker::load(std::path::Path::new(file), par, false, deepcps::memory::default_view_nodes() as u64) {
             Ok(w) => w,
             Err(e) => panic!("{file} does not load: {e}"),
         };
@@ -432,7 +432,7 @@ fn debug_command_errors() {
 fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
     use deepcps::debug::worker::Cmd;
     use std::time::{Duration, Instant};
-    let mut engine = match Engine::spawn(FILE.into(), Parallel::sequential(), SNAPSHOT_BUDGET, false) {
+    let mut engine = match Engine::spawn(FILE.into(), Parallel::sequential(), SNAPSHOT_BUDGET, false, u64::MAX) {
         Ok(e) => e,
         Err(e) => panic!("{FILE} does not load: {e}"),
     };

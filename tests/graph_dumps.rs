@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use deepcps::views::{final_dump, render, state_after, View};
+use deepcps::views::{final_dump, render_state, state_after, View};
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::Limits;
 use deepcps_machine::span::SourceMap;
@@ -111,9 +111,9 @@ fn arith_built_on_the_way() {
     for step in [0, 262, 320] {
         let mut sources = SourceMap::new();
         let program = load_program(&RealFs, &root().join(file), &mut sources).expect("arith_built loads");
-        let (body, vars, note) = state_after(program, step);
+        let (state, vars, note) = state_after(program, step, u64::MAX).expect("within the limits");
         assert_eq!(note, None, "step {step}");
-        let dump = render(&body, &vars, &sources, View::Dump);
+        let dump = render_state(&state, &vars, &sources, View::Dump);
         check_dump(&dump);
         insta::assert_snapshot!(format!("arith_built_step_{step}"), dump);
     }

@@ -12,7 +12,7 @@ use deepcps::debug::graph::{
     MAX_CHILDREN, MAX_NODES, RADIUS_MAX, RADIUS_MIN,
 };
 use deepcps::debug::style::{Colours, Palette};
-use deepcps::views::state_after;
+use deepcps::views::{state_after, State};
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::view::LambdaGraph;
 use deepcps_machine::{span::SourceMap, term::Program};
@@ -36,9 +36,12 @@ fn arith() -> Program {
 
 /// The lambda graph of `arith_built` after `steps` steps.
 fn graph_after(steps: u64) -> LambdaGraph {
-    let (body, vars, note) = state_after(arith(), steps);
+    let (state, vars, note) = state_after(arith(), steps, u64::MAX).expect("within the limits");
     assert_eq!(note, None, "the run goes on past step {steps}");
-    LambdaGraph::build(&body, &vars)
+    match state {
+        State::Term(body) => LambdaGraph::build(&body, &vars),
+        State::Exit(_) => panic!("the run goes on past step {steps}"),
+    }
 }
 
 /// The graph at step 0 and at step 20, each with its first ready body.

@@ -48,7 +48,8 @@ fn unbounded_allocation_stops_at_the_node_limit() {
     assert!(r.err.contains("steps: "), "{}", r.err);
     // The default limit is there too (the flag has a default).
     let r = deepcps(&["run", "--help"]);
-    assert!(r.out.contains("--max-nodes") && r.out.contains("80000000"), "{}", r.out);
+    let default = deepcps::memory::default_max_nodes().to_string();
+    assert!(r.out.contains("--max-nodes") && r.out.contains(&default), "{}", r.out);
 }
 
 #[test]
@@ -133,4 +134,73 @@ fn run_has_no_default_step_limit() {
     let r = deepcps(&["run", &p, "--max-steps", "1000"]);
     assert_eq!(r.code, 3, "{}", r.err);
     assert!(r.err.contains("step limit reached: 1000 steps"), "{}", r.err);
+}
+
+/// A tuple that doubles at every step: a few nodes of shared graph, a tree
+/// of 2^n nodes written out.
+const DOUBLING: &str = "fix grow(t) {\n  grow [t, t]\n} in\ngrow []\n";
+
+/// The same, exiting with the tuple after `n` doublings.
+fn doubling_exit(n: u32) -> String {
+    format!("fix grow(t, n) {{\n  if \"n == 0\" () {{ $exit t }} () {{ grow [t, t] \"n-1\" }}\n}} in\ngrow [] {n}\n")
+}
+
+#[test]
+fn a_term_too_large_to_write_out_is_refused_not_built() {
+    let p = program("doubling.dcps", DOUBLING);
+    // 2^20 nodes written out, a limit of 100,000: every command that would
+    // build the term says so instead, with the size and the flag.
+    let cases: [&[&str]; 6] = [
+        &["run", "--stop-after", "22"],
+        &["dump", "--max-steps", "22"],
+        &["dump", "--step", "22"],
+        &["dot", "--step", "22"],
+        &["dot", "--staging", "--step", "22"],
+        &["chains", "--step", "22"],
+    ];
+    for args in cases {
+        let mut argv = args.to_vec();
+        argv.extend(["--max-nodes", "100000", p.as_str()]);
+        let r = deepcps(&argv);
+        assert_eq!(r.code, 3, "{argv:?}: {}", r.err);
+        assert!(r.out.is_empty(), "{argv:?}: nothing on stdout");
+        assert!(r.err.contains("is too large to build"), "{argv:?}: {}", r.err);
+        assert!(
+            r.err.contains("it has 4194311 nodes, more than the node limit of 100000"),
+            "{argv:?}: {}",
+            r.err
+        );
+        assert!(r.err.contains("--max-nodes"), "{argv:?}: {}", r.err);
+    }
+    // Within the limit, the same commands print.
+    let r = deepcps(&["run", "--stop-after", "8", "--max-nodes", "100000", &p]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains("[[[[[[[[]"), "{}", r.out);
+    let r = deepcps(&["dump", "--step", "8", "--max-nodes", "100000", &p]);
+    assert_eq!(r.code, 0, "{}", r.err);
+}
+
+#[test]
+fn an_exit_value_too_large_to_write_out_is_refused_not_built() {
+    let p = program("doubling_exit.dcps", &doubling_exit(20));
+    for args in [&["run"][..], &["dump"], &["dump", "--step", "200"]] {
+        let mut argv = args.to_vec();
+        argv.extend(["--max-nodes", "100000", p.as_str()]);
+        let r = deepcps(&argv);
+        assert_eq!(r.code, 3, "{argv:?}: {}", r.err);
+        assert!(r.out.is_empty(), "{argv:?}: nothing on stdout");
+        assert!(
+            r.err.contains("the exit value is too large to build") && r.err.contains("2097151 nodes"),
+            "{argv:?}: {}",
+            r.err
+        );
+    }
+    let p = program("doubling_exit_small.dcps", &doubling_exit(3));
+    let r = deepcps(&["run", "--max-nodes", "100000", &p]);
+    assert_eq!(
+        (r.code, r.out.as_str()),
+        (0, "[[[[], []], [[], []]], [[[], []], [[], []]]]\n"),
+        "{}",
+        r.err
+    );
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use deepcps::views::{render, state_after, View};
+use deepcps::views::{render_state, state_after, View};
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
@@ -244,8 +244,8 @@ fn dump_of_arith_built_matches_its_lambda_graph() {
 fn dump_at_a_step_is_the_dump_of_that_state() {
     let mut sources = SourceMap::new();
     let program = load_program(&RealFs, &root().join(ARITH), &mut sources).expect("loads");
-    let (body, vars, _) = state_after(program, 10);
-    let expected = render(&body, &vars, &sources, View::Dump);
+    let (state, vars, _) = state_after(program, 10, u64::MAX).expect("within the limits");
+    let expected = render_state(&state, &vars, &sources, View::Dump);
     let r = deepcps(&["dump", "--step", "10", ARITH]);
     assert_eq!((r.code, r.err.as_str()), (0, ""));
     assert_eq!(r.out, expected);

@@ -6,7 +6,7 @@
 
 use std::ffi::OsString;
 
-use deepcps::views::state_after;
+use deepcps::views::{state_after, State};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::view::chains::MAX_FORKS;
@@ -181,9 +181,16 @@ fn state_after_says_when_the_run_ended() {
         let mut sources = SourceMap::new();
         load_program(&RealFs, std::path::Path::new(SMALL), &mut sources).expect("loads")
     };
-    assert_eq!(state_after(load(), 3).2, None);
-    let note = state_after(load(), 1000).2.unwrap_or_default();
-    assert!(note.starts_with("the run ended at step 10: `$exit` executed"), "{note}");
+    let after = |n| state_after(load(), n, u64::MAX).expect("within the limits");
+    assert_eq!(after(3).2, None);
+    assert!(matches!(after(3).0, State::Term(_)));
+    // The last step is `$exit`: the state after it is the exit value, and
+    // nothing needs saying.
+    assert_eq!(after(10).2, None);
+    assert!(matches!(after(10).0, State::Exit(_)));
+    let note = after(1000).2.unwrap_or_default();
+    assert_eq!(note, "the run ended at step 10: `$exit` executed; showing the exit value");
+    assert!(matches!(after(1000).0, State::Exit(_)));
 }
 
 #[test]
@@ -193,7 +200,7 @@ fn error_paths() {
     assert_eq!(r.code, 0);
     assert_eq!(
         r.err,
-        "deepcps: the run ended at step 10: `$exit` executed; showing the term as it stood then\n"
+        "deepcps: the run ended at step 10: `$exit` executed; showing the exit value\n"
     );
     assert_eq!(r.out, "no staging chains\n");
     let r = deepcps(&["dot", "--step", "100000", "corpus/paper/merge_staged.dcps"]);

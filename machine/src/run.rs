@@ -152,7 +152,8 @@ pub struct Limits {
     /// Most wall time to spend reducing (checked between steps).
     pub timeout: Option<Duration>,
     /// Most live graph nodes (the graph machine only; the reference reducer
-    /// has no nodes to count).
+    /// has no nodes to count), and most nodes of the result term the graph
+    /// machine builds for the report, its shared values written out.
     pub max_nodes: Option<usize>,
     /// A flag that stops the run when set (a Ctrl-C handler sets it; read
     /// when the clock is).
@@ -229,6 +230,35 @@ pub enum Outcome {
     Limit(StopReason),
 }
 
+/// A term the machine declined to build: written out in full, with every
+/// shared value copied at each place that holds it, it would have `size`
+/// nodes, more than the `limit` the caller allows ([`Limits::max_nodes`]).
+/// A graph of a few thousand nodes can stand for a term of 2^30.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooLarge {
+    /// What was not built (`the residual program`, `the exit value`, ...).
+    pub what: &'static str,
+    /// Its nodes written out (saturating at `u64::MAX`).
+    pub size: u64,
+    /// The most nodes allowed.
+    pub limit: u64,
+}
+
+impl fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let size = if self.size == u64::MAX {
+            "more than 1.8e19".to_string()
+        } else {
+            self.size.to_string()
+        };
+        write!(
+            f,
+            "{} is too large to build: written out, with every shared value copied where it is used, it has {size} nodes, more than the node limit of {}",
+            self.what, self.limit
+        )
+    }
+}
+
 /// The result of a run: outcome, counts, the printed result and warnings.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -237,8 +267,12 @@ pub struct Report {
     /// Steps by kind.
     pub counts: Counts,
     /// The canonical text of the result (the exit value or the residual), or
-    /// of the term as it stood when an error or a limit stopped the run.
+    /// of the term as it stood when an error or a limit stopped the run;
+    /// empty when that term was [`Report::too_large`].
     pub text: String,
     /// Stuck bodies left in the result.
     pub warnings: Vec<Diagnostic>,
+    /// The result was not built, text nor warnings: it is larger than
+    /// [`Limits::max_nodes`] allows.
+    pub too_large: Option<TooLarge>,
 }

@@ -67,10 +67,11 @@ enum Command {
         /// every number of threads.
         #[arg(long, value_name = "N", value_parser = parse_threads)]
         threads: Option<usize>,
-        /// Stop when the live graph holds more than this many nodes (exit
-        /// code 3; the graph machine only). The default stops a run before
-        /// it can exhaust the memory of a 24 GiB machine.
-        #[arg(long, default_value_t = DEFAULT_MAX_NODES)]
+        /// Stop when the live graph holds more than this many nodes, and
+        /// print no result that has more written out (shared values copied
+        /// where they are used): exit code 3 (the graph machine only). The
+        /// default fits the memory of this machine and of `ulimit -v`.
+        #[arg(long, value_name = "N", default_value_t = crate::memory::default_max_nodes())]
         max_nodes: usize,
         /// Do not print a result longer than this many bytes (exit code 3;
         /// the run's counts still go to stderr).
@@ -116,6 +117,12 @@ enum Command {
         /// they stage, the staging parameters those bodies hand on.
         #[arg(long)]
         staging: bool,
+        /// Refuse (exit code 3) a state with more nodes than this, written
+        /// out with its shared values copied where they are used, and stop
+        /// stepping when the live graph grows past it. The default fits the
+        /// memory of this machine and of `ulimit -v`.
+        #[arg(long, value_name = "N", default_value_t = crate::memory::default_view_nodes())]
+        max_nodes: usize,
     },
     /// Debug a program in the terminal: step, step back, run to
     /// breakpoints, watch the term, its lambda graph and staging chains.
@@ -132,6 +139,12 @@ enum Command {
         /// more steps.
         #[arg(long, value_name = "MB", default_value_t = 1024, value_parser = parse_megabytes)]
         snapshot_memory: usize,
+        /// Show no state with more nodes than this, written out with its
+        /// shared values copied where they are used (the panes say so
+        /// instead). The default fits the memory of this machine and of
+        /// `ulimit -v`.
+        #[arg(long, value_name = "N", default_value_t = crate::memory::default_view_nodes())]
+        max_nodes: usize,
     },
     /// Run every program under the paths and report steps, time, memory
     /// and pass/fail against their `// expect:` directives.
@@ -144,6 +157,12 @@ enum Command {
         /// Show the state after N steps of reduction.
         #[arg(long, value_name = "N", default_value_t = 0)]
         step: u64,
+        /// Refuse (exit code 3) a state with more nodes than this, written
+        /// out with its shared values copied where they are used, and stop
+        /// stepping when the live graph grows past it. The default fits the
+        /// memory of this machine and of `ulimit -v`.
+        #[arg(long, value_name = "N", default_value_t = crate::memory::default_view_nodes())]
+        max_nodes: usize,
     },
     /// Print the canonical graph dump of the program's state: one node per
     /// line, numbered in reading order, with kinds, edges and each body's
@@ -158,6 +177,12 @@ enum Command {
         /// the term as it stood).
         #[arg(long, default_value_t = Limits::default().max_steps)]
         max_steps: u64,
+        /// Refuse (exit code 3) a state with more nodes than this, written
+        /// out with its shared values copied where they are used, and stop
+        /// stepping when the live graph grows past it. The default fits the
+        /// memory of this machine and of `ulimit -v`.
+        #[arg(long, value_name = "N", default_value_t = crate::memory::default_view_nodes())]
+        max_nodes: usize,
     },
     /// Run the snapshot tests of programs kept outside this repository:
     /// each `NAME.dcps` under the paths is compared with `NAME.out` (outcome,
@@ -233,21 +258,33 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             check,
             drop_comments,
         } => ctx.fmt(&file, check, drop_comments),
-        Command::Dot { file, step, staging } => {
+        Command::Dot {
+            file,
+            step,
+            staging,
+            max_nodes,
+        } => {
             let view = if staging { View::StagingDot } else { View::LambdaDot };
-            views::show(&file, step, view, ctx.out, ctx.err, ctx.color)
+            views::show(&file, step, max_nodes as u64, view, ctx.out, ctx.err, ctx.color)
         }
         Command::Debug {
             file,
             threads,
             snapshot_memory,
-        } => ctx.debug(file, threads, snapshot_memory),
-        Command::Chains { file, step } => views::show(&file, step, View::Chains, ctx.out, ctx.err, ctx.color),
-        Command::Dump { file, step, max_steps } => match step {
-            Some(step) => views::show(&file, step, View::Dump, ctx.out, ctx.err, ctx.color),
+            max_nodes,
+        } => ctx.debug(file, threads, snapshot_memory, max_nodes as u64),
+        Command::Chains { file, step, max_nodes } => views::show(&file, step, max_nodes as u64, View::Chains, ctx.out, ctx.err, ctx.color),
+        Command::Dump {
+            file,
+            step,
+            max_steps,
+            max_nodes,
+        } => match step {
+            Some(step) => views::show(&file, step, max_nodes as u64, View::Dump, ctx.out, ctx.err, ctx.color),
             None => {
                 let limits = Limits {
                     max_steps,
+                    max_nodes: Some(max_nodes),
                     ..Limits::default()
                 };
                 views::dump_reduced(&file, &limits, ctx.out, ctx.err, ctx.color)
@@ -273,10 +310,6 @@ struct RunOptions {
 
 /// Exit code: the user interrupted the run (Ctrl-C), as shells report SIGINT.
 pub const EXIT_INTERRUPTED: u8 = 130;
-
-/// Default of `--max-nodes`: about 80 million live nodes, some 18 GB of
-/// graph at the machine's present ~220 bytes per node slot.
-pub const DEFAULT_MAX_NODES: usize = 80_000_000;
 
 /// Default of `--max-output`: 1 GiB of printed result (the residual of the
 /// 10^6-number builders is about 0.3 GB).
@@ -419,7 +452,19 @@ impl Ctx<'_> {
         drop(reducing);
         self.diags(&sources, &report.warnings);
         let too_long = report.text.len() > max_output;
+        let too_large = report
+            .too_large
+            .map(|t| format!("deepcps: {t}; nothing printed (raise the limit with --max-nodes N)"));
         let code = match &report.outcome {
+            Outcome::Residual | Outcome::Exit(_) | Outcome::Limit(StopReason::Steps(_))
+                if too_large.is_some() && (stop_after || !matches!(report.outcome, Outcome::Limit(_))) =>
+            {
+                if let Outcome::Limit(StopReason::Steps(n)) = &report.outcome {
+                    let _ = writeln!(self.err, "deepcps: stopped after {n} steps as asked");
+                }
+                let _ = writeln!(self.err, "{}", too_large.unwrap_or_default());
+                EXIT_LIMIT
+            }
             Outcome::Residual | Outcome::Exit(_) if too_long => {
                 let _ = writeln!(
                     self.err,
@@ -456,7 +501,7 @@ impl Ctx<'_> {
                 EXIT_LIMIT
             }
         };
-        if stats || too_long || matches!(report.outcome, Outcome::Limit(_)) {
+        if stats || too_long || report.too_large.is_some() || matches!(report.outcome, Outcome::Limit(_)) {
             let _ = writeln!(self.err, "{}", report.counts);
         }
         if stats {
@@ -467,7 +512,7 @@ impl Ctx<'_> {
         code
     }
 
-    fn debug(mut self, file: PathBuf, threads: Option<usize>, snapshot_mb: usize) -> u8 {
+    fn debug(mut self, file: PathBuf, threads: Option<usize>, snapshot_mb: usize, max_nodes: u64) -> u8 {
         // The program is checked here first, so that its diagnostics come
         // before anything about the terminal (the worker loads it again).
         let mut sources = SourceMap::new();
@@ -489,7 +534,7 @@ impl Ctx<'_> {
             );
             return EXIT_STATIC;
         }
-        match crate::debug::term::run(file, par, snapshot_mb.saturating_mul(1_000_000), self.color) {
+        match crate::debug::term::run(file, par, snapshot_mb.saturating_mul(1_000_000), self.color, max_nodes) {
             Ok(()) => EXIT_OK,
             Err(e) => {
                 let _ = write!(self.err, "{e}");

@@ -13,6 +13,7 @@
 pub mod bench;
 pub mod cli;
 pub mod debug;
+pub mod memory;
 pub mod snaptest;
 pub mod views;
 

@@ -11,24 +11,46 @@ use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
-use deepcps_machine::term::{Body, Program, Vars};
+use deepcps_machine::term::{Atom, Body, Program, Vars};
 use deepcps_machine::view::{chains_text, graph_dump, value_dump, LambdaGraph, StagingGraph};
 
 use crate::cli::{EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 
+/// A state as the views show it.
+pub enum State {
+    /// The term, while bodies run (or the residual program).
+    Term(Body),
+    /// The exit value, once `$exit` has executed.
+    Exit(Atom),
+}
+
 /// The program's state after `n` steps of the graph machine, exported as a
-/// term (`Machine::to_program`).
+/// term (`Machine::to_program`), or the exit value if `$exit` executed, with
+/// the variables it is over.
 ///
 /// The note says why fewer than `n` steps were taken, when they were: no
-/// body pending any more, `$exit`, or a runtime error (the term is then the
-/// one the last step left, or, for `$exit` and errors, the one in which the
-/// final body stands).
-pub fn state_after(program: Program, n: u64) -> (Body, Vars, Option<String>) {
-    let mut reducer = Machine::new(program);
+/// body pending any more, `$exit`, or a runtime error (the state is then
+/// the one the last step left: the exit value after `$exit`, the term in
+/// which the failing body stands after an error).
+///
+/// An error when the live graph grows past `max_nodes` on the way, or the
+/// state, written out with its shared values copied where they are used,
+/// has more than `max_nodes` nodes: building it could exhaust the memory.
+pub fn state_after(program: Program, n: u64, max_nodes: u64) -> Result<(State, Vars, Option<String>), String> {
+    let mut m = Machine::new(program);
+    m.limit_terms(&Limits {
+        max_nodes: usize::try_from(max_nodes).ok(),
+        ..Limits::default()
+    });
     let mut note = None;
     for _ in 0..n {
-        let done = reducer.counts.total();
-        match reducer.step() {
+        let done = m.counts.total();
+        if m.live_nodes() as u64 > max_nodes {
+            return Err(format!(
+                "node limit reached: more than {max_nodes} live nodes after {done} steps (raise the limit with --max-nodes N)"
+            ));
+        }
+        match m.step() {
             Some(Ok(None)) => {}
             None => {
                 note = Some(format!(
@@ -36,12 +58,18 @@ pub fn state_after(program: Program, n: u64) -> (Body, Vars, Option<String>) {
                 ));
                 break;
             }
-            Some(Ok(Some(_))) => {
-                note = Some(format!(
-                    "the run ended at step {}: `$exit` executed; showing the term as it stood then",
-                    done + 1
-                ));
-                break;
+            Some(Ok(Some(v))) => {
+                if let Some(t) = m.exit_too_large() {
+                    return Err(format!("{t} (raise the limit with --max-nodes N)"));
+                }
+                if done + 1 < n {
+                    note = Some(format!(
+                        "the run ended at step {}: `$exit` executed; showing the exit value",
+                        done + 1
+                    ));
+                }
+                let vars = m.exit_vars().cloned().unwrap_or_else(|| m.source_vars().clone());
+                return Ok((State::Exit(v), vars, note));
             }
             Some(Err(e)) => {
                 note = Some(format!(
@@ -53,8 +81,10 @@ pub fn state_after(program: Program, n: u64) -> (Body, Vars, Option<String>) {
             }
         }
     }
-    let Program { body, vars } = reducer.to_program();
-    (body, vars, note)
+    let Program { body, vars } = m
+        .to_program_within(max_nodes)
+        .map_err(|t| format!("{t} (raise the limit with --max-nodes N)"))?;
+    Ok((State::Term(body), vars, note))
 }
 
 /// What to print.
@@ -72,7 +102,7 @@ pub enum View {
 
 /// Loads `file`, runs `step` steps and prints `view` to `out`; notes and
 /// diagnostics go to `err`. Returns the exit code.
-pub fn show(file: &Path, step: u64, view: View, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> u8 {
+pub fn show(file: &Path, step: u64, max_nodes: u64, view: View, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> u8 {
     let mut sources = SourceMap::new();
     let program = match load_program(&RealFs, file, &mut sources) {
         Ok(p) => p,
@@ -83,23 +113,42 @@ pub fn show(file: &Path, step: u64, view: View, out: &mut dyn Write, err: &mut d
             return EXIT_STATIC;
         }
     };
-    let (body, vars, note) = state_after(program, step);
+    let (state, vars, note) = match state_after(program, step, max_nodes) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(err, "deepcps: {e}");
+            return EXIT_LIMIT;
+        }
+    };
     if let Some(note) = note {
         let _ = writeln!(err, "deepcps: {note}");
     }
-    let text = render(&body, &vars, &sources, view);
+    let text = render_state(&state, &vars, &sources, view);
     let _ = write!(out, "{text}");
     EXIT_OK
 }
 
+/// The text of `view` for a state over `vars`.
+pub fn render_state(state: &State, vars: &Vars, sources: &SourceMap, view: View) -> String {
+    match state {
+        State::Term(body) => render(body, vars, sources, view),
+        State::Exit(v) => render_graph(&LambdaGraph::build_value(v, vars), sources, view, "exit value"),
+    }
+}
+
 /// The text of `view` for the term `body` over `vars`.
 pub fn render(body: &Body, vars: &Vars, sources: &SourceMap, view: View) -> String {
-    let lg = LambdaGraph::build(body, vars);
+    render_graph(&LambdaGraph::build(body, vars), sources, view, "term")
+}
+
+/// The text of `view` for the lambda graph `lg` of a `what` (the dump's
+/// title: `term` or `exit value`).
+fn render_graph(lg: &LambdaGraph, sources: &SourceMap, view: View, what: &str) -> String {
     match view {
         View::LambdaDot => lg.to_dot(sources),
-        View::StagingDot => StagingGraph::from_lambda_graph(&lg).to_dot(sources),
-        View::Chains => chains_text(&StagingGraph::from_lambda_graph(&lg), sources),
-        View::Dump => deepcps_machine::view::dump::dump_lambda_graph(&lg, "term"),
+        View::StagingDot => StagingGraph::from_lambda_graph(lg).to_dot(sources),
+        View::Chains => chains_text(&StagingGraph::from_lambda_graph(lg), sources),
+        View::Dump => deepcps_machine::view::dump::dump_lambda_graph(lg, what),
     }
 }
 
@@ -135,7 +184,16 @@ pub fn dump_reduced(file: &Path, limits: &Limits, out: &mut dyn Write, err: &mut
         }
     };
     let mut m = Machine::new(program);
+    m.limit_terms(limits);
     let outcome = m.run(limits);
+    let too_large = match outcome {
+        Outcome::Exit(_) => m.exit_too_large(),
+        _ => m.to_program_within(limits.max_nodes.map_or(u64::MAX, |n| n as u64)).err(),
+    };
+    if let Some(t) = too_large {
+        let _ = writeln!(err, "deepcps: {t}; no dump (raise the limit with --max-nodes N)");
+        return EXIT_LIMIT;
+    }
     let _ = write!(out, "{}", final_dump(&m, &outcome));
     match outcome {
         Outcome::Residual | Outcome::Exit(_) => EXIT_OK,

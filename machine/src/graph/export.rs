@@ -72,6 +72,56 @@ impl Names {
 }
 
 impl Machine {
+    /// How many nodes the subtree at `n` has written out as a term, with
+    /// every shared value copied at each place that holds it (saturating at
+    /// `u64::MAX`). Linear in the graph below `n`, however large the term:
+    /// each shared value is counted once and its count reused.
+    pub fn expanded_size(&self, n: NodeId) -> u64 {
+        let mut shared: HashMap<NodeId, u64> = HashMap::default();
+        // Post-order: `Enter` pushes a node's children; `Leave` adds up the
+        // sizes they left on `sizes`.
+        enum Visit {
+            Enter(NodeId),
+            Leave(NodeId, usize),
+        }
+        let mut stack = vec![Visit::Enter(n)];
+        let mut sizes: Vec<u64> = Vec::new();
+        while let Some(v) = stack.pop() {
+            match v {
+                Visit::Enter(n) => match self.g.kind(n) {
+                    Kind::Share(t) => match shared.get(t) {
+                        Some(&size) => sizes.push(size),
+                        None => {
+                            stack.push(Visit::Leave(n, 1));
+                            stack.push(Visit::Enter(*t));
+                        }
+                    },
+                    _ => {
+                        let mut k = 0;
+                        self.g.for_children(n, |_| k += 1);
+                        stack.push(Visit::Leave(n, k));
+                        self.g.for_children(n, |c| stack.push(Visit::Enter(c)));
+                    }
+                },
+                Visit::Leave(n, k) => {
+                    let at = sizes.len().saturating_sub(k);
+                    let size = match self.g.kind(n) {
+                        // The holder itself is not written out.
+                        Kind::Share(t) => {
+                            let size = sizes.get(at).copied().unwrap_or(0);
+                            shared.insert(*t, size);
+                            size
+                        }
+                        _ => sizes[at..].iter().fold(1u64, |a, &b| a.saturating_add(b)),
+                    };
+                    sizes.truncate(at);
+                    sizes.push(size);
+                }
+            }
+        }
+        sizes.pop().unwrap_or(0)
+    }
+
     /// The subtree at `n` as a term atom, with graph variables as they are
     /// (what the expression evaluator sees).
     pub(crate) fn export_raw(&self, n: NodeId) -> Atom {

@@ -73,6 +73,13 @@ pub struct Machine {
     pub bound_count: u64,
     /// The variable table of the exit value, once `$exit` fired.
     exit_vars: Option<Vars>,
+    /// The most nodes an exit value may have written out
+    /// ([`Machine::expanded_size`]) for `$exit` to build it; past it the
+    /// machine keeps `exit_too_large` and returns a placeholder value. No
+    /// limit unless a report sets it from [`Limits::max_nodes`].
+    max_term: u64,
+    /// The exit value `$exit` declined to build (see `max_term`).
+    exit_too_large: Option<crate::run::TooLarge>,
     /// Shared values (detached subtrees) and the [`Kind::Share`] nodes that
     /// hold them. Invariant: each holder is a live `Share` of its key.
     pub(crate) shared: rustc_hash::FxHashMap<NodeId, share::Holders>,
@@ -102,6 +109,19 @@ pub struct Machine {
     pub fast_steps_done: u64,
 }
 
+/// The body `0` (a term with nothing in it).
+fn empty_body() -> term::Body {
+    term::Body {
+        stage: SExp::Const(true),
+        cmd: term::Cmd::App(term::App {
+            head: Atom::Int(0),
+            args: Vec::new(),
+            sugar: Default::default(),
+        }),
+        span: Span::default(),
+    }
+}
+
 impl Machine {
     /// A machine at the start of `program`.
     pub fn new(program: Program) -> Machine {
@@ -123,6 +143,8 @@ impl Machine {
             copied: 0,
             bound_count: 0,
             exit_vars: None,
+            max_term: u64::MAX,
+            exit_too_large: None,
             shared: Default::default(),
             new_pending: Vec::new(),
             copy_scratch: Default::default(),
@@ -291,6 +313,15 @@ impl Machine {
                     on_step(self.counts.total() + 1, done.rule, span);
                     self.counts.count(done.rule);
                     let exit = done.exit.map(|v| {
+                        let size = if self.max_term == u64::MAX { 0 } else { self.expanded_size(v) };
+                        if size > self.max_term {
+                            self.exit_too_large = Some(crate::run::TooLarge {
+                                what: "the exit value",
+                                size,
+                                limit: self.max_term,
+                            });
+                            return Atom::Int(0);
+                        }
                         let mut names = Names::printing(&self.source);
                         let a = self.export_atom(v, &mut names, true);
                         self.exit_vars = names.vars;
@@ -337,6 +368,13 @@ impl Machine {
         drive(self, limits, on_step)
     }
 
+    /// The exit value `$exit` declined to build: written out, it has more
+    /// nodes than [`Machine::limit_terms`] allows (the value the step
+    /// returned is then a placeholder).
+    pub fn exit_too_large(&self) -> Option<crate::run::TooLarge> {
+        self.exit_too_large
+    }
+
     /// The variables of the exit value, once `$exit` has run (the value
     /// [`Machine::step`] returned is over these, not over the program's).
     pub fn exit_vars(&self) -> Option<&Vars> {
@@ -346,15 +384,7 @@ impl Machine {
     /// The current term as a program (for printing and the views).
     pub fn to_program(&self) -> Program {
         let mut names = Names::printing(&self.source);
-        let body = self.export_body(self.root, &mut names).unwrap_or_else(|| term::Body {
-            stage: SExp::Const(true),
-            cmd: term::Cmd::App(term::App {
-                head: Atom::Int(0),
-                args: Vec::new(),
-                sugar: Default::default(),
-            }),
-            span: Span::default(),
-        });
+        let body = self.export_body(self.root, &mut names).unwrap_or_else(empty_body);
         Program {
             body,
             vars: names.vars.unwrap_or_default(),
@@ -368,42 +398,74 @@ impl Machine {
 
     /// Like [`Machine::report`], calling `on_step` after every step.
     pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
+        self.limit_terms(limits);
         let outcome = self.run_traced(limits, on_step);
         self.report_of(outcome, limits)
+    }
+
+    /// Bounds the terms a report builds, and the exit value `$exit` builds,
+    /// by `limits.max_nodes` (see [`Machine::exit_too_large`]).
+    pub fn limit_terms(&mut self, limits: &Limits) {
+        self.max_term = limits.max_nodes.map_or(u64::MAX, |n| n as u64);
+    }
+
+    /// The whole term as a program, unless written out it has more than
+    /// `limit` nodes ([`Machine::expanded_size`]).
+    pub fn to_program_within(&self, limit: u64) -> Result<Program, crate::run::TooLarge> {
+        let size = self.expanded_size(self.root);
+        if size > limit {
+            return Err(crate::run::TooLarge {
+                what: "the term",
+                size,
+                limit,
+            });
+        }
+        Ok(self.to_program())
     }
 
     /// The report of a run that ended with `outcome`: the result printed
     /// canonically (within `limits.max_output`) and the stuck warnings.
     pub(crate) fn report_of(&mut self, outcome: Outcome, limits: &Limits) -> Report {
-        let (text, warnings) = match &outcome {
+        let limit = limits.max_nodes.map_or(u64::MAX, |n| n as u64);
+        let max_output = limits.max_output.unwrap_or(usize::MAX);
+        let (text, warnings, too_large) = match &outcome {
+            Outcome::Exit(_) if self.exit_too_large.is_some() => (String::new(), Vec::new(), self.exit_too_large),
             Outcome::Exit(v) => {
                 let vars = self.exit_vars.clone().unwrap_or_default();
-                let text = Printer::new(&vars).limited(limits.max_output.unwrap_or(usize::MAX)).atom_text(v);
+                let text = Printer::new(&vars).limited(max_output).atom_text(v);
+                // The stuck warnings of an exit value do not need the term.
                 let r = Reducer {
-                    body: self.to_program().body,
+                    body: empty_body(),
                     vars,
                     counts: self.counts,
                 };
-                (text, r.stuck_warnings_in(v))
+                (text, r.stuck_warnings_in(v), None)
             }
-            _ => {
-                let p = self.to_program();
-                let text = Printer::new(&p.vars)
-                    .limited(limits.max_output.unwrap_or(usize::MAX))
-                    .program_text(&p.body);
-                let r = Reducer {
-                    body: p.body,
-                    vars: p.vars,
-                    counts: self.counts,
-                };
-                (text, r.stuck_warnings())
-            }
+            _ => match self.to_program_within(limit) {
+                Ok(p) => {
+                    let text = Printer::new(&p.vars).limited(max_output).program_text(&p.body);
+                    let r = Reducer {
+                        body: p.body,
+                        vars: p.vars,
+                        counts: self.counts,
+                    };
+                    (text, r.stuck_warnings(), None)
+                }
+                Err(mut e) => {
+                    e.what = match outcome {
+                        Outcome::Residual => "the residual program",
+                        _ => "the term as it stands",
+                    };
+                    (String::new(), Vec::new(), Some(e))
+                }
+            },
         };
         Report {
             outcome,
             counts: self.counts,
             text,
             warnings,
+            too_large,
         }
     }
 

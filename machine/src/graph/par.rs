@@ -239,6 +239,7 @@ impl Machine {
 
     /// Like [`Machine::report`], on the threads of `par`.
     pub fn report_par(&mut self, limits: &Limits, par: &Parallel) -> Report {
+        self.limit_terms(limits);
         let outcome = self.run_par(limits, par);
         self.report_of(outcome, limits)
     }

@@ -124,6 +124,7 @@ impl Reducer {
             counts: self.counts,
             text,
             warnings,
+            too_large: None,
         }
     }
 }

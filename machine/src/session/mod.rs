@@ -145,6 +145,19 @@ impl Session {
         self.interrupt = Some(flag);
     }
 
+    /// Bounds the exit value `$exit` builds by `max_nodes` nodes written out
+    /// ([`Machine::limit_terms`]), in the machine and every snapshot.
+    pub fn limit_terms(&mut self, max_nodes: u64) {
+        let limits = Limits {
+            max_nodes: usize::try_from(max_nodes).ok(),
+            ..Limits::default()
+        };
+        self.machine.limit_terms(&limits);
+        for (_, m) in &mut self.snapshots {
+            m.limit_terms(&limits);
+        }
+    }
+
     /// The reduction threads of runs without breakpoints.
     pub fn parallel(&self) -> &Parallel {
         &self.par

@@ -70,8 +70,8 @@ impl Drop for Guard {
 /// threads of `par`, its snapshots within `snapshot_bytes`. Errors: the
 /// program does not load (its diagnostics), or the terminal cannot be set
 /// up.
-pub fn run(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool) -> Result<(), String> {
-    let mut engine = Engine::spawn(file, par, snapshot_bytes, color)?;
+pub fn run(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max_nodes: u64) -> Result<(), String> {
+    let mut engine = Engine::spawn(file, par, snapshot_bytes, color, max_nodes)?;
     let first = engine
         .wait(Duration::from_secs(60))
         .ok_or("deepcps: the debugger's worker did not answer")?;

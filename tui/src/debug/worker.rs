@@ -126,6 +126,8 @@ pub struct Worker {
     radius: usize,
     running: Option<Run>,
     message: Option<String>,
+    /// The most nodes of a state the views build (`--max-nodes`).
+    max_nodes: u64,
 }
 
 /// A background run in progress.
@@ -140,11 +142,16 @@ enum Run {
 impl Worker {
     /// Loads `file`, to be reduced on the threads of `par`; the
     /// diagnostics, rendered, if it does not load.
-    pub fn load(file: &Path, par: Parallel, color: bool) -> Result<Worker, String> {
+    pub fn load(file: &Path, par: Parallel, color: bool, max_nodes: u64) -> Result<Worker, String> {
         let mut sources = SourceMap::new();
         match load_program(&RealFs, file, &mut sources) {
             Ok(p) => Ok(Worker {
-                session: Session::with_parallel(p, par),
+                session: {
+                    let mut s = Session::with_parallel(p, par);
+                    s.limit_terms(max_nodes);
+                    s
+                },
+                max_nodes,
                 main_file: FileId(0),
                 sources,
                 file: file.display().to_string(),
@@ -347,15 +354,25 @@ impl Worker {
         let m = s.machine();
         // One lambda graph per state, shared by the program view, the graph
         // pane and the staging chains.
+        // A state too large to build is shown as the message saying so.
+        let too_large = |t: deepcps_machine::run::TooLarge, title| {
+            let text = format!("{} nodes written out, more than --max-nodes {}", t.size, t.limit);
+            let body = ProgramView::value_body(&deepcps_machine::term::Atom::Str(text.into()));
+            (body, m.source_vars().clone(), title, true)
+        };
         let (body, vars, title, is_value) = match s.end() {
+            Some(End::Exit(_)) if m.exit_too_large().is_some() => match m.exit_too_large() {
+                Some(t) => too_large(t, "exit value (too large to show)"),
+                None => unreachable!(),
+            },
             Some(End::Exit(v)) => {
                 let vars = m.exit_vars().cloned().unwrap_or_default();
                 (ProgramView::value_body(v), vars, "exit value", true)
             }
-            _ => {
-                let p = m.to_program();
-                (p.body, p.vars, "term", false)
-            }
+            _ => match m.to_program_within(self.max_nodes) {
+                Ok(p) => (p.body, p.vars, "term", false),
+                Err(t) => too_large(t, "term (too large to show)"),
+            },
         };
         let lg = LambdaGraph::build(&body, &vars);
         let program = if is_value {
@@ -495,7 +512,7 @@ impl Engine {
     /// the threads of `par`, its snapshots within `snapshot_bytes`
     /// ([`Session::set_snapshot_budget`]); the load's diagnostics if it
     /// fails.
-    pub fn spawn(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool) -> Result<Engine, String> {
+    pub fn spawn(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max_nodes: u64) -> Result<Engine, String> {
         let (to, commands) = channel::<Cmd>();
         let (frames, from) = channel::<Frame>();
         let (loaded, load_result) = channel::<Result<(), String>>();
@@ -506,7 +523,7 @@ impl Engine {
             .name("deepcps-debug-worker".into())
             .stack_size(1 << 30)
             .spawn(move || {
-                let mut w = match Worker::load(&file, par, color) {
+                let mut w = match Worker::load(&file, par, color, max_nodes) {
                     Ok(w) => w,
                     Err(e) => {
                         let _ = loaded.send(Err(e));
