@@ -303,6 +303,42 @@ fn plot_draws_the_scaling_families() {
 }
 
 #[test]
+fn trees_are_fitted_against_their_leaves_not_their_depth() {
+    // psum and tree_work have 2^D leaves (`scale: D .. size 2^D`): their
+    // time grows linearly in the leaves, which against D would read as a
+    // steep power.
+    let dir = temp_dir("plot-trees");
+    let svg = dir.join("trees.svg");
+    let r = deepcps(&[
+        "bench",
+        "--plot",
+        &path(&svg),
+        "--sizes",
+        "6,9,12",
+        "corpus/bench/psum.dcps",
+        "corpus/bench/tree_work.dcps",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    for family in ["psum", "tree_work"] {
+        let line = r
+            .out
+            .lines()
+            .find(|l| l.starts_with(&format!("{family}: time ∝ (2^D)^")))
+            .expect(family);
+        // `psum: time ∝ (2^D)^0.99 (linear), ...`: the exponent after `)^`.
+        let k: f64 = line
+            .split_once(")^")
+            .and_then(|(_, rest)| rest.split(' ').next())
+            .and_then(|k| k.parse().ok())
+            .expect("an exponent");
+        assert!((0.5..1.6).contains(&k), "{line}");
+    }
+    assert!(r.out.contains("corpus/bench/psum.dcps D=9"), "{}", r.out);
+    let text = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(text.contains("psum (time ∝ (2^D)^"), "the legend names the size");
+}
+
+#[test]
 fn bad_inputs_are_usage_errors() {
     let dir = temp_dir("bad");
     let bogus = dir.join("bogus.dcps");

@@ -263,9 +263,17 @@ fn stop_after_prints_the_term_as_it_stands() {
 fn help_names_every_subcommand_and_wraps() {
     let r = deepcps(&["--help"]);
     assert_eq!(r.code, 0, "{}", r.err);
-    assert!(r.out.starts_with("Run, debug, benchmark and snapshot-test DeepCPS programs"), "{}", r.out);
+    assert!(
+        r.out.starts_with("Run, debug, benchmark and snapshot-test DeepCPS programs"),
+        "{}",
+        r.out
+    );
     for cmd in ["run", "check", "fmt", "dot", "debug", "bench", "chains", "dump", "test"] {
-        assert!(r.out.lines().any(|l| l.trim_start().starts_with(&format!("{cmd} "))), "{cmd}: {}", r.out);
+        assert!(
+            r.out.lines().any(|l| l.trim_start().starts_with(&format!("{cmd} "))),
+            "{cmd}: {}",
+            r.out
+        );
     }
     // Long lines wrap (to the terminal, or to 100 columns off a terminal).
     for args in [&["--help"][..], &["run", "--help"], &["bench", "--help"], &["debug", "--help"]] {

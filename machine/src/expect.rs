@@ -13,7 +13,7 @@
 //! | `// expect: static-error` or `// expect-static-error` | loading fails (parse or static error) |
 //! | `// max-steps: N` | the step limit of the run |
 //! | `// threads: N` | the reduction threads the program is run with |
-//! | `// scale: VAR SIZE..` | a scaling family: `let VAR = ..` is its size, and these are the sizes to try |
+//! | `// scale: VAR SIZE.. [size 2^VAR]` | a scaling family: `let VAR = ..` is its size line, and these are the values to try; `size 2^VAR`: the program's size is 2 to that power |
 //!
 //! A comment line is taken as a directive when it starts with one of these
 //! keys, or with any lowercase word holding a hyphen followed by a colon
@@ -57,6 +57,21 @@ pub struct Scale {
     pub var: String,
     /// The sizes to substitute, as written.
     pub sizes: Vec<u64>,
+    /// Whether the program's size is `2^VAR` (`scale: D 8 10 12 size 2^D`):
+    /// a tree of depth `D` has `2^D` leaves. Growth is fitted and drawn
+    /// against the size, not against `VAR`.
+    pub power_of_two: bool,
+}
+
+impl Scale {
+    /// The program's size when `VAR` is `value` (saturating).
+    pub fn size_of(&self, value: u64) -> u64 {
+        if self.power_of_two {
+            u32::try_from(value).ok().and_then(|v| 1u64.checked_shl(v)).unwrap_or(u64::MAX)
+        } else {
+            value
+        }
+    }
 }
 
 /// Everything the directives of one program say.
@@ -227,13 +242,27 @@ fn parse_scale(value: &str) -> Result<Scale, String> {
             "`scale: {value}`: expected a variable name, then sizes (`scale: N 10 100 1000`)"
         ));
     }
-    let sizes = words.map(|w| parse_number(w, "scale")).collect::<Result<Vec<u64>, String>>()?;
+    let words: Vec<&str> = words.collect();
+    let (values, power_of_two) = match words.iter().position(|w| *w == "size") {
+        None => (&words[..], false),
+        Some(at) if words[at + 1..] == [format!("2^{var}").as_str()] => (&words[..at], true),
+        Some(_) => {
+            return Err(format!(
+                "`scale: {value}`: after the sizes, `size 2^{var}` says the program's size is 2 to the power {var}"
+            ))
+        }
+    };
+    let sizes = values
+        .iter()
+        .map(|w| parse_number(w, "scale"))
+        .collect::<Result<Vec<u64>, String>>()?;
     if sizes.is_empty() {
         return Err(format!("`scale: {value}`: give at least one size after `{var}`"));
     }
     Ok(Scale {
         var: var.to_string(),
         sizes,
+        power_of_two,
     })
 }
 
@@ -327,10 +356,17 @@ mod tests {
             e.scale,
             Some(Scale {
                 var: "N".into(),
-                sizes: vec![10, 100]
+                sizes: vec![10, 100],
+                power_of_two: false,
             })
         );
         assert_eq!(e.describe(), "exit 11");
+        let e = Expectations::parse("// scale: D 4 6 size 2^D\n").expect("parses");
+        let sc = e.scale.expect("a scale");
+        assert_eq!((sc.sizes.clone(), sc.power_of_two), (vec![4, 6], true));
+        assert_eq!((sc.size_of(6), sc.size_of(64)), (64, u64::MAX));
+        let e = Expectations::parse("// scale: D 4 6 size D^2\n").expect_err("not 2^D");
+        assert!(format!("{e:?}").contains("size 2^D"), "{e:?}");
     }
 
     #[test]

@@ -195,6 +195,11 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
                 .file_stem()
                 .map_or_else(|| p.name.clone(), |s| s.to_string_lossy().into_owned()),
             var: sc.var.clone(),
+            size: if sc.power_of_two {
+                format!("(2^{})", sc.var)
+            } else {
+                sc.var.clone()
+            },
             points: Vec::new(),
         };
         // Only the kind of outcome is checked at other sizes.
@@ -223,7 +228,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
             progress.inc(1);
             if matches!(row.result.as_str(), "exit" | "residual") {
                 family.points.push(scale::Point {
-                    size: *size,
+                    size: sc.size_of(*size),
                     wall_s: row.wall_s,
                     peak: row.peak_live_nodes,
                 });
@@ -250,7 +255,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
         report.push_str("\nscaling runs\n");
         report.push_str(&table::render(&scaled_rows, baseline.is_some()));
         for f in &curves {
-            let words = |k: Option<f64>| k.map_or("-".to_string(), |k| format!("size^{k:.2} ({})", scale::growth(k)));
+            let words = |k: Option<f64>| k.map_or("-".to_string(), |k| format!("{}^{k:.2} ({})", f.size, scale::growth(k)));
             report.push_str(&format!(
                 "{}: time ∝ {}, peak nodes ∝ {}\n",
                 f.name,

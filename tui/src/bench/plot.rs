@@ -57,6 +57,9 @@ fn panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, families: &
         (x0, x1, y0, y1) = (1.0, 10.0, 1.0, 10.0);
     }
     let (x0, x1, y0, y1) = (x0 / 1.5, x1 * 1.5, y0 / 2.0, y1 * 2.0);
+    // Head room above the data for the legend (upper left): the top 40% of
+    // the log-scaled height, so that it covers no curve.
+    let (y_data, y1) = (y1, y1 * (y1 / y0).powf(0.7));
     let (caption, y_desc) = match m {
         Measure::Time => ("wall time against size", "wall time (s)"),
         Measure::Memory => ("peak live nodes against size", "peak live graph nodes"),
@@ -70,7 +73,7 @@ fn panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, families: &
         .map_err(e)?;
     chart
         .configure_mesh()
-        .x_desc("size (the family's VAR)")
+        .x_desc("size (N, or 2^D for a tree of depth D)")
         .y_desc(y_desc)
         .x_label_formatter(&|v| short(*v))
         .y_label_formatter(&|v| short(*v))
@@ -91,7 +94,7 @@ fn panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, families: &
             let guide: Vec<(f64, f64)> = (0..=steps)
                 .map(|i| gx * (x1 / gx).powf(f64::from(i) / f64::from(steps)))
                 .map(|x| (x, gy * (x / gx).powf(k)))
-                .filter(|&(_, y)| y <= y1)
+                .filter(|&(_, y)| y <= y_data)
                 .collect();
             let grey = if k == 1.0 { RGBColor(150, 150, 150) } else { RGBColor(90, 90, 90) };
             chart
@@ -105,7 +108,7 @@ fn panel(area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>, families: &
         let color = Palette99::pick(i).to_rgba();
         let data: Vec<(f64, f64)> = f.points.iter().map(|p| (p.size as f64, m.value(p))).collect();
         let label = match m.slope(f) {
-            Some(k) => format!("{} ({} ∝ {}^{k:.2}, {})", f.name, short_measure(m), f.var, growth(k)),
+            Some(k) => format!("{} ({} ∝ {}^{k:.2}, {})", f.name, short_measure(m), f.size, growth(k)),
             None => f.name.clone(),
         };
         chart

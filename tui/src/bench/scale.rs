@@ -41,6 +41,9 @@ pub struct Family {
     pub name: String,
     /// The size variable.
     pub var: String,
+    /// The program's size in terms of it: `N`, or `(2^D)` for a family whose
+    /// size is a power of two (a tree of depth `D`).
+    pub size: String,
     /// Points by increasing size.
     pub points: Vec<Point>,
 }
