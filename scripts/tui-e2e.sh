@@ -189,6 +189,24 @@ wait_for "interrupted (Ctrl-C): 1 of 2"
 t capture-pane -p -t "$cur" | grep -qF "b_short.dcps" && fail "bench started a program after Ctrl-C"
 echo "ok: bench on a terminal finishes (also with --json), Ctrl-C stops it with exit 130 and the table so far"
 
+echo "== breakpoints: no staging variable is refused; stuck stops only on a stuck body the term shows"
+start corpus/paper/arith_built.dcps "‖ paused │ step 0 │" 200 50
+t send-keys -t "$cur" b z z z Enter
+wait_for "\`zzz\` is no staging variable of this program; its staging variables: Snext, bt, ct"
+t send-keys -t "$cur" b s t u c k Enter
+wait_for "1 [x] a body turns stuck"
+t send-keys -t "$cur" c
+wait_for "■ ended │ step 330"
+t capture-pane -p -t "$cur" | grep -qF "breakpoint 1" && fail "the stuck breakpoint stopped arith_built"
+printf '(s) {\n  $exit (x) {\n    @s: x 1\n  }\n} always\n' > "$work/stuck.dcps"
+start "$work/stuck.dcps" "‖ paused │ step 0 │" 200 50
+t send-keys -t "$cur" b s t u c k Enter
+t send-keys -t "$cur" c
+wait_for "breakpoint 1: a body turns stuck (step 1): the body at"
+wait_for "stuck.dcps:3:5 waits for \`x\`"
+t send-keys -t "$cur" q
+echo "ok: breakpoints on no staging variable refused with the choices; stuck stops name the body"
+
 echo "== a runaway program under ulimit -v 4 GB: limits and messages, never an abort"
 printf 'fix grow(t) {\n  grow [t, t]\n} in\ngrow []\n' > "$work/grow.dcps"
 limited() { (ulimit -v 4000000; "$bin" "$@" "$work/grow.dcps" >"$work/out" 2>"$work/err"); echo $?; }

@@ -452,3 +452,20 @@ fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+#[test]
+fn a_breakpoint_on_no_staging_variable_is_refused_with_the_choices() {
+    let mut d = Debugger::open("corpus/paper/arith_built.dcps");
+    for name in ["b", "zzz"] {
+        d.keys(&format!("b{name}<Enter>"));
+        let screen = d.screen(200, 40);
+        assert!(
+            screen.contains(&format!("`{name}` is no staging variable of this program; its staging variables: ")),
+            "{screen}"
+        );
+        assert!(screen.contains("ct, next, program, pt, return"), "{screen}");
+    }
+    // A staging variable, also as the paper quotes it, is taken.
+    d.keys("b'pt'<Enter>");
+    assert!(d.screen(200, 40).contains("1 [x] pt is bound"), "{}", d.screen(200, 40));
+}

@@ -12,6 +12,8 @@ use deepcps_machine::session::{Breakpoint, End, Session, Stop};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::Program;
+use deepcps_machine::view::program::ProgramView;
+use deepcps_machine::view::Status;
 use deepcps_tests::{load_source, root};
 
 fn load(rel: &str) -> (Program, SourceMap) {
@@ -246,11 +248,53 @@ fn line_breakpoint_stops_before_a_body_of_that_line() {
 
 #[test]
 fn stuck_breakpoint() {
-    let p = load_source("(x) { @always: x 1 } (f) { f 2 }").expect("loads");
+    // Binding `s` activates `x 1`, which waits for `x`.
+    let src = "(s) { $exit (x) { @s: x 1 } } always";
+    let p = load_source(src).expect("loads");
     let mut s = Session::new(p);
     let b = s.add_breakpoint(Breakpoint::Stuck);
     let stop = s.run(u64::MAX, None, None);
     assert_eq!(stop, Stop::Breakpoint(b), "the body `x 1` turns stuck on x");
+    assert_eq!(s.steps(), 1);
+    let (span, var) = s.stuck_hit().expect("the body it stopped on");
+    assert_eq!(s.machine().source_vars().name(var), Some("x"));
+    assert_eq!(&src[span.start as usize..span.end as usize], "@s: x 1", "{span:?}");
+    // A body stuck from the start does not turn stuck: no stop.
+    let p = load_source("(x) { @always: x 1 } (f) { f 2 }").expect("loads");
+    let mut s = Session::new(p);
+    s.add_breakpoint(Breakpoint::Stuck);
+    assert_eq!(s.run(u64::MAX, None, None), Stop::Ended);
+}
+
+#[test]
+fn the_stuck_breakpoint_stops_only_where_the_term_shows_a_stuck_body() {
+    // Copies made by a β hold bodies stuck for a moment, until the same
+    // step binds their parameters: no stop there. At every stop, the term
+    // has a stuck body at the place the stop names.
+    for rel in [
+        "corpus/paper/arith_built.dcps",
+        "corpus/paper/merge_staged.dcps",
+        "corpus/paper/matrix_chain.dcps",
+    ] {
+        let (p, _) = load(rel);
+        let mut s = Session::new(p);
+        s.add_breakpoint(Breakpoint::Stuck);
+        let mut stops = 0;
+        while let Stop::Breakpoint(_) = s.run(u64::MAX, None, None) {
+            stops += 1;
+            let (span, _) = s.stuck_hit().expect("the body it stopped on");
+            let p = s.machine().to_program();
+            let view = ProgramView::of_program(&p.body, &p.vars);
+            let stuck: Vec<_> = view.bodies.iter().filter(|b| matches!(b.status, Status::Stuck { .. })).collect();
+            assert!(!stuck.is_empty(), "{rel}: a stop at step {} with no stuck body", s.steps());
+            assert!(
+                stuck.iter().any(|b| b.span == span),
+                "{rel}: step {}: no stuck body at {span:?}",
+                s.steps()
+            );
+        }
+        assert!(stops < 40, "{rel}: {stops} stops");
+    }
 }
 
 #[test]

@@ -148,7 +148,7 @@ impl Machine {
         if let Status::Stuck(_) = new {
             if old != new {
                 self.wait_on_parts(b);
-                self.events.stuck += 1;
+                self.events.stuck.push(b);
             }
         }
         match (old == Status::Pending, new == Status::Pending) {
@@ -210,7 +210,7 @@ impl Machine {
                 }
                 if let Status::Stuck(_) = status {
                     self.wait_on_parts(n);
-                    self.events.stuck += 1;
+                    self.events.stuck.push(n);
                 }
                 if status == Status::Pending {
                     self.set_pending(n, true);

@@ -2,8 +2,9 @@
 //! variables it bound (to a value: they fire; to another, still symbolic
 //! variable: the chain is handed on) and the bodies it left stuck. Cleared at the
 //! start of every step; the run loop never reads them, so they cost a push
-//! per named staging variable bound and a counter.
+//! per named staging variable bound and per body turned stuck.
 
+use super::node::NodeId;
 use crate::term::{VarId, VarKind, Vars};
 
 /// What a staging variable was bound to.
@@ -24,16 +25,19 @@ pub struct StepEvents {
     /// order. A staging variable is a named staging parameter `[y]` or any
     /// variable that a staging expression mentioned when it was bound.
     pub bound: Vec<(VarId, Binding)>,
-    /// How many bodies turned stuck (or were made stuck, by a copy or an
-    /// import) during the step.
-    pub stuck: u32,
+    /// The bodies that turned stuck (or were made stuck, by a copy or an
+    /// import) during the step, in that order. Some of them may be stuck
+    /// only for a moment (a copy whose parameters the same step binds) or
+    /// gone by the end of the step: [`crate::graph::Machine::stuck_body`]
+    /// says which still are.
+    pub stuck: Vec<NodeId>,
 }
 
 impl StepEvents {
     /// Forgets the previous step's events.
     pub fn clear(&mut self) {
         self.bound.clear();
-        self.stuck = 0;
+        self.stuck.clear();
     }
 
     /// Notes that the source variable `origin` was bound to `to`, if it is

@@ -42,7 +42,7 @@ use crate::reference::rules::{prepare, Look as RefLook};
 use crate::reference::{Reducer, Rule};
 use crate::run::{drive, Counts, Limits, Outcome, Report, Stepper};
 use crate::span::Span;
-use crate::term::{self, Atom, Program, SExp, Vars};
+use crate::term::{self, Atom, Program, SExp, VarId, Vars};
 use export::Names;
 use import::Importer;
 use node::{Graph, Kind, NodeId, Status};
@@ -366,6 +366,16 @@ impl Machine {
     /// Like [`Machine::run`], calling `on_step` after every step.
     pub fn run_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
         drive(self, limits, on_step)
+    }
+
+    /// Where the body `b` stands and the source variable it waits for, if
+    /// it is a body of the term that is stuck now.
+    pub fn stuck_body(&self, b: NodeId) -> Option<(Span, VarId)> {
+        let body = self.g.body(b)?;
+        match body.status {
+            node::Status::Stuck(v) => Some((body.span, self.g.var(v).origin)),
+            _ => None,
+        }
     }
 
     /// The exit value `$exit` declined to build: written out, it has more

@@ -326,7 +326,7 @@ impl Machine {
                 None => return Outcome::Residual,
                 Some(Ok(Some(v))) => return Outcome::Exit(v),
                 Some(Ok(None)) => {
-                    if cx.record && (!self.events.bound.is_empty() || self.events.stuck > 0) {
+                    if cx.record && (!self.events.bound.is_empty() || !self.events.stuck.is_empty()) {
                         self.round_events.push((self.counts.total(), self.events.clone()));
                     }
                 }

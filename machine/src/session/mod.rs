@@ -38,6 +38,7 @@ use crate::graph::par::Parallel;
 use crate::graph::{Anchor, Machine, Next, NextKind};
 use crate::reference::Rule;
 use crate::run::{Counts, Limits, Outcome, StopReason};
+use crate::span::Span;
 use crate::term::{Atom, Program, VarId};
 
 /// Snapshots kept at most (the one of step 0 always among them).
@@ -101,6 +102,9 @@ pub struct Session {
     /// The breakpoint that stopped the last run, and the step it stopped
     /// at: a run from there does not stop on it again before stepping.
     last_hit: Option<(usize, u64)>,
+    /// The body a "stuck" breakpoint stopped on: where it stands and the
+    /// source variable it waits for.
+    stuck_hit: Option<(Span, VarId)>,
     /// The reduction threads of runs without breakpoints (rounds finish
     /// past a time slice's end: [`Parallel::finishing_rounds`]).
     par: Parallel,
@@ -131,6 +135,7 @@ impl Session {
             fired: Vec::new(),
             breakpoints: Vec::new(),
             last_hit: None,
+            stuck_hit: None,
             par: par.finishing_rounds(),
             interrupt: None,
         }
@@ -460,16 +465,29 @@ impl Session {
         let step = self.steps();
         let events = &self.machine.events;
         let vars = self.machine.source_vars();
+        // A body that turned stuck during the step and still is: one the
+        // term shows stuck (not a copy's body stuck for a moment before the
+        // step bound its parameters).
+        let stuck = events.stuck.iter().find_map(|&b| self.machine.stuck_body(b));
         let hit = self.breakpoints.iter().position(|e| {
             e.enabled
                 && match &e.at {
                     Breakpoint::Fire(name) => events.bound.iter().any(|(v, _)| vars.name(*v) == Some(name.as_str())),
-                    Breakpoint::Stuck => events.stuck > 0,
+                    Breakpoint::Stuck => stuck.is_some(),
                     Breakpoint::Step(n) => step == *n,
                     _ => false,
                 }
         })?;
+        if self.breakpoints.get(hit).is_some_and(|e| e.at == Breakpoint::Stuck) {
+            self.stuck_hit = stuck;
+        }
         self.hit(hit, step)
+    }
+
+    /// Where the body stands that the last "stuck" breakpoint stopped on,
+    /// and the source variable it waits for.
+    pub fn stuck_hit(&self) -> Option<(Span, VarId)> {
+        self.stuck_hit
     }
 
     fn hit(&mut self, i: usize, step: u64) -> Option<usize> {

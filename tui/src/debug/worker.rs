@@ -128,6 +128,24 @@ pub struct Worker {
     message: Option<String>,
     /// The most nodes of a state the views build (`--max-nodes`).
     max_nodes: u64,
+    /// The source names of the program's staging variables (staging
+    /// parameters and the variables of staging expressions): what a
+    /// breakpoint on a variable may name.
+    staging_names: std::collections::BTreeSet<String>,
+}
+
+/// The source names of the staging variables of `p`: the variable nodes of
+/// its staging graph.
+fn staging_names(p: &deepcps_machine::term::Program) -> std::collections::BTreeSet<String> {
+    let lg = LambdaGraph::build(&p.body, &p.vars);
+    let sg = StagingGraph::from_lambda_graph(&lg);
+    sg.graph
+        .node_weights()
+        .filter_map(|n| match n {
+            deepcps_machine::view::staging_graph::SNode::Var { var, .. } => p.vars.name(*var).map(str::to_string),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A background run in progress.
@@ -146,6 +164,7 @@ impl Worker {
         let mut sources = SourceMap::new();
         match load_program(&RealFs, file, &mut sources) {
             Ok(p) => Ok(Worker {
+                staging_names: staging_names(&p),
                 session: {
                     let mut s = Session::with_parallel(p, par);
                     s.limit_terms(max_nodes);
@@ -239,11 +258,15 @@ impl Worker {
 
     fn note_stop(&mut self, stop: Stop) {
         self.message = match stop {
-            Stop::Breakpoint(i) => self
-                .session
-                .breakpoints
-                .get(i)
-                .map(|e| format!("breakpoint {}: {} (step {})", i + 1, e.at, self.session.steps())),
+            Stop::Breakpoint(i) => self.session.breakpoints.get(i).map(|e| {
+                let mut text = format!("breakpoint {}: {} (step {})", i + 1, e.at, self.session.steps());
+                if let (Breakpoint::Stuck, Some((span, var))) = (&e.at, self.session.stuck_hit()) {
+                    let name = self.session.machine().source_vars().name(var).unwrap_or("a variable");
+                    let place = Places::new(&self.sources).describe(span);
+                    text.push_str(&format!(": the body at {place} waits for `{name}`"));
+                }
+                text
+            }),
             Stop::SubtreeDone => Some("the focused body's subtree holds no pending body".into()),
             Stop::Budget | Stop::Slice | Stop::Ended => None,
         };
@@ -280,7 +303,22 @@ impl Worker {
             ["step", n] => n.parse().map(Breakpoint::Step).map_err(|_| format!("`{n}` is not a step number")),
             ["line", l] => self.line_breakpoint(l),
             [one] if one.chars().next().is_some_and(|c| c.is_ascii_digit()) || one.contains(':') => self.line_breakpoint(one),
-            [name] if name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '\'') => Ok(Breakpoint::Fire((*name).to_string())),
+            [name] if name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '\'') => {
+                let name = name.trim_matches('\'');
+                if self.staging_names.contains(name) {
+                    Ok(Breakpoint::Fire(name.to_string()))
+                } else if self.staging_names.is_empty() {
+                    Err(format!(
+                        "`{name}` is no staging variable: this program has none (try step N, a line, exit, error or stuck)"
+                    ))
+                } else {
+                    let names: Vec<&str> = self.staging_names.iter().map(String::as_str).collect();
+                    Err(format!(
+                        "`{name}` is no staging variable of this program; its staging variables: {}",
+                        names.join(", ")
+                    ))
+                }
+            }
             _ => Err(format!("cannot read the breakpoint `{t}`")),
         }
     }
