@@ -207,6 +207,29 @@ wait_for "stuck.dcps:3:5 waits for \`x\`"
 t send-keys -t "$cur" q
 echo "ok: breakpoints on no staging variable refused with the choices; stuck stops name the body"
 
+echo "== 80x24: the hidden panes named, the help whole, search counts, the exit value's graph"
+start corpus/paper/arith_built.dcps "‖ paused │ step 0 │" 80 24
+wait_for "pane 1/4 · Tab: graph, chains, breakpoints"
+wait_for "? help"
+t send-keys -t "$cur" '?'
+wait_for "Esc closes this help"
+wait_for "bound to a value: its bodies"
+t send-keys -t "$cur" Escape
+sleep 1
+t send-keys -t "$cur" / n u m b e r Enter
+wait_for "/number: match 1 of 5"
+t send-keys -t "$cur" n
+wait_for "/number: match 2 of 5"
+t send-keys -t "$cur" Escape
+sleep 1
+t send-keys -t "$cur" r
+wait_for "■ ended │ step 330"
+t send-keys -t "$cur" Tab
+wait_for "[λ(exit)[pt]]"
+t capture-pane -p -t "$cur" | grep -qF '@never: $exit' && fail "the graph pane shows the exit value's holder"
+t send-keys -t "$cur" q
+echo "ok: at 80x24 the panes, the help, search and the exit value's graph read whole"
+
 echo "== a runaway program under ulimit -v 4 GB: limits and messages, never an abort"
 printf 'fix grow(t) {\n  grow [t, t]\n} in\ngrow []\n' > "$work/grow.dcps"
 limited() { (ulimit -v 4000000; "$bin" "$@" "$work/grow.dcps" >"$work/out" 2>"$work/err"); echo $?; }

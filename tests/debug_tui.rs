@@ -247,7 +247,7 @@ fn small_and_large_terminals() {
     insta::assert_snapshot!("small_40x12", small);
     let large = d.screen(200, 60);
     assert!(large.contains("graph"), "{large}");
-    assert!(large.contains("staging chains"), "{large}");
+    assert!(large.contains("chains · ⊥ waits · ⊤ fired"), "{large}");
     insta::assert_snapshot!("large_200x60", large);
     let tiny = d.screen(20, 5);
     assert!(tiny.contains("too small"), "{tiny}");
@@ -269,7 +269,6 @@ fn search_and_jump_to_binder() {
     assert!(d.app.cursor > first, "n goes to the next match");
     d.keys("N");
     assert_eq!(d.app.cursor, first, "N goes back");
-    // Esc ends the search; `n` is then "reduce the subtree".
     d.keys("<Esc>");
     assert!(d.app.search.is_none());
     // The cursor on an occurrence of F; Enter jumps to F's binder.
@@ -298,8 +297,12 @@ fn count_prefix_goto_and_reduce_subtree() {
     d.keys("U3<Enter>");
     assert_eq!(d.app.frame.steps, 3);
     let before = d.app.frame.steps;
+    d.keys("e");
+    assert!(d.app.frame.steps > before, "e reduces the ready body's subtree");
+    // `n` without a search does nothing.
+    let before = d.app.frame.steps;
     d.keys("n");
-    assert!(d.app.frame.steps > before, "n reduces the ready body's subtree");
+    assert_eq!(d.app.frame.steps, before);
 }
 
 #[test]
@@ -468,4 +471,63 @@ fn a_breakpoint_on_no_staging_variable_is_refused_with_the_choices() {
     // A staging variable, also as the paper quotes it, is taken.
     d.keys("b'pt'<Enter>");
     assert!(d.screen(200, 40).contains("1 [x] pt is bound"), "{}", d.screen(200, 40));
+}
+
+#[test]
+fn the_help_shows_every_line_whole() {
+    let mut d = Debugger::open(FILE);
+    d.keys("?");
+    for (w, h) in [(200, 50), (120, 40), (80, 24)] {
+        let screen = d.screen(w, h);
+        // Each key and the start of its description are on the screen, and
+        // every word of the descriptions (some wrapped at 80 columns).
+        for (key, what) in deepcps::debug::ui::HELP {
+            assert!(screen.contains(&format!("{key}  ")), "{w}x{h}: {key}\n{screen}");
+            for word in what.split(' ') {
+                assert!(screen.contains(word), "{w}x{h}: `{word}` of {key}\n{screen}");
+            }
+        }
+        assert!(screen.contains("Esc closes this help"), "{w}x{h}\n{screen}");
+    }
+}
+
+#[test]
+fn search_says_which_match_and_when_there_is_none() {
+    let mut d = Debugger::open(FILE);
+    d.keys("/number<Enter>");
+    let total = d.app.search.as_ref().map_or(0, |(_, f)| f.len());
+    assert!(d
+        .screen(120, 40)
+        .contains(&format!("/number: match 1 of {total} · n next · N previous")));
+    d.keys("n");
+    assert!(d.screen(120, 40).contains(&format!("/number: match 2 of {total}")));
+    d.keys("<Esc>/nothing-here<Enter>");
+    assert!(d.screen(120, 40).contains("/nothing-here: not found"), "{}", d.screen(120, 40));
+}
+
+#[test]
+fn a_narrow_screen_names_the_hidden_panes_and_fits_its_status_lines() {
+    let mut d = Debugger::open(FILE);
+    d.keys("5s");
+    let screen = d.screen(80, 24);
+    assert!(screen.contains("pane 1/4 · Tab: graph, chains, breakpoints"), "{screen}");
+    for line in screen.lines() {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+    let status: Vec<&str> = screen.lines().rev().take(2).collect();
+    // The hints end whole (no word cut at the edge), with the help key.
+    assert!(status[0].ends_with("? help"), "{screen}");
+    assert!(status[1].starts_with("‖ paused │ step 5 │"), "{screen}");
+    d.keys("<Tab>");
+    assert!(d.screen(80, 24).contains("pane 2/4 · Tab: term, chains, breakpoints"));
+}
+
+#[test]
+fn an_exit_value_fills_the_graph_pane_without_its_holder() {
+    let mut d = Debugger::open(FILE);
+    d.keys("r");
+    let screen = d.screen(200, 50);
+    assert!(screen.contains("exit value · step"), "{screen}");
+    assert!(!screen.contains("@never: $exit"), "{screen}");
+    assert!(screen.contains("[λ(exit)[pt]]"), "{screen}");
 }

@@ -29,7 +29,8 @@ pub enum Pane {
 }
 
 impl Pane {
-    const ALL: [Pane; 4] = [Pane::Program, Pane::Graph, Pane::Chains, Pane::Breakpoints];
+    /// Every pane, in Tab order.
+    pub const ALL: [Pane; 4] = [Pane::Program, Pane::Graph, Pane::Chains, Pane::Breakpoints];
 
     fn next(self) -> Pane {
         let i = Pane::ALL.iter().position(|p| *p == self).unwrap_or(0);
@@ -63,11 +64,12 @@ pub enum PromptKind {
 }
 
 impl PromptKind {
-    /// The prompt's label.
-    pub fn label(self) -> &'static str {
+    /// The prompt's label, shorter on a screen narrower than 100 columns.
+    pub fn label(self, width: usize) -> &'static str {
         match self {
             PromptKind::Search => "/",
-            PromptKind::Break => "break on (pt | 12 | file.dcps:12 | step N | exit | error | stuck): ",
+            PromptKind::Break if width >= 100 => "break on (pt | 12 | file.dcps:12 | step N | exit | error | stuck): ",
+            PromptKind::Break => "break on: ",
             PromptKind::Goto => "go to step: ",
         }
     }
@@ -286,15 +288,15 @@ impl App {
             KeyCode::Char('r') => vec![Cmd::RunToEnd],
             KeyCode::Char('b') if self.active != Pane::Chains => self.open(PromptKind::Break),
             KeyCode::Char('/') => self.open(PromptKind::Search),
-            KeyCode::Char('n') if self.search.is_some() => {
+            KeyCode::Char('n') => {
                 self.next_match(true);
                 Vec::new()
             }
-            KeyCode::Char('N') if self.search.is_some() => {
+            KeyCode::Char('N') => {
                 self.next_match(false);
                 Vec::new()
             }
-            KeyCode::Char('n') => vec![Cmd::Next(self.focus_body())],
+            KeyCode::Char('e') => vec![Cmd::Next(self.focus_body())],
             KeyCode::Char('f') => {
                 self.follow = !self.follow;
                 if self.follow {
@@ -339,6 +341,14 @@ impl App {
                 Err(_) => Vec::new(),
             },
         }
+    }
+
+    /// Which match of the search the cursor is on (from 1) and how many
+    /// there are; `None` without a search.
+    pub fn match_position(&self) -> Option<(usize, usize)> {
+        let (_, found) = self.search.as_ref()?;
+        let at = found.iter().position(|&m| m == self.cursor).map_or(0, |i| i + 1);
+        Some((at, found.len()))
     }
 
     /// Moves the cursor to the next (or previous) search match, wrapping.

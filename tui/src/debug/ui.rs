@@ -93,17 +93,19 @@ pub fn render(f: &mut TermFrame, app: &App) {
         return;
     }
     let view = app.view.as_deref();
+    // One pane alone: its title says which are hidden and how to reach them.
+    let alone = a.graph.is_none() || a.program.is_none();
     if let Some(r) = a.program {
-        program_pane(f, app, view, r);
+        program_pane(f, app, view, r, alone);
     }
     if let Some(r) = a.graph {
-        graph_pane(f, app, view, r);
+        graph_pane(f, app, view, r, alone);
     }
     if let Some(r) = a.chains {
-        chains_pane(f, app, view, r);
+        chains_pane(f, app, view, r, alone);
     }
     if let Some(r) = a.breakpoints {
-        breakpoints_pane(f, app, view, r);
+        breakpoints_pane(f, app, view, r, alone);
     }
     status_lines(f, app, view, a.status);
     if app.help {
@@ -111,15 +113,32 @@ pub fn render(f: &mut TermFrame, app: &App) {
     }
 }
 
-fn block<'a>(app: &App, pane: Pane, title: String) -> Block<'a> {
+/// The name of a pane in the hint of a pane shown alone.
+fn pane_name(p: Pane) -> &'static str {
+    match p {
+        Pane::Program => "term",
+        Pane::Graph => "graph",
+        Pane::Chains => "chains",
+        Pane::Breakpoints => "breakpoints",
+    }
+}
+
+/// A pane's frame. `alone`: the pane is the only one on the screen, and
+/// the title says so, with the hidden panes that Tab reaches.
+fn block<'a>(app: &App, pane: Pane, mut title: String, alone: bool) -> Block<'a> {
     let active = app.active == pane;
+    if alone {
+        let hidden: Vec<&str> = Pane::ALL.iter().filter(|p| **p != pane).map(|p| pane_name(*p)).collect();
+        let at = Pane::ALL.iter().position(|p| *p == pane).map_or(1, |i| i + 1);
+        title = format!("{}│ pane {at}/4 · Tab: {} ", title, hidden.join(", "));
+    }
     Block::default()
         .borders(Borders::ALL)
         .border_style(app.palette.border(active))
         .title(Span::styled(title, app.palette.border(active)))
 }
 
-fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let title = match view {
         Some(v) => format!(
             " {} · step {}{} ",
@@ -129,7 +148,7 @@ fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) 
         ),
         None => " term ".to_string(),
     };
-    let b = block(app, Pane::Program, title);
+    let b = block(app, Pane::Program, title, alone);
     let inner = b.inner(r);
     f.render_widget(b, r);
     let Some(v) = view else { return };
@@ -176,10 +195,10 @@ fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) 
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let g = &app.graph;
     let title = format!(" graph · radius {} · zoom {:?} ", g.radius, g.zoom);
-    let b = block(app, Pane::Graph, title);
+    let b = block(app, Pane::Graph, title, alone);
     let inner = b.inner(r);
     f.render_widget(b, r);
     let Some(n) = view.and_then(|v| v.graph.as_ref()) else {
@@ -192,8 +211,8 @@ fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
     f.render_widget(GraphView::new(&lay, app.palette, pan), inner);
 }
 
-fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
-    let b = block(app, Pane::Chains, " worklist · staging chains · Enter: break on it ".into());
+fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+    let b = block(app, Pane::Chains, " chains · ⊥ waits · ⊤ fired · Enter: break on it ".into(), alone);
     let inner = b.inner(r);
     f.render_widget(b, r);
     let Some(v) = view else { return };
@@ -222,8 +241,8 @@ fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn breakpoints_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
-    let b = block(app, Pane::Breakpoints, " breakpoints · b add · t toggle · d delete ".into());
+fn breakpoints_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+    let b = block(app, Pane::Breakpoints, " breakpoints · b add · t toggle · d delete ".into(), alone);
     let inner = b.inner(r);
     f.render_widget(b, r);
     let Some(v) = view else { return };
@@ -250,6 +269,7 @@ fn breakpoints_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Re
 fn status_lines(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
     let fr = &app.frame;
     let c = fr.counts;
+    let width = usize::from(r.width);
     let state = if fr.running {
         "▶ running"
     } else if fr.end.is_some() {
@@ -257,47 +277,93 @@ fn status_lines(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) 
     } else {
         "‖ paused"
     };
-    let mut first = format!(
-        "{state} │ step {} │ β{} expr{} if{} fix{} exit{}",
-        fr.steps, c.beta, c.expr, c.if_, c.fix, c.exit
-    );
+    // The first line's parts in their order, each with its rank: the
+    // lowest ranked are left out first until the line fits the width (the
+    // state and the step always stay).
+    let mut parts: Vec<(String, u8)> = vec![(state.to_string(), u8::MAX), (format!("step {}", fr.steps), u8::MAX)];
+    parts.push((format!("β{} expr{} if{} fix{} exit{}", c.beta, c.expr, c.if_, c.fix, c.exit), 3));
     if let Some(v) = view {
         let [ready, pending, stuck, error, inactive] = v.statuses;
-        first.push_str(&format!(
-            " │ ready {ready} pend {pending} stuck {stuck} err {error} inact {inactive}"
+        parts.push((
+            format!("ready {ready} pend {pending} stuck {stuck} err {error} inact {inactive}"),
+            4,
         ));
     }
-    first.push_str(&format!(" │ {} nodes", fr.live_nodes));
+    parts.push((format!("{} nodes", fr.live_nodes), 2));
     if let Some(b) = fr.rss_bytes {
-        first.push_str(&format!(" │ {:.1} MB", b as f64 / 1e6));
+        parts.push((format!("{:.1} MB", b as f64 / 1e6), 1));
     }
-    first.push_str(&format!(" │ {}", crate::cli::plural(fr.threads, "thread", "threads")));
+    parts.push((crate::cli::plural(fr.threads, "thread", "threads"), 0));
     if let Some(n) = app.count {
-        first.push_str(&format!(" │ count {n}"));
+        parts.push((format!("count {n}"), u8::MAX));
     }
+    let line_len = |parts: &[(String, u8)]| parts.iter().map(|(p, _)| p.chars().count() + 3).sum::<usize>().saturating_sub(3);
+    while line_len(&parts) > width {
+        let Some(low) = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.1 < u8::MAX)
+            .min_by_key(|(_, p)| p.1)
+            .map(|(i, _)| i)
+        else {
+            break;
+        };
+        parts.remove(low);
+    }
+    let parts: Vec<String> = parts.into_iter().map(|(p, _)| p).collect();
+    let first = parts.join(" │ ");
     let second: Line = if let Some(p) = &app.prompt {
         Line::from(vec![
-            Span::raw(p.kind.label()),
+            Span::raw(p.kind.label(width)),
             Span::styled(format!("{}█", p.text), app.palette.focus()),
         ])
     } else if let Some(m) = &fr.message {
         Line::from(Span::styled(m.clone(), app.palette.alert()))
+    } else if let (Some((pat, _)), Some((at, total))) = (&app.search, app.match_position()) {
+        let text = if total == 0 {
+            format!("/{pat}: not found · Esc ends the search")
+        } else {
+            format!("/{pat}: match {at} of {total} · n next · N previous · Esc ends the search")
+        };
+        let style = if total == 0 { app.palette.alert() } else { app.palette.dim() };
+        Line::from(Span::styled(fit(&text, width), style))
     } else if let Some(e) = &fr.end {
-        Line::from(Span::styled(format!("{e} · u/← back · q quit"), app.palette.border(true)))
+        Line::from(Span::styled(
+            fit(&format!("{e} · u/← back · q quit"), width),
+            app.palette.border(true),
+        ))
     } else {
         let mut spans = Vec::new();
+        let mut used = 0;
         if let Some(n) = &fr.next {
-            spans.push(Span::raw(format!("{n} · ")));
+            let n = format!("{n} · ");
+            used = n.chars().count();
+            spans.push(Span::raw(n));
         }
-        let hint = if app.search.is_some() {
-            "n/N match · Esc end search · ? help"
-        } else {
-            "s step · u back · c continue · r run · n next · b break · / search · Tab pane · ? help · q quit"
-        };
+        // The longest hint that fits.
+        let hint = [
+            "s step · u back · c continue · r run · e reduce subtree · b break · / search · Tab pane · ? help · q quit",
+            "s step · u back · c continue · r run · b break · / search · Tab pane · ? help",
+            "s step · u back · c cont · b break · ? help",
+            "? help",
+        ]
+        .into_iter()
+        .find(|h| used + h.chars().count() <= width)
+        .unwrap_or("? help");
         spans.push(Span::styled(hint, app.palette.dim()));
         Line::from(spans)
     };
     f.render_widget(Paragraph::new(vec![Line::from(first), second]), r);
+}
+
+/// `text` cut to `width` characters, with `…` where it was cut.
+fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut s: String = text.chars().take(width.saturating_sub(1)).collect();
+    s.push('…');
+    s
 }
 
 /// The help overlay's lines.
@@ -305,31 +371,69 @@ pub const HELP: &[(&str, &str)] = &[
     ("s, →", "one step (a count first: 100s)"),
     ("u, ←", "one step back (100u)"),
     ("U", "back (or forward) to a step you type"),
-    ("n", "reduce the focused body's subtree"),
+    ("e", "reduce the focused body's subtree"),
     ("c", "continue to a breakpoint or the end"),
     ("r", "run to the end (breakpoints ignored)"),
     ("space, Ctrl-C", "pause a run"),
-    ("b", "breakpoint: pt, 12, file:12, step N, exit, error, stuck"),
-    ("Tab, Shift-Tab", "next / previous pane"),
+    ("b", "breakpoint: pt (a staging variable), 12, file:12, step N, exit, error, stuck"),
+    ("Tab, Shift-Tab", "next / previous pane (a narrow screen shows one at a time)"),
     ("f", "follow the ready body on/off"),
-    ("/  n  N", "search the term; next, previous match; Esc ends"),
+    ("/  n  N", "search the term; next, previous match; Esc ends the search"),
     ("j k h l", "program: lines, variables; graph: pan"),
     ("Enter", "program: jump to the binder; chains: break on the variable"),
     ("+ - [ ] 0", "graph: zoom, radius, recentre"),
     ("t  d", "breakpoints: toggle, delete"),
+    ("⊥", "chains: a staging variable still unbound, with the bodies it stages"),
+    ("⊤", "chains: a staging variable bound to a value: its bodies fired"),
     ("q", "quit"),
 ];
 
 fn help(f: &mut TermFrame, app: &App, size: Rect) {
-    let w = size.width.saturating_sub(4).min(76);
-    let h = (HELP.len() as u16 + 4).min(size.height.saturating_sub(2));
-    let area = Rect::new(size.x + (size.width - w) / 2, size.y + (size.height - h) / 2, w, h);
-    f.render_widget(Clear, area);
-    let mut lines: Vec<Line> = HELP
-        .iter()
-        .map(|(k, what)| Line::from(vec![Span::styled(format!("{k:>15}  "), app.palette.border(true)), Span::raw(*what)]))
-        .collect();
+    const KEYS: usize = 15;
+    let longest = HELP.iter().map(|(_, what)| KEYS + 2 + what.chars().count()).max().unwrap_or(40);
+    // As wide as the longest line (and the borders), as the screen allows;
+    // narrower screens wrap the descriptions.
+    let w = u16::try_from(longest + 2)
+        .unwrap_or(u16::MAX)
+        .min(size.width.saturating_sub(2))
+        .max(1);
+    let text_w = usize::from(w.saturating_sub(2)).max(1);
+    let mut lines: Vec<Line> = Vec::new();
+    for (k, what) in HELP {
+        let room = text_w.saturating_sub(KEYS + 2).max(8);
+        let mut first = true;
+        for piece in wrap_words(what, room) {
+            let key = if first { format!("{k:>KEYS$}  ") } else { " ".repeat(KEYS + 2) };
+            first = false;
+            lines.push(Line::from(vec![Span::styled(key, app.palette.border(true)), Span::raw(piece)]));
+        }
+    }
     lines.push(Line::from(Span::styled("Esc closes this help", app.palette.dim())));
+    let h = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(size.height);
+    let area = Rect::new(
+        size.x + (size.width.saturating_sub(w)) / 2,
+        size.y + (size.height.saturating_sub(h)) / 2,
+        w,
+        h,
+    );
+    f.render_widget(Clear, area);
     let b = Block::default().borders(Borders::ALL).title(" deepcps debug: keys ");
     f.render_widget(Paragraph::new(lines).block(b), area);
+}
+
+/// `text` in lines of at most `width` characters, broken between words.
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push(line);
+    out
 }

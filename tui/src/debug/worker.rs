@@ -25,7 +25,7 @@ use deepcps_machine::view::program::ProgramView;
 use deepcps_machine::view::{LambdaGraph, Places, StagingGraph, Status};
 
 use super::chains::{chain_rows, ChainRow};
-use super::graph::{neighbourhood, Neighbourhood};
+use super::graph::{neighbourhood_below, Neighbourhood};
 
 /// How long a background run goes between two frames: 25 frames a second.
 pub const SLICE: Duration = Duration::from_millis(40);
@@ -434,9 +434,18 @@ impl Worker {
             .filter(|&i| i < program.bodies.len())
             .or_else(|| program.ready())
             .or(if program.bodies.is_empty() { None } else { Some(0) });
+        // An exit value's graph is that of the body `@never: $exit v` made
+        // to hold it: the pane shows the value, not that body.
+        let value = if is_value {
+            lg.children(petgraph::graph::NodeIndex::new(0)).last().map(|&(c, _)| c)
+        } else {
+            None
+        };
         let graph = focus
             .and_then(|i| program.bodies.get(i))
-            .map(|b| neighbourhood(&lg, b.node, self.radius));
+            .map(|b| b.node)
+            .or(value)
+            .map(|n| neighbourhood_below(&lg, n, self.radius, value));
         let sg = StagingGraph::from_lambda_graph(&lg);
         let ready_node = program.ready().and_then(|i| program.bodies.get(i)).map(|b| b.node);
         let mut chains = worklist_rows(&program, places);

@@ -179,6 +179,13 @@ fn parent_of(lg: &LambdaGraph, n: NodeIndex) -> Option<NodeIndex> {
 /// whatever the radius). Iterative; the cost is that of the nodes looked at
 /// (the nodes shown and the edges out of them), not of the term.
 pub fn neighbourhood(lg: &LambdaGraph, focus: NodeIndex, radius: usize) -> Neighbourhood {
+    neighbourhood_below(lg, focus, radius, None)
+}
+
+/// [`neighbourhood`] among the descendants of `top` (and `top` itself): no
+/// ancestor above it is shown. An exit value's graph hangs below the body
+/// `@never: $exit v` that holds it for the views; the pane shows the value.
+pub fn neighbourhood_below(lg: &LambdaGraph, focus: NodeIndex, radius: usize, top: Option<NodeIndex>) -> Neighbourhood {
     let g = &lg.graph;
     if g.node_weight(focus).is_none() {
         return Neighbourhood {
@@ -189,6 +196,9 @@ pub fn neighbourhood(lg: &LambdaGraph, focus: NodeIndex, radius: usize) -> Neigh
     // The focus and its ancestors up to `radius`: chain[j] is at distance j.
     let mut chain = vec![focus];
     while chain.len() <= radius.min(MAX_NODES / 2) {
+        if top.is_some() && chain.last() == top.as_ref() {
+            break;
+        }
         match chain.last().and_then(|&n| parent_of(lg, n)) {
             Some(p) => chain.push(p),
             None => break,
