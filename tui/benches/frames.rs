@@ -1,0 +1,57 @@
+//! The debugger's cost of a step with every pane shown: one `s` on the
+//! paper's builders (`corpus/bench/arith_builders.dcps`) at 3,000 and at
+//! 20,000 numbers, stopped half-way through the build, measured from the
+//! command to the frame with all views (term, lambda graph around the
+//! focus, staging chains). Targets: 30 ms at 3,000 numbers, 100 ms at
+//! 20,000.
+//!
+//! `cargo bench -p deepcps --bench frames` (add `-- --quick` for a short
+//! run).
+
+use std::path::PathBuf;
+
+use criterion::Criterion;
+use deepcps::debug::worker::{Cmd, Engine, Worker};
+use deepcps_machine::graph::par::Parallel;
+
+/// The builders at `n` numbers, written to a temporary file (the include
+/// made absolute), and a debugger on it stopped at `step`.
+fn debugger(n: u64, step: u64) -> Engine {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("corpus/bench/arith_builders.dcps")).expect("the builders");
+    let paper = root.join("corpus/paper/").display().to_string();
+    let text = text
+        .replace("\"../paper/", &format!("\"{paper}"))
+        .replace("let N = 5\n", &format!("let N = {n}\n"));
+    let path = std::env::temp_dir().join(format!("deepcps-frames-{}-{n}.dcps", std::process::id()));
+    std::fs::write(&path, text).expect("a temporary file");
+    let w = Worker::load(&path, Parallel::sequential(), false, u64::MAX).expect("loads");
+    let mut e = Engine::inline(w);
+    e.send(Cmd::Goto(step));
+    let _ = e.frames();
+    e
+}
+
+fn frames(c: &mut Criterion) {
+    let mut g = c.benchmark_group("debugger_step");
+    g.sample_size(10);
+    for (n, step) in [(3_000, 125_000), (20_000, 800_000)] {
+        let mut e = debugger(n, step);
+        g.bench_function(format!("builders_{n}"), |b| {
+            b.iter(|| {
+                e.send(Cmd::Step(1));
+                e.frames().expect("frames")
+            })
+        });
+    }
+    g.finish();
+}
+
+// What `criterion_group!`/`criterion_main!` expand to, written out because
+// the macros' functions carry no documentation (the workspace lints
+// `missing_docs`).
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    frames(&mut c);
+    c.final_summary();
+}
