@@ -304,3 +304,84 @@ fn chains_that_fork_deeply_stay_linear() {
     assert!(len80 < 3 * len40, "{len40} bytes at 40 numbers, {len80} at 80");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The body labels (first label line) of a DOT text, and the one drawn as
+/// the focus.
+fn dot_bodies(dot: &str) -> (Vec<String>, Option<String>) {
+    let label = |l: &str| l.split("label=\"").nth(1).and_then(|r| r.split("\\n").next()).map(str::to_string);
+    let bodies = dot
+        .lines()
+        .filter(|l| l.contains("shape=box style=filled"))
+        .filter_map(label)
+        .collect();
+    let focus = dot.lines().find(|l| l.contains("peripheries=2")).and_then(label);
+    (bodies, focus)
+}
+
+#[test]
+fn dot_draws_the_part_around_a_body() {
+    // Around the ready body: the focus is that body, and the part is a
+    // strict subset of the whole graph.
+    let whole = ok(&["dot", "--step", "40", ARITH]);
+    let part = ok(&["dot", "--step", "40", "--focus", "ready", "--radius", "2", ARITH]);
+    let (all, none) = dot_bodies(&whole);
+    let (some, focus) = dot_bodies(&part);
+    assert_eq!(none, None, "the whole graph has no focus");
+    let ready = whole
+        .lines()
+        .find(|l| l.contains("fillcolor=palegreen"))
+        .and_then(|l| l.split("label=\"").nth(1))
+        .and_then(|r| r.split("\\n").next())
+        .map(str::to_string);
+    assert!(ready.is_some(), "{whole}");
+    assert_eq!(focus, ready, "{part}");
+    assert!(some.len() < all.len(), "{} of {} bodies", some.len(), all.len());
+    // Nodes with neighbours left out are marked `…`.
+    assert!(some.iter().all(|b| all.contains(&b.trim_end_matches(" …").to_string())), "{part}");
+    // A wider radius draws at least as much.
+    let wider = ok(&["dot", "--step", "40", "--focus", "ready", "--radius", "4", ARITH]);
+    assert!(dot_bodies(&wider).0.len() >= some.len());
+    // --radius alone focuses the ready body too.
+    assert_eq!(ok(&["dot", "--step", "40", "--radius", "2", ARITH]), part);
+    // A place: in the program's file, or in an included one by the end of
+    // its name.
+    let at = ok(&["dot", "--focus", "arith_stack_actions.dcps:11:3", "--radius", "1", ARITH]);
+    let focus_line = at.lines().find(|l| l.contains("peripheries=2"));
+    assert!(
+        focus_line.is_some_and(|l| l.contains("\\ncorpus/paper/arith_stack_actions.dcps:11:3\\n")),
+        "{at}"
+    );
+}
+
+#[test]
+fn dot_focus_errors_name_what_is_wrong() {
+    let r = deepcps(&["dot", "--focus", "99:1", ARITH]);
+    assert_eq!((r.code, r.out.as_str()), (2, ""));
+    assert!(
+        r.err
+            .starts_with("deepcps: no body of this state starts at 99:1; bodies start at 9:1, "),
+        "{}",
+        r.err
+    );
+    let r = deepcps(&["dot", "--focus", "nope.dcps:1:1", ARITH]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("no body of the state starts in that file"), "{}", r.err);
+    for bad in ["x", "0:1", "3:", "a:b:c"] {
+        let r = deepcps(&["dot", "--focus", bad, ARITH]);
+        assert_eq!(r.code, 2, "{bad}");
+        assert!(r.err.contains("is neither `ready` nor a place"), "{bad}: {}", r.err);
+    }
+    let r = deepcps(&["dot", "--radius", "0", ARITH]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    let r = deepcps(&["dot", "--staging", "--focus", "ready", ARITH]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    // Nothing is ready in a residual.
+    let dir = std::env::temp_dir().join(format!("deepcps-dot-focus-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let residual = dir.join("residual.dcps");
+    std::fs::write(&residual, "@never: $exit 1\n").expect("write");
+    let r = deepcps(&["dot", "--focus", "ready", &residual.display().to_string()]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("no body of this state is ready"), "{}", r.err);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -115,8 +115,17 @@ enum Command {
         step: u64,
         /// Print the staging graph instead: staging variables, the bodies
         /// they stage, the staging parameters those bodies hand on.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["focus", "radius"])]
         staging: bool,
+        /// Draw only the part of the lambda graph around a body: `ready`
+        /// (the next body to execute) or `LINE:COL`, where the body starts
+        /// in the program's file. For terms too large to draw whole.
+        #[arg(long, value_name = "BODY", value_parser = views::parse_focus)]
+        focus: Option<views::Focus>,
+        /// With `--focus`: how many edges from the focus to draw (default
+        /// 3; alone, it draws around the ready body).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+        radius: Option<u16>,
         /// Refuse (exit code 3) a state with more nodes than this, written
         /// out with its shared values copied where they are used, and stop
         /// stepping when the live graph grows past it. The default fits the
@@ -262,10 +271,18 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
             file,
             step,
             staging,
+            focus,
+            radius,
             max_nodes,
         } => {
-            let view = if staging { View::StagingDot } else { View::LambdaDot };
-            views::show(&file, step, max_nodes as u64, view, ctx.out, ctx.err, ctx.color)
+            if staging {
+                return views::show(&file, step, max_nodes as u64, View::StagingDot, ctx.out, ctx.err, ctx.color);
+            }
+            let part = (focus.is_some() || radius.is_some()).then(|| views::Part {
+                focus: focus.unwrap_or(views::Focus::Ready),
+                radius: radius.map_or(views::DEFAULT_RADIUS, usize::from),
+            });
+            views::show_lambda_dot(&file, step, max_nodes as u64, part, ctx.out, ctx.err, ctx.color)
         }
         Command::Debug {
             file,

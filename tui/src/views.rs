@@ -9,10 +9,12 @@ use std::path::Path;
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
-use deepcps_machine::span::SourceMap;
+use deepcps_machine::span::{FileId, SourceMap};
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::{Atom, Body, Program, Vars};
-use deepcps_machine::view::{chains_text, graph_dump, value_dump, LambdaGraph, StagingGraph};
+use deepcps_machine::view::lambda_graph::NodeKind;
+use deepcps_machine::view::{chains_text, graph_dump, value_dump, LambdaGraph, StagingGraph, Status};
+use petgraph::graph::NodeIndex;
 
 use crate::cli::{EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 
@@ -103,6 +105,135 @@ pub enum View {
 /// Loads `file`, runs `step` steps and prints `view` to `out`; notes and
 /// diagnostics go to `err`. Returns the exit code.
 pub fn show(file: &Path, step: u64, max_nodes: u64, view: View, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> u8 {
+    show_with(file, step, max_nodes, view, None, out, err, color)
+}
+
+/// The body `deepcps dot --focus` draws around.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// The next body to execute (the first ready body in reading order).
+    Ready,
+    /// The first body, in reading order, that starts at this line and
+    /// column (from 1) of the program's own file, or of the file whose
+    /// name ends in `file` (an included one).
+    Place {
+        /// The end of the file's name, when not the program's own file.
+        file: Option<String>,
+        /// Line, from 1.
+        line: usize,
+        /// Column in characters, from 1.
+        col: usize,
+    },
+}
+
+/// The radius of `deepcps dot --focus` when `--radius` is not given.
+pub const DEFAULT_RADIUS: usize = 3;
+
+/// What part of the lambda graph `deepcps dot` draws: the nodes within
+/// `radius` edges of `focus`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// The body in the middle.
+    pub focus: Focus,
+    /// How many edges (tree or binding, either way) from it.
+    pub radius: usize,
+}
+
+/// Parses `--focus`: `ready`, `LINE:COL` or `FILE:LINE:COL`.
+pub fn parse_focus(s: &str) -> Result<Focus, String> {
+    if s == "ready" {
+        return Ok(Focus::Ready);
+    }
+    let mut parts = s.rsplitn(3, ':');
+    let col = parts.next().and_then(|c| c.parse::<usize>().ok());
+    let line = parts.next().and_then(|l| l.parse::<usize>().ok());
+    let file = parts.next().filter(|f| !f.is_empty()).map(str::to_string);
+    match (line, col) {
+        (Some(line), Some(col)) if line > 0 && col > 0 => Ok(Focus::Place { file, line, col }),
+        _ => Err(format!(
+            "`{s}` is neither `ready` nor a place LINE:COL or FILE:LINE:COL (from 1), such as 3:5"
+        )),
+    }
+}
+
+/// Nodes of a lambda graph past which `deepcps dot` without `--focus`
+/// suggests drawing a part: Graphviz takes minutes on larger graphs.
+const LARGE_DOT: usize = 20_000;
+
+/// `deepcps dot` of the lambda graph: the whole graph, or with `part` the
+/// nodes around a body. Returns the exit code: 2 when the focus names no
+/// body of the state.
+pub fn show_lambda_dot(
+    file: &Path,
+    step: u64,
+    max_nodes: u64,
+    part: Option<Part>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    color: bool,
+) -> u8 {
+    show_with(file, step, max_nodes, View::LambdaDot, part, out, err, color)
+}
+
+/// The DOT text of the nodes of `lg` around `part`'s focus, or why there is
+/// no such body.
+fn dot_part(lg: &LambdaGraph, sources: &SourceMap, part: Part) -> Result<String, String> {
+    let bodies = lg
+        .graph
+        .node_indices()
+        .filter(|&n| matches!(lg.graph[n].kind, NodeKind::Body { .. }));
+    let focus = match &part.focus {
+        Focus::Ready => bodies
+            .clone()
+            .find(|&n| matches!(&lg.graph[n].kind, NodeKind::Body { status: Status::Ready, .. }))
+            .ok_or_else(|| "no body of this state is ready: give a body with --focus LINE:COL".to_string())?,
+        &Focus::Place { ref file, line, col } => {
+            let in_file = |f: FileId| match file {
+                None => f == FileId(0),
+                Some(name) => sources.get(f).name.ends_with(name.as_str()),
+            };
+            let starts = |n: &NodeIndex| {
+                lg.graph[*n]
+                    .span
+                    .is_some_and(|sp| in_file(sp.file) && sources.line_col(sp.file, sp.start) == (line, col))
+            };
+            match bodies.clone().find(starts) {
+                Some(n) => n,
+                None => {
+                    let mut places: Vec<(usize, usize)> = bodies
+                        .filter_map(|n| lg.graph[n].span.filter(|sp| in_file(sp.file)))
+                        .map(|sp| sources.line_col(sp.file, sp.start))
+                        .collect();
+                    places.sort_unstable();
+                    places.dedup();
+                    let near: Vec<String> = places.iter().take(12).map(|(l, c)| format!("{l}:{c}")).collect();
+                    let more = if places.len() > near.len() { ", …" } else { "" };
+                    let whose = file.as_deref().map_or(String::new(), |f| format!("{f}:"));
+                    let listed = if near.is_empty() {
+                        "no body of the state starts in that file".to_string()
+                    } else {
+                        format!("bodies start at {}{more}", near.join(", "))
+                    };
+                    return Err(format!("no body of this state starts at {whose}{line}:{col}; {listed}"));
+                }
+            }
+        }
+    };
+    lg.to_dot_around(sources, focus, part.radius)
+        .ok_or_else(|| "the focus is no node of the graph".to_string())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn show_with(
+    file: &Path,
+    step: u64,
+    max_nodes: u64,
+    view: View,
+    part: Option<Part>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    color: bool,
+) -> u8 {
     let mut sources = SourceMap::new();
     let program = match load_program(&RealFs, file, &mut sources) {
         Ok(p) => p,
@@ -123,7 +254,37 @@ pub fn show(file: &Path, step: u64, max_nodes: u64, view: View, out: &mut dyn Wr
     if let Some(note) = note {
         let _ = writeln!(err, "deepcps: {note}");
     }
-    let text = render_state(&state, &vars, &sources, view);
+    let text = match (&state, view) {
+        (State::Term(body), View::LambdaDot) => {
+            let lg = LambdaGraph::build(body, &vars);
+            match part {
+                Some(part) => match dot_part(&lg, &sources, part) {
+                    Ok(text) => text,
+                    Err(e) => {
+                        let _ = writeln!(err, "deepcps: {e}");
+                        return EXIT_STATIC;
+                    }
+                },
+                None => {
+                    let nodes = lg.graph.node_count();
+                    if nodes > LARGE_DOT {
+                        let _ = writeln!(
+                            err,
+                            "deepcps: the graph has {nodes} nodes, more than Graphviz lays out in reasonable \
+                             time; draw a part with --focus ready (or LINE:COL) and --radius N"
+                        );
+                    }
+                    lg.to_dot(&sources)
+                }
+            }
+        }
+        _ => {
+            if part.is_some() {
+                let _ = writeln!(err, "deepcps: the state is an exit value, drawn whole (--focus picks among bodies)");
+            }
+            render_state(&state, &vars, &sources, view)
+        }
+    };
     let _ = write!(out, "{text}");
     EXIT_OK
 }

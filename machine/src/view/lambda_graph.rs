@@ -299,8 +299,60 @@ impl LambdaGraph {
     /// lambdas ellipses, atoms plain text; source places (`file:line:col`)
     /// come from `sources`.
     pub fn to_dot(&self, sources: &SourceMap) -> String {
+        self.dot_of(sources, &self.graph, None)
+    }
+
+    /// The DOT text of the nodes within `radius` edges of `focus` (tree and
+    /// binding edges, either way), the focus drawn with a double border and
+    /// nodes with neighbours left out marked `…`: for a term too large to
+    /// draw whole. `None` when `focus` is no node of the graph.
+    pub fn to_dot_around(&self, sources: &SourceMap, focus: NodeIndex, radius: usize) -> Option<String> {
+        self.graph.node_weight(focus)?;
+        let mut dist: HashMap<NodeIndex, usize> = HashMap::default();
+        dist.insert(focus, 0);
+        let mut level = vec![focus];
+        for d in 1..=radius {
+            let mut next = Vec::new();
+            for &n in &level {
+                for m in self.graph.neighbors_undirected(n) {
+                    if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(m) {
+                        e.insert(d);
+                        next.push(m);
+                    }
+                }
+            }
+            level = next;
+        }
+        let cut: HashSet<NodeIndex> = dist
+            .keys()
+            .copied()
+            .filter(|&n| self.graph.neighbors_undirected(n).any(|m| !dist.contains_key(&m)))
+            .collect();
+        let part = self.graph.filter_map(
+            |n, node| {
+                dist.contains_key(&n).then(|| {
+                    let mut node = node.clone();
+                    if cut.contains(&n) {
+                        node.label.push_str(" …");
+                    }
+                    node
+                })
+            },
+            |_, e| Some(e.clone()),
+        );
+        // The focus keeps its rank among the kept nodes.
+        let at = self
+            .graph
+            .node_indices()
+            .filter(|n| dist.contains_key(n))
+            .position(|n| n == focus)?;
+        Some(self.dot_of(sources, &part, Some(NodeIndex::new(at))))
+    }
+
+    fn dot_of(&self, sources: &SourceMap, graph: &Graph<Node, EdgeKind>, focus: Option<NodeIndex>) -> String {
         let places = Places::new(sources);
-        let node_attrs = |_: &Graph<Node, EdgeKind>, (_, node): (NodeIndex, &Node)| -> String {
+        let node_attrs = |_: &Graph<Node, EdgeKind>, (n, node): (NodeIndex, &Node)| -> String {
+            let focus = if Some(n) == focus { "peripheries=2 penwidth=2 " } else { "" };
             let mut label = node.label.clone();
             let shape = match &node.kind {
                 NodeKind::Body { status, .. } => {
@@ -311,7 +363,7 @@ impl LambdaGraph {
                     label.push('\n');
                     label.push_str(&status_line(status, &self.vars));
                     return format!(
-                        "label=\"{}\" shape=box style=filled fillcolor={} ",
+                        "label=\"{}\" shape=box style=filled fillcolor={} {focus}",
                         dot_escape(&label),
                         status.colour()
                     );
@@ -320,11 +372,11 @@ impl LambdaGraph {
                 NodeKind::Tuple | NodeKind::Record | NodeKind::Map | NodeKind::Expr { .. } => "box style=dashed",
                 NodeKind::Var(_) | NodeKind::Value => "plaintext",
             };
-            format!("label=\"{}\" shape={shape} ", dot_escape(&label))
+            format!("label=\"{}\" shape={shape} {focus}", dot_escape(&label))
         };
         let edge_attrs = |_: &Graph<Node, EdgeKind>, _: petgraph::graph::EdgeReference<'_, EdgeKind>| String::new();
         let config = [Config::NodeNoLabel, Config::GraphContentOnly];
-        let dot = Dot::with_attr_getters(&self.graph, &config, &edge_attrs, &node_attrs);
+        let dot = Dot::with_attr_getters(graph, &config, &edge_attrs, &node_attrs);
         format!(
             "digraph lambda_graph {{\n    // bodies: {}\n    node [fontname=\"monospace\" fontsize=10]\n    edge [fontname=\"monospace\" fontsize=9]\n{dot}}}\n",
             super::LEGEND
