@@ -212,3 +212,37 @@ fn operand_place(body: Span, o: Operand, sources: &SourceMap) -> Option<Span> {
         Operand::Arg(i) => spans.get(i + 1).copied(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `╭─[ … ]` and `├─[ … ]` headers of a rendered diagnostic.
+    fn headers(text: &str) -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.split_once("─[ ").map(|(_, r)| r.trim_end_matches(" ]").to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn each_group_is_headed_by_its_own_place() {
+        let mut sources = SourceMap::new();
+        let text = "let f(x, k) { k x\nf 1 (y) $exit y\n";
+        let file = sources.add("t.dcps", None, text.to_string());
+        let eof = Span::new(file, text.len(), text.len());
+        let brace = Span::new(file, 12, 13);
+        let d = Diagnostic::error("parse", "expected `}`", eof, "expected `}`").with_secondary(brace, "not closed");
+        let out = d.render(&sources, false);
+        assert!(out.starts_with("[parse] Error: expected `}` (t.dcps:2:16)\n"), "{out}");
+        assert_eq!(headers(&out), ["t.dcps:2:16", "t.dcps:1:13"], "{out}");
+    }
+
+    #[test]
+    fn a_diagnostic_without_a_place_has_the_same_form() {
+        let d = Diagnostic::error_nowhere("io", "cannot read `x`: no such file").with_note("a note");
+        assert_eq!(
+            d.render(&SourceMap::new(), false),
+            "[io] Error: cannot read `x`: no such file\n  = note: a note\n"
+        );
+    }
+}
