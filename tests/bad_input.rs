@@ -116,3 +116,48 @@ fn a_long_expression_chain() {
     let (code, out, _) = run_file("chain_expr.dcps", src.as_bytes());
     assert_eq!((code, out.as_str()), (0, "100001\n"));
 }
+
+#[test]
+fn out_of_range_literals_read_the_same_everywhere() {
+    let message = |text: &str| {
+        let (code, err) = run_bytes("range.dcps", text.as_bytes());
+        assert_eq!(code, 2, "{err}");
+        let headline = err.lines().next().unwrap_or_default();
+        let headline = headline.split(" (").next().unwrap_or_default().to_string();
+        let label = err
+            .lines()
+            .find(|l| l.contains("╰"))
+            .map(|l| l.rsplit("─ ").next().unwrap_or_default().to_string());
+        (headline, label)
+    };
+    for (lit, expr) in [
+        ("$exit 9223372036854775808", "\"9223372036854775808\" (x) $exit x"),
+        ("$exit -9223372036854775809", "\"-9223372036854775809\" (x) $exit x"),
+        ("$exit 1e400", "\"1e400\" (x) $exit x"),
+    ] {
+        assert_eq!(message(lit), message(expr), "{lit} / {expr}");
+    }
+}
+
+#[test]
+fn misspelt_keywords_and_names_are_suggested() {
+    rejects("lett.dcps", b"lett x = 5\n$exit x", "unknown keyword `lett`; did you mean `let`?");
+    rejects(
+        "fx.dcps",
+        b"fx f = (x) { $exit x }\nf 1",
+        "unknown keyword `fx`; did you mean `fix`?",
+    );
+    rejects(
+        "doubel.dcps",
+        b"let double(x, k) { k x }\ndoubel 4 (r) $exit r",
+        "did you mean `double`?",
+    );
+    rejects(
+        "iff.dcps",
+        b"iff true () { $exit 1 } () { $exit 2 }",
+        "did you mean the keyword `if`?",
+    );
+    // Nothing near: no suggestion.
+    let (_, err) = run_bytes("far.dcps", b"let double(x, k) { k x }\ntotal 4 (r) $exit r");
+    assert!(!err.contains("did you mean"), "{err}");
+}

@@ -282,3 +282,46 @@ fn help_names_every_subcommand_and_wraps() {
         assert!(longest <= 100, "{args:?}: a line of {longest} characters:\n{}", r.out);
     }
 }
+
+#[test]
+fn file_errors_take_the_form_of_every_diagnostic() {
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["run", "no/such/file.dcps"],
+            "[io] Error: cannot read `no/such/file.dcps`: no such file\n",
+        ),
+        (
+            &["check", "no/such/file.dcps"],
+            "[io] Error: cannot read `no/such/file.dcps`: no such file\n",
+        ),
+        (
+            &["fmt", "no/such/file.dcps"],
+            "[io] Error: cannot read `no/such/file.dcps`: no such file\n",
+        ),
+        (&["run", "corpus"], "[io] Error: cannot read `corpus`: it is a directory\n"),
+        (&["fmt", "corpus"], "[io] Error: cannot read `corpus`: it is a directory\n"),
+    ];
+    for (args, want) in cases {
+        let r = deepcps(args);
+        assert_eq!((r.code, r.err.as_str()), (2, want), "{args:?}");
+    }
+}
+
+#[test]
+fn runtime_errors_show_their_call_sites_on_every_machine() {
+    for flags in [&[][..], &["--threads", "2"], &["--threads", "1"], &["--reference"], &["--no-fast"]] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(flags);
+        args.push("corpus/err/runtime_call_site.dcps");
+        let r = deepcps(&args);
+        assert_eq!(r.code, 1, "{flags:?}: {}", r.err);
+        for (line, label) in [
+            (" 5 │ let quad(x, k) { double x (y) double y k }", "called from here"),
+            (" 6 │ let go(v, k) { quad v k }", "which was called from here"),
+            (" 7 │ go true (r) $exit r", "which was called from here"),
+        ] {
+            let at = r.err.find(line).unwrap_or_else(|| panic!("{flags:?}: no `{line}` in\n{}", r.err));
+            assert!(r.err[at..].contains(label), "{flags:?}: {}", r.err);
+        }
+    }
+}

@@ -1,10 +1,16 @@
 //! Diagnostics: parse errors, static errors, runtime errors and warnings,
 //! rendered with file, line, column and a caret (through ariadne).
+//!
+//! Every diagnostic starts `[code] Error:` (or `Warning:`), the message and
+//! the primary place; each group of source lines below it is headed by the
+//! place of its own first label.
 
 use ariadne::{Config, Label, Report, ReportKind};
 
-use crate::error::RuntimeError;
+use crate::error::{Operand, RuntimeError};
+use crate::graph::calls::shown_calls;
 use crate::span::{SourceMap, Span};
+use crate::syntax::parser::operand_spans;
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +91,7 @@ impl Diagnostic {
         };
         let config = Config::default().with_color(color).with_compact(false);
         let Some((span, label)) = &self.primary else {
-            let mut out = format!("{}[{}]: {}\n", kind_word(self.severity), self.code, self.message);
+            let mut out = format!("[{}] {}: {}\n", self.code, kind_word(self.severity), self.message);
             for note in &self.notes {
                 out.push_str(&format!("  = note: {note}\n"));
             }
@@ -98,14 +104,21 @@ impl Diagnostic {
             let end = text.get(..clamp(text, s.end)).map_or(start, |t| t.chars().count());
             (name(s), start..end.max(start))
         };
+        let span = &at_last_line(sources, *span);
         let (line, col) = sources.line_col(span.file, span.start);
-        let mut report = Report::build(kind, char_range(span))
+        // ariadne heads a group of lines in the report's own source with the
+        // report's place, and any other group with the place of its first
+        // label. The report is given a source that no label has, so that
+        // every group is headed by its own place: the primary label comes
+        // first, so its group is headed by the primary place.
+        let mut report = Report::build(kind, (String::from("\0"), 0..0))
             .with_config(config)
             .with_code(self.code)
             .with_message(format!("{} ({}:{}:{})", self.message, name(span), line, col))
             .with_label(Label::new(char_range(span)).with_message(label));
         for (s, l) in &self.secondary {
-            report = report.with_label(Label::new(char_range(s)).with_message(l));
+            let s = at_last_line(sources, *s);
+            report = report.with_label(Label::new(char_range(&s)).with_message(l));
         }
         for note in &self.notes {
             report = report.with_note(note);
@@ -134,6 +147,23 @@ fn kind_word(s: Severity) -> &'static str {
     }
 }
 
+/// An empty span at the very end of a file that ends with a newline moves
+/// back onto that newline: the end of the last line, which ariadne shows
+/// (it has no line after the last newline), so that the place in the
+/// message and the place in the header agree.
+fn at_last_line(sources: &SourceMap, s: Span) -> Span {
+    let text = &sources.get(s.file).text;
+    if s.start == s.end && s.start as usize == text.len() && text.ends_with('\n') {
+        Span {
+            start: s.start - 1,
+            end: s.start - 1,
+            ..s
+        }
+    } else {
+        s
+    }
+}
+
 fn clamp(text: &str, offset: u32) -> usize {
     let mut i = (offset as usize).min(text.len());
     while i > 0 && !text.is_char_boundary(i) {
@@ -142,14 +172,77 @@ fn clamp(text: &str, offset: u32) -> usize {
     i
 }
 
-impl From<&RuntimeError> for Diagnostic {
-    fn from(e: &RuntimeError) -> Diagnostic {
-        let mut d = Diagnostic::error(e.kind.name(), e.message.clone(), e.body, "in this body");
-        if let Some(at) = e.at {
-            if at != e.body {
-                d = d.with_secondary(at, "here");
-            }
+impl Diagnostic {
+    /// The diagnostic of a runtime error: its precise place (found in the
+    /// body's source for an operand) labelled with what it is, the body if
+    /// that place lies outside it, and the sites that called the function
+    /// holding the body (see [`shown_calls`]).
+    pub fn runtime(e: &RuntimeError, sources: &SourceMap) -> Diagnostic {
+        let at = e.at.or_else(|| e.operand.and_then(|o| operand_place(e.body, o, sources)));
+        let mut d = match at {
+            Some(at) if within(at, e.body) => Diagnostic::error(e.kind.name(), e.message.clone(), at, e.label.clone()),
+            Some(at) => Diagnostic::error(e.kind.name(), e.message.clone(), e.body, "this application").with_secondary(at, e.label.clone()),
+            None => Diagnostic::error(e.kind.name(), e.message.clone(), e.body, e.label.clone()),
+        };
+        let (calls, more) = shown_calls(e.body, &e.calls);
+        for (i, site) in calls.into_iter().enumerate() {
+            d = d.with_secondary(site, if i == 0 { "called from here" } else { "which was called from here" });
+        }
+        if more > 0 {
+            d = d.with_note(format!(
+                "{more} earlier call site{} not shown",
+                if more == 1 { " is" } else { "s are" }
+            ));
         }
         d
+    }
+}
+
+fn within(inner: Span, outer: Span) -> bool {
+    inner.file == outer.file && outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// The span of operand `o` of the application whose source is `body`.
+fn operand_place(body: Span, o: Operand, sources: &SourceMap) -> Option<Span> {
+    let (spans, head_is_if) = operand_spans(&sources.get(body.file).text, body.file, body.start as usize)?;
+    match o {
+        // After `if` chose a branch, the head is that branch, not `if`.
+        Operand::Head if head_is_if => None,
+        Operand::Head => spans.first().copied(),
+        Operand::Arg(i) => spans.get(i + 1).copied(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `╭─[ … ]` and `├─[ … ]` headers of a rendered diagnostic.
+    fn headers(text: &str) -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.split_once("─[ ").map(|(_, r)| r.trim_end_matches(" ]").to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn each_group_is_headed_by_its_own_place() {
+        let mut sources = SourceMap::new();
+        let text = "let f(x, k) { k x\nf 1 (y) $exit y\n";
+        let file = sources.add("t.dcps", None, text.to_string());
+        let eof = Span::new(file, text.len(), text.len());
+        let brace = Span::new(file, 12, 13);
+        let d = Diagnostic::error("parse", "expected `}`", eof, "expected `}`").with_secondary(brace, "not closed");
+        let out = d.render(&sources, false);
+        assert!(out.starts_with("[parse] Error: expected `}` (t.dcps:2:16)\n"), "{out}");
+        assert_eq!(headers(&out), ["t.dcps:2:16", "t.dcps:1:13"], "{out}");
+    }
+
+    #[test]
+    fn a_diagnostic_without_a_place_has_the_same_form() {
+        let d = Diagnostic::error_nowhere("io", "cannot read `x`: no such file").with_note("a note");
+        assert_eq!(
+            d.render(&SourceMap::new(), false),
+            "[io] Error: cannot read `x`: no such file\n  = note: a note\n"
+        );
     }
 }

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::reference::Reducer;
 use deepcps_machine::run::{Limits, Outcome, Report};
 use deepcps_machine::span::SourceMap;
@@ -67,7 +68,7 @@ pub fn describe(report: &Report, sources: &SourceMap) -> String {
     }
     let mut diags = report.warnings.clone();
     if let Outcome::Error(e) = &report.outcome {
-        diags.push(Diagnostic::from(e));
+        diags.push(Diagnostic::runtime(e, sources));
     }
     if !diags.is_empty() {
         s.push_str("--- diagnostics\n");
@@ -80,7 +81,15 @@ pub fn describe(report: &Report, sources: &SourceMap) -> String {
 pub fn run_path(path: &Path, limits: &Limits) -> String {
     let mut sources = SourceMap::new();
     match load_program(&RealFs, path, &mut sources) {
-        Ok(p) => describe(&Reducer::new(p).report(limits), &sources),
+        Ok(p) => {
+            let mut report = Reducer::new(p).report(limits);
+            if let Outcome::Error(e) = &mut report.outcome {
+                if let Ok(p) = load_program(&RealFs, path, &mut SourceMap::new()) {
+                    add_calls(e, p, report.counts.total());
+                }
+            }
+            describe(&report, &sources)
+        }
         Err(ds) => static_error(&sources, &ds),
     }
 }
@@ -93,13 +102,17 @@ pub fn run_source(text: &str) -> String {
         Err(d) => return static_error(&sources, &[d]),
     };
     match load_from(&MemFs::default(), id, &mut sources, false) {
-        Ok(p) => describe(
-            &Reducer::new(p).report(&Limits {
+        Ok(p) => {
+            let again = p.clone();
+            let mut report = Reducer::new(p).report(&Limits {
                 max_steps: TEST_MAX_STEPS,
                 ..Limits::default()
-            }),
-            &sources,
-        ),
+            });
+            if let Outcome::Error(e) = &mut report.outcome {
+                add_calls(e, again, report.counts.total());
+            }
+            describe(&report, &sources)
+        }
         Err(ds) => static_error(&sources, &ds),
     }
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand};
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::print::Printer;
@@ -14,7 +15,7 @@ use deepcps_machine::reference::{Reducer, Rule};
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::span::Span;
-use deepcps_machine::syntax::load::add_source;
+use deepcps_machine::syntax::load::{add_source, cannot_read};
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
 
 use crate::views::{self, View};
@@ -494,7 +495,13 @@ impl Ctx<'_> {
                 EXIT_OK
             }
             Outcome::Error(e) => {
-                self.diags(&sources, &[Diagnostic::from(e)]);
+                // The run again, recording call sites (the file is read
+                // again: the first run consumed the program).
+                let mut e = e.clone();
+                if let Ok(p) = load_program(&RealFs, file, &mut SourceMap::new()) {
+                    add_calls(&mut e, p, report.counts.total());
+                }
+                self.diags(&sources, &[Diagnostic::runtime(&e, &sources)]);
                 EXIT_RUNTIME
             }
             Outcome::Limit(StopReason::Steps(n)) if stop_after && too_long => {
@@ -582,7 +589,7 @@ impl Ctx<'_> {
         let bytes = match std::fs::read(file) {
             Ok(b) => b,
             Err(e) => {
-                let _ = writeln!(self.err, "deepcps: cannot read `{}`: {e}", file.display());
+                self.diags(&sources, &[cannot_read(file, &e)]);
                 return EXIT_STATIC;
             }
         };

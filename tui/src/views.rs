@@ -359,7 +359,7 @@ pub fn dump_reduced(file: &Path, limits: &Limits, out: &mut dyn Write, err: &mut
     match outcome {
         Outcome::Residual | Outcome::Exit(_) => EXIT_OK,
         Outcome::Error(e) => {
-            let _ = write!(err, "{}", Diagnostic::from(&e).render(&sources, color));
+            let _ = write!(err, "{}", Diagnostic::runtime(&e, &sources).render(&sources, color));
             let _ = writeln!(err, "deepcps: the dump shows the term in which the failing body stands");
             EXIT_RUNTIME
         }

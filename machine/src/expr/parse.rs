@@ -257,12 +257,7 @@ fn lex_number(text: &str, start: usize) -> PResult<(Tok, usize)> {
     if is_float {
         match lit.parse::<f64>() {
             Ok(f) if f.is_finite() => Ok((Tok::Float(f), i)),
-            _ => Err(failure(
-                format!("float literal `{lit}` is out of range"),
-                start,
-                i,
-                "a finite float",
-            )),
+            _ => Err(failure(float_out_of_range(lit), start, i, FLOAT_RANGE)),
         }
     } else {
         match lit.parse::<u64>() {
@@ -273,12 +268,23 @@ fn lex_number(text: &str, start: usize) -> PResult<(Tok, usize)> {
 }
 
 fn int_overflow(lit: &str, start: usize, end: usize) -> Failure {
-    failure(
-        format!("integer literal `{lit}` is out of range"),
-        start,
-        end,
-        format!("an integer between {} and {}", i64::MIN, i64::MAX),
-    )
+    failure(int_out_of_range(lit), start, end, INT_RANGE)
+}
+
+/// What an integer literal must be (the same in source and in expressions).
+pub const INT_RANGE: &str = "an integer between -9223372036854775808 and 9223372036854775807";
+
+/// What a float literal must be.
+pub const FLOAT_RANGE: &str = "a finite float";
+
+/// The message of an integer literal `lit` that does not fit.
+pub fn int_out_of_range(lit: &str) -> String {
+    format!("integer literal `{lit}` is out of range")
+}
+
+/// The message of a float literal `lit` that is not finite.
+pub fn float_out_of_range(lit: &str) -> String {
+    format!("float literal `{lit}` is out of range")
 }
 
 /// Lexes the string literal whose opening quote is at `start`.

@@ -20,6 +20,7 @@
 //! the live term. See ARCHITECTURE.md, "The graph machine".
 
 pub mod bind;
+pub mod calls;
 pub mod closed;
 pub mod copy;
 pub mod events;
@@ -107,6 +108,9 @@ pub struct Machine {
     backoff: fast::Backoff,
     /// Steps executed in fast runs so far (for `--stats`).
     pub fast_steps_done: u64,
+    /// The call sites of bodies, recorded only when tracing a runtime
+    /// error ([`calls::trace`]).
+    pub(crate) calls: Option<Box<calls::CallTrack>>,
 }
 
 /// The body `0` (a term with nothing in it).
@@ -156,6 +160,7 @@ impl Machine {
             fast: true,
             backoff: Default::default(),
             fast_steps_done: 0,
+            calls: None,
         }
     }
 
@@ -309,6 +314,12 @@ impl Machine {
             match look {
                 Look::Ready(plan) => {
                     let done = self.execute(b, plan);
+                    if let Some(t) = self.calls.as_deref_mut() {
+                        let new = (done.body != NodeId::NONE)
+                            .then(|| self.g.body(done.body).map(|x| (done.body, x.span)))
+                            .flatten();
+                        t.stepped(b, span, done.rule, new);
+                    }
                     self.unshare_pending();
                     on_step(self.counts.total() + 1, done.rule, span);
                     self.counts.count(done.rule);
@@ -346,16 +357,12 @@ impl Machine {
         let span = self.g.body(b).map(|x| x.span).unwrap_or_default();
         if let Some(body) = self.export_body(b, &mut names) {
             let mut vars = names.vars.unwrap_or_default();
-            if let RefLook::Error(e) = prepare(&body, &mut vars, &[]) {
+            if let RefLook::Error(mut e) = prepare(&body, &mut vars, &[]) {
+                e.calls = self.calls_of(b);
                 return e;
             }
         }
-        RuntimeError {
-            kind,
-            message: format!("this body fails with a {} error", kind.name()),
-            body: span,
-            at: None,
-        }
+        RuntimeError::new(kind, format!("this body fails with a {} error", kind.name()), span, None)
     }
 
     /// Runs until no body is pending, `$exit`, an error or a limit.

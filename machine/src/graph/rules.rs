@@ -16,27 +16,30 @@ pub struct Done {
     pub rule: Rule,
     /// For `$exit`: the value (a detached node).
     pub exit: Option<NodeId>,
+    /// The body that now stands where the executed one stood
+    /// ([`NodeId::NONE`] after `$exit`).
+    pub body: NodeId,
 }
 
 impl Machine {
     /// Executes the ready body `b` with `plan`.
     pub(crate) fn execute(&mut self, b: NodeId, plan: Plan) -> Done {
-        let (rule, exit) = match plan {
+        let (rule, exit, body) = match plan {
             Plan::Beta { args, expr } => {
-                self.rule_beta(b, args);
-                (if expr { Rule::Expr } else { Rule::Beta }, None)
+                let body = self.rule_beta(b, args);
+                (if expr { Rule::Expr } else { Rule::Beta }, None, body)
             }
             Plan::If(branch) => {
                 self.rule_if(b, branch);
-                (Rule::If, None)
+                (Rule::If, None, b)
             }
             Plan::Fix => {
-                self.rule_fix(b);
-                (Rule::Fix, None)
+                let body = self.rule_fix(b);
+                (Rule::Fix, None, body)
             }
-            Plan::Exit(v) => (Rule::Exit, Some(self.materialize(v))),
+            Plan::Exit(v) => (Rule::Exit, Some(self.materialize(v)), NodeId::NONE),
         };
-        Done { rule, exit }
+        Done { rule, exit, body }
     }
 
     /// A detached node for an evaluated argument.
@@ -112,8 +115,8 @@ impl Machine {
     }
 
     /// β: the callee's body takes the place of `b`, its parameters bound in
-    /// place to the arguments.
-    fn rule_beta(&mut self, b: NodeId, args: super::status::Shapes) {
+    /// place to the arguments. Returns the callee's body.
+    fn rule_beta(&mut self, b: NodeId, args: super::status::Shapes) -> NodeId {
         // Inline lists: a β runs at most every other step, and most take a
         // few arguments.
         let used: NodeList = args
@@ -166,7 +169,7 @@ impl Machine {
             other => {
                 self.g.nodes[lam.ix()].kind = other;
                 debug_assert!(false, "β without a lambda");
-                return;
+                return NodeId::NONE;
             }
         };
         let body = l.body;
@@ -200,6 +203,7 @@ impl Machine {
             }
         }
         self.refresh(body);
+        body
     }
 
     /// A recursive value `rec` invoked from outside: each occurrence of its
@@ -268,8 +272,8 @@ impl Machine {
     }
 
     /// `fix`: the body takes the place of `b`, with the name bound to the
-    /// recursive value.
-    fn rule_fix(&mut self, b: NodeId) {
+    /// recursive value. Returns the scope's body.
+    fn rule_fix(&mut self, b: NodeId) -> NodeId {
         let Some(Cmd::Fix {
             sparam,
             name_in,
@@ -278,7 +282,7 @@ impl Machine {
             body,
         }) = self.g.body(b).map(|x| x.cmd.clone())
         else {
-            return;
+            return NodeId::NONE;
         };
         let rec = self.g.alloc(Kind::Rec { name: name_in, lam });
         self.g.adopt_children(rec);
@@ -296,5 +300,6 @@ impl Machine {
         self.bind(sparam, always);
         self.bind(name_out, rec);
         self.refresh(body);
+        body
     }
 }

@@ -2,7 +2,7 @@
 //! whether an active body can execute ([`prepare`]) and executing it, one
 //! method per rule.
 
-use crate::error::{ErrorKind, RuntimeError};
+use crate::error::{ErrorKind, Operand, RuntimeError};
 use crate::expr::eval::{eval, EvalError};
 use crate::print::short_atom;
 use crate::reference::subst::Copier;
@@ -91,12 +91,22 @@ pub fn stage_value(s: &SExp, recs: &RecScope) -> bool {
 }
 
 fn fail(kind: ErrorKind, message: String, body: &Body, at: Option<Span>) -> Look {
-    Look::Error(RuntimeError {
-        kind,
-        message,
-        body: body.span,
-        at,
-    })
+    Look::Error(RuntimeError::new(kind, message, body.span, at))
+}
+
+/// Refines the place of a failure (`look` is [`Look::Error`]).
+fn refine(look: Look, f: impl FnOnce(RuntimeError) -> RuntimeError) -> Look {
+    match look {
+        Look::Error(e) => Look::Error(f(e)),
+        other => other,
+    }
+}
+
+/// "a number", "an integer": a value's kind with its article.
+fn a_kind(a: &Atom) -> String {
+    let k = a.kind_name();
+    let article = if k.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} {k}")
 }
 
 /// Evaluates an expression atom, and the expressions nested in tuples (the
@@ -234,16 +244,22 @@ fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
         },
         Atom::Builtin(Builtin::If) => rule_if(b, app, args, vars),
         Atom::Builtin(Builtin::Exit) => rule_exit(b, args),
-        other => fail(
-            ErrorKind::NotAFunction,
-            format!(
-                "the head of this application is the {} {}, not a function",
-                other.kind_name(),
-                short_atom(&other, vars)
-            ),
-            b,
-            None,
-        ),
+        other => {
+            let label = format!("this is {}, not a function", a_kind(&other));
+            refine(
+                fail(
+                    ErrorKind::NotAFunction,
+                    format!(
+                        "the head of this application is the {} {}, not a function",
+                        other.kind_name(),
+                        short_atom(&other, vars)
+                    ),
+                    b,
+                    None,
+                ),
+                |e| e.at_operand(Operand::Head, label),
+            )
+        }
     }
 }
 
@@ -286,17 +302,21 @@ fn beta(b: &Body, lam: Box<Lambda>, rec: Option<Box<RecLambda>>, args: Vec<Arg>,
                 });
             }
             if args.len() != k {
-                return fail(
-                    ErrorKind::Arity,
-                    format!(
-                        "the lambda {} takes {k} argument{}, given {}: {}",
-                        show_params(&lam, vars),
-                        if k == 1 { "" } else { "s" },
-                        args.len(),
-                        show_args(&args, vars)
+                let label = format!("this lambda takes {k} argument{}", if k == 1 { "" } else { "s" });
+                return refine(
+                    fail(
+                        ErrorKind::Arity,
+                        format!(
+                            "the lambda {} takes {k} argument{}, given {}: {}",
+                            show_params(&lam, vars),
+                            if k == 1 { "" } else { "s" },
+                            args.len(),
+                            show_args(&args, vars)
+                        ),
+                        b,
+                        Some(lam.span),
                     ),
-                    b,
-                    Some(lam.span),
+                    |e| e.labelled(label),
                 );
             }
         }
@@ -327,18 +347,22 @@ fn beta(b: &Body, lam: Box<Lambda>, rec: Option<Box<RecLambda>>, args: Vec<Arg>,
                         what: "a symbolic splice cannot be matched to the parameters",
                     });
                 }
-                return fail(
-                    ErrorKind::Arity,
-                    format!(
-                        "the lambda {} takes at least {} argument{}, given {}: {}",
-                        show_params(&lam, vars),
-                        k - 1,
-                        if k == 2 { "" } else { "s" },
-                        args.len(),
-                        show_args(&args, vars)
+                let label = format!("this lambda takes at least {} argument{}", k - 1, if k == 2 { "" } else { "s" });
+                return refine(
+                    fail(
+                        ErrorKind::Arity,
+                        format!(
+                            "the lambda {} takes at least {} argument{}, given {}: {}",
+                            show_params(&lam, vars),
+                            k - 1,
+                            if k == 2 { "" } else { "s" },
+                            args.len(),
+                            show_args(&args, vars)
+                        ),
+                        b,
+                        Some(lam.span),
                     ),
-                    b,
-                    Some(lam.span),
+                    |e| e.labelled(label),
                 );
             }
         }
@@ -382,16 +406,23 @@ fn rule_if(b: &Body, app: &App, args: Vec<Arg>, vars: &Vars) -> Look {
             var,
             what: "the condition of `if` is symbolic",
         }),
-        other => fail(
-            ErrorKind::Type,
-            format!(
-                "the condition of `if` must be a boolean, got the {} {}",
-                other.kind_name(),
-                short_atom(&other, vars)
-            ),
-            b,
-            cond_span,
-        ),
+        other => {
+            let label = format!("this is {}, not a boolean", a_kind(&other));
+            let look = fail(
+                ErrorKind::Type,
+                format!(
+                    "the condition of `if` must be a boolean, got the {} {}",
+                    other.kind_name(),
+                    short_atom(&other, vars)
+                ),
+                b,
+                cond_span,
+            );
+            refine(look, |e| match cond_span {
+                Some(_) => e.labelled(label),
+                None => e.at_operand(Operand::Arg(0), label),
+            })
+        }
     }
 }
 

@@ -70,11 +70,33 @@ pub fn add_source(sources: &mut SourceMap, name: &str, path: Option<PathBuf>, by
 /// Loads the program in file `path` (read through `fs`).
 pub fn load_program(fs: &dyn FileSystem, path: &Path, sources: &mut SourceMap) -> Result<Program, Vec<Diagnostic>> {
     let name = path.display().to_string();
-    let bytes = fs
-        .read(path)
-        .map_err(|e| vec![Diagnostic::error_nowhere("io", format!("cannot read `{name}`: {e}"))])?;
+    let bytes = fs.read(path).map_err(|e| vec![cannot_read(path, &e)])?;
     let file = add_source(sources, &name, Some(path.to_path_buf()), bytes).map_err(|d| vec![d])?;
     load_from(fs, file, sources, false)
+}
+
+/// The diagnostic of a file that cannot be read, in the form of every
+/// other: `[io] Error: cannot read `PATH`: REASON`.
+pub fn cannot_read(path: &Path, e: &std::io::Error) -> Diagnostic {
+    Diagnostic::error_nowhere("io", format!("cannot read `{}`: {}", path.display(), io_reason(e)))
+}
+
+/// Why a file cannot be read, in a few words (no OS error number).
+pub fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::NotFound => "no such file".to_string(),
+        ErrorKind::PermissionDenied => "permission denied".to_string(),
+        ErrorKind::IsADirectory => "it is a directory".to_string(),
+        _ => {
+            // The OS's words without their "(os error N)".
+            let text = e.to_string();
+            match text.find(" (os error") {
+                Some(i) => text[..i].to_string(),
+                None => text,
+            }
+        }
+    }
 }
 
 /// Loads a program whose main text is already registered as `file`; with
@@ -209,7 +231,7 @@ fn include(
     let bytes = fs.read(&path).map_err(|e| {
         vec![Diagnostic::error(
             "include",
-            format!("cannot include `{rel}`: {e}"),
+            format!("cannot include `{rel}`: {}", io_reason(&e)),
             span,
             format!("looked for {}", path.display()),
         )]

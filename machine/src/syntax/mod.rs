@@ -8,5 +8,6 @@ pub mod lexer;
 pub mod load;
 pub mod parser;
 pub mod resolve;
+pub mod suggest;
 
 pub use load::{load_from, load_program, FileSystem, MemFs, RealFs};

@@ -31,6 +31,53 @@ pub fn parse_file(text: &str, file: FileId) -> PResult<File> {
     p.file()
 }
 
+/// The spans of the operands of the application whose body starts at byte
+/// `start` of `text` (the whole of `file`): its head, then its arguments up
+/// to the first splice (after one, positions no longer match the source's),
+/// a tail lambda by its parameters; and whether the head is `if`. `None` if
+/// no application starts there. For diagnostics, which only know the span
+/// of a failing body.
+pub fn operand_spans(text: &str, file: FileId, start: usize) -> Option<(Vec<Span>, bool)> {
+    let tokens = lex(text, file).ok()?;
+    let pos = tokens.iter().position(|t| t.span.start as usize == start)?;
+    let mut p = Parser {
+        tokens,
+        pos,
+        text,
+        depth: 0,
+    };
+    p.stage_opt().ok()?;
+    if !p.at_operand() {
+        return None;
+    }
+    let head_is_if = *p.peek() == Tok::If;
+    let s = p.span();
+    p.operand().ok()?;
+    let mut out = vec![s.to(p.prev_span())];
+    loop {
+        let s = p.span();
+        match p.peek() {
+            Tok::LParen => {
+                let params = p.params().ok()?;
+                let sname = p.sname_opt().ok()?;
+                if *p.peek() != Tok::LBrace {
+                    out.push(s.to(p.prev_span()));
+                    break;
+                }
+                p.braced_lambda_rest(params, sname, s).ok()?;
+                out.push(s.to(p.prev_span()));
+            }
+            Tok::Bang => break,
+            _ if p.at_arg() => {
+                p.arg().ok()?;
+                out.push(s.to(p.prev_span()));
+            }
+            _ => break,
+        }
+    }
+    Some((out, head_is_if))
+}
+
 struct Parser<'a> {
     tokens: Vec<Token>,
     pos: usize,
@@ -99,6 +146,20 @@ impl<'a> Parser<'a> {
             self.span(),
             format!("expected {what}"),
         )
+    }
+
+    /// A statement that does not parse as an application and whose head
+    /// is a name one or two edits from a keyword (`lett x = 5`): the
+    /// keyword was meant.
+    fn misspelt_keyword(&self, head: &Operand) -> Option<Diagnostic> {
+        let Operand::Name(id) = head else { return None };
+        let k = crate::syntax::suggest::nearest(&id.name, crate::syntax::suggest::STATEMENT_KEYWORDS)?;
+        Some(Diagnostic::error(
+            "parse",
+            format!("unknown keyword `{}`; did you mean `{k}`?", id.name),
+            id.span,
+            format!("not a keyword; `{k}` is"),
+        ))
     }
 
     fn expect(&mut self, tok: Tok, what: &str) -> PResult<Token> {
@@ -196,7 +257,11 @@ impl<'a> Parser<'a> {
                     }
                     Tok::RBrace | Tok::Eof => break,
                     _ if self.at_arg() => args.push(self.arg()?),
-                    _ => return Err(self.expected("an argument, `}` or end of file")),
+                    _ => {
+                        return Err(self
+                            .misspelt_keyword(&head)
+                            .unwrap_or_else(|| self.expected("an argument, `}` or end of file")))
+                    }
                 }
             }
             match tail {
@@ -358,9 +423,9 @@ impl<'a> Parser<'a> {
                     Err(_) => {
                         return Err(Diagnostic::error(
                             "parse",
-                            "integer literal out of range",
+                            crate::expr::parse::int_out_of_range(text),
                             t,
-                            "does not fit in 64 bits",
+                            format!("expected {}", crate::expr::parse::INT_RANGE),
                         ))
                     }
                 }
@@ -372,9 +437,9 @@ impl<'a> Parser<'a> {
                     _ => {
                         return Err(Diagnostic::error(
                             "parse",
-                            "float literal out of range",
+                            crate::expr::parse::float_out_of_range(text),
                             t,
-                            "not a finite 64-bit float",
+                            format!("expected {}", crate::expr::parse::FLOAT_RANGE),
                         ))
                     }
                 }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::diag::Diagnostic;
 use crate::expr::{Expr, ExprKind};
 use crate::span::Span;
-use crate::syntax::ast;
+use crate::syntax::{ast, suggest};
 use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Fix, Lambda, Param, SExp, Sugar, VarId, VarInfo, VarKind, Vars};
 
 /// How many unbound-name errors are reported before giving up.
@@ -105,13 +105,9 @@ impl Resolver {
         if let Some(v) = self.free.get(&id.name) {
             return *v;
         }
-        if !self.allow_free {
-            self.error(Diagnostic::error(
-                "unbound",
-                format!("unbound name `{}`", id.name),
-                id.span,
-                "not bound by any enclosing lambda, `let` or `fix`",
-            ));
+        if !self.allow_free && self.errors.len() < MAX_ERRORS {
+            let d = self.unbound(id);
+            self.error(d);
         }
         let v = self.vars.fresh(VarInfo {
             name: Some(id.name.clone()),
@@ -120,6 +116,31 @@ impl Resolver {
         });
         self.free.insert(id.name.clone(), v);
         v
+    }
+
+    /// The error of an unbound name, suggesting the nearest name in scope
+    /// (and where it is bound) or else the nearest keyword.
+    fn unbound(&self, id: &ast::Ident) -> Diagnostic {
+        let d = Diagnostic::error(
+            "unbound",
+            format!("unbound name `{}`", id.name),
+            id.span,
+            "not bound by any enclosing lambda, `let` or `fix`",
+        );
+        let in_scope = self.scopes.iter().filter(|(_, s)| !s.is_empty()).map(|(n, _)| &**n);
+        if let Some(near) = suggest::nearest(&id.name, in_scope) {
+            let binder = self.scopes.get(near).and_then(|s| s.last()).map(|v| self.vars.info(*v).span);
+            let d = d.with_note(format!("did you mean `{near}`?"));
+            return match binder {
+                Some(at) => d.with_secondary(at, format!("`{near}` is bound here")),
+                None => d,
+            };
+        }
+        let keywords = suggest::STATEMENT_KEYWORDS.into_iter().chain(suggest::OPERAND_KEYWORDS);
+        match suggest::nearest(&id.name, keywords) {
+            Some(k) => d.with_note(format!("did you mean the keyword `{k}`?")),
+            None => d,
+        }
     }
 
     /// Binds the parameters of a lambda (checking duplicates and rest

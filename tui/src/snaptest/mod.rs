@@ -35,6 +35,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
@@ -204,6 +205,13 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel) -> Snapshots {
     let mut sources = SourceMap::new();
     // The main file is named by its file name alone; included files by
     // their path, made relative to the program's directory below.
+    let reload = |bytes: Vec<u8>| {
+        let mut sources = SourceMap::new();
+        add_source(&mut sources, &name, Some(file.to_path_buf()), bytes)
+            .ok()
+            .and_then(|id| load_from(&RealFs, id, &mut sources, false).ok())
+    };
+    let again = bytes.clone();
     let loaded = add_source(&mut sources, &name, Some(file.to_path_buf()), bytes)
         .map_err(|d| vec![d])
         .and_then(|id| load_from(&RealFs, id, &mut sources, false));
@@ -235,7 +243,11 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel) -> Snapshots {
     }
     let mut diags = report.warnings.clone();
     if let Outcome::Error(e) = &report.outcome {
-        diags.push(Diagnostic::from(e));
+        let mut e = e.clone();
+        if let Some(p) = reload(again) {
+            add_calls(&mut e, p, report.counts.total());
+        }
+        diags.push(Diagnostic::runtime(&e, &sources));
     }
     if !diags.is_empty() {
         text.push_str("--- diagnostics\n");
