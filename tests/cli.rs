@@ -170,6 +170,34 @@ fn fmt_write_formats_the_file_in_place() {
 }
 
 #[test]
+fn a_misspelt_directive_fails_test_and_is_a_warning_for_run() {
+    let dir = std::env::temp_dir().join(format!("deepcps-cli-directive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join("misspelt.dcps");
+    std::fs::write(&p, "// A program.\n// expext: exit 42\n$exit 41\n").expect("write");
+    let p = p.display().to_string();
+    let t = deepcps(&["test", "--bless", &p]);
+    assert_eq!(t.code, 1, "{}{}", t.out, t.err);
+    assert_eq!(
+        t.out,
+        format!("FAIL {p}:2: unknown directive `expext`; did you mean `expect`?\n0 passed, 1 failed\n")
+    );
+    let r = deepcps(&["run", &p]);
+    assert_eq!((r.code, r.out.as_str()), (0, "41\n"), "{}", r.err);
+    assert!(
+        r.err
+            .contains("[directive] Warning: unknown directive `expext`; did you mean `expect`?"),
+        "{}",
+        r.err
+    );
+    assert!(r.err.contains(&format!("{p}:2:4")), "{}", r.err);
+    // Spelt right, no warning.
+    std::fs::write(&p, "// A program.\n// expect: exit 41\n$exit 41\n").expect("write");
+    let r = deepcps(&["run", &p]);
+    assert_eq!((r.code, r.out.as_str(), r.err.as_str()), (0, "41\n", ""));
+}
+
+#[test]
 fn trace_prints_one_line_per_step() {
     let r = deepcps(&["run", "--trace", "--stats", "corpus/paper/arith_immediate.dcps"]);
     assert_eq!((r.code, r.out.as_str()), (0, "12\n"));

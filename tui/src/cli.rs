@@ -6,14 +6,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand};
-use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::diag::{Diagnostic, Severity};
+use deepcps_machine::expect::Expectations;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::print::{comments, Printer};
 use deepcps_machine::reference::{Reducer, Rule};
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
-use deepcps_machine::span::Span;
+use deepcps_machine::span::{FileId, Span};
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
 
@@ -392,6 +393,17 @@ impl Ctx<'_> {
         }
     }
 
+    /// Warns of a malformed or unknown directive in the leading comments of
+    /// the main file (the first registered), which `run` does not read but
+    /// `test` and `bench` refuse.
+    fn directive_warning(&mut self, sources: &SourceMap) {
+        if let Some(main) = sources.files().first() {
+            if let Err(e) = Expectations::parse(&main.text) {
+                self.diags(sources, &[e.diagnostic(FileId(0), Severity::Warning)]);
+            }
+        }
+    }
+
     fn run(mut self, file: &Path, opts: RunOptions, limits: Limits) -> u8 {
         let RunOptions {
             stats,
@@ -436,6 +448,7 @@ impl Ctx<'_> {
                 return EXIT_STATIC;
             }
         };
+        self.directive_warning(&sources);
         let mut graph_stats = None;
         let reducing = Reducing::start();
         let report = {
