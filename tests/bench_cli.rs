@@ -343,12 +343,24 @@ fn bad_inputs_are_usage_errors() {
     let dir = temp_dir("bad");
     let bogus = dir.join("bogus.dcps");
     std::fs::write(&bogus, "// A test.\n// expect: bogus\n$exit 1\n").expect("write");
+    let misspelt = dir.join("misspelt.dcps");
+    std::fs::write(&misspelt, "// A test.\n// expext: exit 42\n$exit 1\n").expect("write");
+    let misscaled = dir.join("misscaled.dcps");
+    std::fs::write(&misscaled, "// scael: N 10 20\nlet N = 10\n$exit N\n").expect("write");
     let missing = dir.join("nothing-here");
     std::fs::create_dir_all(dir.join("empty")).expect("empty dir");
     std::fs::write(dir.join("empty/lib.dcps"), "let f(x, k) { k x }\n").expect("write");
     let cases: Vec<(Vec<String>, &str)> = vec![
         (vec![path(&missing)], "cannot read"),
         (vec![path(&bogus)], "bogus.dcps:2: `expect: bogus`"),
+        (
+            vec![path(&misspelt)],
+            "misspelt.dcps:2: unknown directive `expext`; did you mean `expect`?",
+        ),
+        (
+            vec!["--plot".into(), path(&dir.join("s.svg")), path(&misscaled)],
+            "misscaled.dcps:1: unknown directive `scael`; did you mean `scale`?",
+        ),
         (vec!["--shard".into(), "3/2".into(), "corpus/bench".into()], "not a shard K/N"),
         (vec!["--shard".into(), "0/2".into(), "corpus/bench".into()], "not a shard K/N"),
         (

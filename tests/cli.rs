@@ -99,15 +99,6 @@ fn fmt_is_canonical_and_idempotent() {
 
 #[test]
 fn fmt_formats_a_library_of_definitions() {
-    // builders.dcps is commented: fmt refuses unless told to drop them.
-    let refused = deepcps(&["fmt", "corpus/paper/builders.dcps"]);
-    assert_eq!(refused.code, 2);
-    assert!(
-        refused.err.contains("this file has comments, which `deepcps fmt` does not keep"),
-        "{}",
-        refused.err
-    );
-    assert_eq!(refused.out, "");
     let r = deepcps(&["fmt", "--drop-comments", "corpus/paper/builders.dcps"]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(
@@ -119,6 +110,91 @@ fn fmt_formats_a_library_of_definitions() {
     assert!(r.out.contains("fix for(!args, startval, endval, body, endfor) {\n"), "{}", r.out);
     let p = temp_file("lib_fmt.dcps", r.out.as_bytes());
     assert_eq!(deepcps(&["fmt", "--check", &p]).code, 0, "formatting is idempotent");
+}
+
+#[test]
+fn fmt_keeps_comments_in_place() {
+    let src = "// expect: exit 2\n// max-steps: 100\n\nlet f(x,k){ // the body:\n    /* double */ \"2*x\" (y)\n k y}\n\n// run it\nf 1 (r) $exit r // done\n";
+    let p = temp_file("fmt_comments.dcps", src.as_bytes());
+    let r = deepcps(&["fmt", &p]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(
+        r.out,
+        "// expect: exit 2\n// max-steps: 100\n\nlet f(x, k) { // the body:\n  /* double */\n  \"2*x\" (y)\n  k y\n}\n\n// run it\nf 1 (r)\n$exit r // done\n"
+    );
+    let q = temp_file("fmt_comments2.dcps", r.out.as_bytes());
+    assert_eq!(deepcps(&["fmt", "--check", &q]).code, 0, "formatting is idempotent");
+    // Every corpus file has comments; fmt formats it.
+    let r = deepcps(&["fmt", "corpus/paper/builders.dcps"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains("(Snext, Tlambda) //endfor\n"), "{}", r.out);
+}
+
+#[test]
+fn fmt_check_names_the_command_that_fixes_the_file() {
+    let p = temp_file("fmt_check.dcps", b"// a program\nf  x\n");
+    let r = deepcps(&["fmt", "--check", &p]);
+    assert_eq!((r.code, r.out.as_str()), (1, ""));
+    assert_eq!(r.err, format!("{p}: not in canonical form (run `deepcps fmt --write {p}`)\n"));
+    // The command named does fix it.
+    let w = deepcps(&["fmt", "--write", &p]);
+    assert_eq!((w.code, w.out.as_str(), w.err.as_str()), (0, "", ""));
+    assert_eq!(deepcps(&["fmt", "--check", &p]).code, 0);
+}
+
+#[test]
+fn fmt_write_formats_the_file_in_place() {
+    let src = "// keep me\nlet f(x,k){k x}\nf 1 (r) $exit r\n";
+    let p = temp_file("fmt_write.dcps", src.as_bytes());
+    let printed = deepcps(&["fmt", &p]).out;
+    let r = deepcps(&["fmt", "--write", &p]);
+    assert_eq!((r.code, r.out.as_str(), r.err.as_str()), (0, "", ""));
+    let written = std::fs::read_to_string(&p).expect("read back");
+    assert_eq!(written, printed);
+    assert_eq!(written, "// keep me\nlet f(x, k) {\n  k x\n}\nf 1 (r)\n$exit r\n");
+    // Writing a canonical file changes nothing.
+    assert_eq!(deepcps(&["fmt", "--write", &p]).code, 0);
+    assert_eq!(std::fs::read_to_string(&p).expect("read back"), written);
+    // A file that does not parse is left as it is.
+    let bad = temp_file("fmt_write_bad.dcps", b"// broken\nf (x\n");
+    let r = deepcps(&["fmt", "--write", &bad]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert_eq!(std::fs::read_to_string(&bad).expect("read back"), "// broken\nf (x\n");
+    // Never rewritten without its comments, nor both checked and written.
+    for flags in [["--write", "--drop-comments"], ["--write", "--check"]] {
+        let r = deepcps(&["fmt", flags[0], flags[1], &p]);
+        assert_eq!(r.code, 2, "{flags:?}: {}", r.err);
+        assert!(r.err.contains("cannot be used with"), "{flags:?}: {}", r.err);
+    }
+    assert_eq!(std::fs::read_to_string(&p).expect("read back"), written);
+}
+
+#[test]
+fn a_misspelt_directive_fails_test_and_is_a_warning_for_run() {
+    let dir = std::env::temp_dir().join(format!("deepcps-cli-directive-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join("misspelt.dcps");
+    std::fs::write(&p, "// A program.\n// expext: exit 42\n$exit 41\n").expect("write");
+    let p = p.display().to_string();
+    let t = deepcps(&["test", "--bless", &p]);
+    assert_eq!(t.code, 1, "{}{}", t.out, t.err);
+    assert_eq!(
+        t.out,
+        format!("FAIL {p}:2: unknown directive `expext`; did you mean `expect`?\n0 passed, 1 failed\n")
+    );
+    let r = deepcps(&["run", &p]);
+    assert_eq!((r.code, r.out.as_str()), (0, "41\n"), "{}", r.err);
+    assert!(
+        r.err
+            .contains("[directive] Warning: unknown directive `expext`; did you mean `expect`?"),
+        "{}",
+        r.err
+    );
+    assert!(r.err.contains(&format!("{p}:2:4")), "{}", r.err);
+    // Spelt right, no warning.
+    std::fs::write(&p, "// A program.\n// expect: exit 41\n$exit 41\n").expect("write");
+    let r = deepcps(&["run", &p]);
+    assert_eq!((r.code, r.out.as_str(), r.err.as_str()), (0, "41\n", ""));
 }
 
 #[test]

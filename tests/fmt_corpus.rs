@@ -1,67 +1,94 @@
-//! `deepcps fmt` preserves meaning: every corpus program, replaced by its
-//! canonical formatting (includes still resolved from disk), gives the same
-//! outcome, step counts and result; and formatting is idempotent.
+//! `deepcps fmt` on the whole corpus: every file that parses is formatted,
+//! comments and all; the formatted text is the same program (its canonical
+//! form without comments is the original's), gives the same outcome, step
+//! counts and result when it replaces the original (includes still resolved
+//! from disk), holds every comment of the original, in order, keeps its
+//! directives, and formatting it again changes nothing.
 
 use std::ffi::OsString;
 use std::path::Path;
 
+use deepcps_machine::expect::Expectations;
+use deepcps_machine::span::FileId;
+use deepcps_machine::syntax::lexer::lex_with_comments;
 use deepcps_machine::syntax::RealFs;
-use deepcps_tests::{outcome_via, root, Overlay};
+use deepcps_tests::{dcps_files, outcome_via, root, Overlay};
 
-fn fmt(path: &Path) -> Option<String> {
-    let argv: Vec<OsString> = vec![
-        "deepcps".into(),
-        "fmt".into(),
-        "--drop-comments".into(),
-        path.as_os_str().to_owned(),
-    ];
+/// `deepcps fmt [FLAGS] PATH`: the output, or `None` when it fails.
+fn fmt(flags: &[&str], path: &Path) -> Option<String> {
+    let mut argv: Vec<OsString> = vec!["deepcps".into(), "fmt".into()];
+    argv.extend(flags.iter().map(OsString::from));
+    argv.push(path.as_os_str().to_owned());
     let (mut out, mut err) = (Vec::new(), Vec::new());
     (deepcps::main_with(argv, &mut out, &mut err) == 0).then(|| String::from_utf8_lossy(&out).into_owned())
 }
 
+/// The texts of the comments of `text`, in order (trailing whitespace of a
+/// line comment does not count).
+fn comments(text: &str) -> Vec<String> {
+    lex_with_comments(text, FileId(0))
+        .expect("lexes")
+        .into_iter()
+        .filter(|t| t.tok.is_comment())
+        .map(|t| text[t.span.range()].trim_end().to_string())
+        .collect()
+}
+
 #[test]
-fn formatting_every_corpus_program_preserves_its_meaning() {
+fn formatting_every_corpus_file_keeps_its_program_and_its_comments() {
     let base = root();
     std::env::set_current_dir(&base).expect("root");
-    let mut checked = 0;
-    let mut stack = vec![base.join("corpus")];
-    while let Some(dir) = stack.pop() {
-        let mut entries: Vec<_> = std::fs::read_dir(&dir).expect("corpus dir").flatten().map(|e| e.path()).collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            if p.extension().and_then(|e| e.to_str()) != Some("dcps") {
-                continue;
-            }
-            let rel = p.strip_prefix(&base).unwrap_or(&p).to_path_buf();
-            // Programs that do not parse have nothing to format.
-            let Some(formatted) = fmt(&rel) else { continue };
-            let original = outcome_via(&RealFs, &rel, 200_000);
-            let overlay = Overlay {
-                path: rel.clone(),
-                text: formatted.clone(),
-            };
-            let reformatted = outcome_via(&overlay, &rel, 200_000);
-            assert_eq!(
-                original,
-                reformatted,
-                "{}: formatting changed the meaning:\n{formatted}",
-                rel.display()
-            );
-            // Idempotent: formatting the formatted text changes nothing.
-            let tmp = std::env::temp_dir().join(format!("deepcps-fmt-{}-{}", std::process::id(), checked));
-            std::fs::write(&tmp, &formatted).expect("write");
-            assert_eq!(
-                fmt(&tmp).as_deref(),
-                Some(formatted.as_str()),
-                "{}: fmt is not idempotent",
-                rel.display()
-            );
-            checked += 1;
-        }
+    let mut files = Vec::new();
+    dcps_files(&base.join("corpus"), &mut files);
+    let (mut checked, mut with_comments, mut refused) = (0, 0, Vec::new());
+    for (n, p) in files.iter().enumerate() {
+        let rel = p.strip_prefix(&base).unwrap_or(p).to_path_buf();
+        let name = rel.display().to_string();
+        let original = std::fs::read_to_string(&rel).expect("read");
+        let Some(formatted) = fmt(&[], &rel) else {
+            // Only programs that do not parse or resolve (parse errors,
+            // duplicate parameters) have nothing to format: not because
+            // of their comments.
+            assert!(name.contains("corpus/err/"), "{name}: fmt refused it");
+            assert_eq!(fmt(&["--drop-comments"], &rel), None, "{name}: refused for its comments");
+            refused.push(name);
+            continue;
+        };
+        // The same program: equal canonical forms.
+        let tmp = std::env::temp_dir().join(format!("deepcps-fmt-{}-{n}.dcps", std::process::id()));
+        std::fs::write(&tmp, &formatted).expect("write");
+        assert_eq!(
+            fmt(&["--drop-comments"], &tmp),
+            fmt(&["--drop-comments"], &rel),
+            "{name}: the formatted text is another program:\n{formatted}"
+        );
+        // Every comment, in order; the directives read the same.
+        assert_eq!(
+            comments(&formatted),
+            comments(&original),
+            "{name}: comments lost or moved:\n{formatted}"
+        );
+        with_comments += usize::from(!comments(&original).is_empty());
+        assert_eq!(
+            Expectations::parse(&formatted),
+            Expectations::parse(&original),
+            "{name}: the directives changed:\n{formatted}"
+        );
+        // Idempotent.
+        assert_eq!(fmt(&[], &tmp).as_deref(), Some(formatted.as_str()), "{name}: fmt is not idempotent");
+        // The same run.
+        let overlay = Overlay {
+            path: rel.clone(),
+            text: formatted.clone(),
+        };
+        assert_eq!(
+            outcome_via(&RealFs, &rel, 200_000),
+            outcome_via(&overlay, &rel, 200_000),
+            "{name}: formatting changed the meaning:\n{formatted}"
+        );
+        let _ = std::fs::remove_file(&tmp);
+        checked += 1;
     }
-    assert!(checked >= 40, "only {checked} programs checked");
+    assert!(checked >= 45, "only {checked} files checked; refused: {refused:?}");
+    assert_eq!(with_comments, checked, "every corpus file has comments");
 }

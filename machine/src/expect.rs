@@ -16,14 +16,19 @@
 //! | `// scale: VAR SIZE.. [size 2^VAR]` | a scaling family: `let VAR = ..` is its size line, and these are the values to try; `size 2^VAR`: the program's size is 2 to that power |
 //!
 //! A comment line is taken as a directive when it starts with one of these
-//! keys, or with any lowercase word holding a hyphen followed by a colon
-//! (`// expext-error: arity` is an unknown directive, an error); other
-//! comments (`// run: two continuations ..`) are prose. [`Expectations::parse`]
-//! is pure; [`verdict`] compares what a run gave with what was expected.
+//! keys, with any lowercase word holding a hyphen followed by a colon, or
+//! with a word and a colon that is a small edit away from a key: those are
+//! unknown directives, errors that name the nearest key (`// expext: exit
+//! 42`: "unknown directive `expext`; did you mean `expect`?"), so that a
+//! misspelt directive is not silently prose. Other comments (`// run: two
+//! continuations ..`, `// Note: ..`) are prose. [`Expectations::parse`] is
+//! pure; [`verdict`] compares what a run gave with what was expected.
 
 use std::fmt;
 
+use crate::diag::{Diagnostic, Severity};
 use crate::error::ErrorKind;
+use crate::span::{FileId, Span};
 
 /// How a program's run must end.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +100,19 @@ pub struct DirectiveError {
     pub line: usize,
     /// What is wrong.
     pub message: String,
+    /// The byte range of the directive (the comment's text after `//`) in
+    /// the program's text.
+    pub at: std::ops::Range<usize>,
+}
+
+impl DirectiveError {
+    /// The error as a diagnostic of `severity` in `file`, whose text is the
+    /// one parsed.
+    pub fn diagnostic(&self, file: FileId, severity: Severity) -> Diagnostic {
+        let span = Span::new(file, self.at.start, self.at.end);
+        let d = Diagnostic::error("directive", self.message.clone(), span, "a directive in the leading comments");
+        Diagnostic { severity, ..d }
+    }
 }
 
 impl fmt::Display for DirectiveError {
@@ -116,8 +134,11 @@ impl Expectations {
     pub fn parse(text: &str) -> Result<Expectations, DirectiveError> {
         let mut e = Expectations::default();
         let mut seen: Vec<(&str, usize)> = Vec::new();
-        for (ix, raw) in text.lines().enumerate() {
+        let mut offset = 0;
+        for (ix, raw) in text.split_inclusive('\n').enumerate() {
             let line = ix + 1;
+            let line_start = offset;
+            offset += raw.len();
             let l = raw.trim();
             if l.is_empty() {
                 continue;
@@ -129,12 +150,23 @@ impl Expectations {
             let Some((key, value)) = split_directive(comment) else {
                 continue;
             };
-            let err = |message: String| DirectiveError { line, message };
+            // `comment` is a slice of `text`.
+            let start = comment.as_ptr() as usize - text.as_ptr() as usize;
+            let at = start..start + comment.len();
+            debug_assert!(at.start >= line_start && at.end <= offset, "the directive lies on its line");
+            let err = |message: String| DirectiveError {
+                line,
+                message,
+                at: at.clone(),
+            };
             if !KEYS.contains(&key) {
-                return Err(err(format!(
-                    "unknown directive `{key}:` (the directives are {})",
-                    KEYS.map(|k| format!("`{k}`")).join(", ")
-                )));
+                return Err(err(match nearest_key(key) {
+                    Some(k) => format!("unknown directive `{key}`; did you mean `{k}`?"),
+                    None => format!(
+                        "unknown directive `{key}` (the directives are {})",
+                        KEYS.map(|k| format!("`{k}`")).join(", ")
+                    ),
+                }));
             }
             let is_outcome = key.starts_with("expect");
             let slot = if is_outcome { "expect" } else { key };
@@ -178,24 +210,64 @@ impl Expectations {
 }
 
 /// Splits a comment into a directive key and value, if it is one: a known
-/// key, or a lowercase hyphenated word, then a colon (or the end, for
-/// `expect-static-error`).
+/// key, a lowercase hyphenated word, or a word close to a key
+/// ([`nearest_key`]), then a colon (or the end, for `expect-static-error`
+/// and words close to it).
 fn split_directive(comment: &str) -> Option<(&str, &str)> {
     let (key, value) = match comment.split_once(':') {
         Some((k, v)) => (k.trim_end(), v.trim()),
         None => (comment, ""),
     };
-    let wordy = !key.is_empty()
-        && key.starts_with(|c: char| c.is_ascii_lowercase())
-        && key.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    if !wordy {
+    let word =
+        !key.is_empty() && key.starts_with(|c: char| c.is_ascii_alphabetic()) && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    if !word {
         return None;
     }
+    let lowercase =
+        key.starts_with(|c: char| c.is_ascii_lowercase()) && key.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
     let has_colon = comment.contains(':');
     if KEYS.contains(&key) && (has_colon || key == "expect-static-error") {
         return Some((key, value));
     }
-    (has_colon && key.contains('-')).then_some((key, value))
+    let near = nearest_key(key);
+    let near_bare = !has_colon && near == Some("expect-static-error");
+    ((has_colon && (lowercase && key.contains('-') || near.is_some())) || near_bare).then_some((key, value))
+}
+
+/// The key that `word` (not a key) is a likely misspelling of: a small edit
+/// away, ignoring case (one edit for keys of up to five letters, two for
+/// longer ones; a swap of neighbours is one edit).
+fn nearest_key(word: &str) -> Option<&'static str> {
+    let word = word.to_ascii_lowercase();
+    KEYS.iter()
+        .map(|k| (edit_distance(&word, k), *k))
+        .filter(|&(d, k)| d <= if k.len() <= 5 { 1 } else { 2 })
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+/// The edit distance of `a` and `b` (insertions, deletions, substitutions
+/// and swaps of neighbours: optimal string alignment), over bytes.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    // Rows i-2, i-1 and i of the table.
+    let mut two_back = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (prev[j] + 1).min(row[j - 1] + 1).min(prev[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(two_back[j - 2] + 1);
+            }
+            row[j] = d;
+        }
+        std::mem::swap(&mut two_back, &mut prev);
+        std::mem::swap(&mut prev, &mut row);
+    }
+    prev[b.len()]
 }
 
 fn parse_expect(value: &str) -> Result<Expected, String> {
@@ -409,7 +481,13 @@ mod tests {
 
         let e = Expectations::parse("// expext-error: arity\n").expect_err("unknown");
         assert_eq!(e.line, 1);
-        assert!(e.message.contains("unknown directive `expext-error:`"), "{e}");
+        assert_eq!(e.message, "unknown directive `expext-error`; did you mean `expect-error`?");
+        let e = Expectations::parse("// bogus-key: 1\n").expect_err("unknown");
+        assert!(
+            e.message
+                .starts_with("unknown directive `bogus-key` (the directives are `expect`, "),
+            "{e}"
+        );
 
         let e = Expectations::parse("// expect-error: aritty\n").expect_err("kind");
         assert!(e.message.contains("`aritty` is not a runtime error kind"), "{e}");
@@ -427,6 +505,55 @@ mod tests {
         assert!(e.message.contains("variable name"), "{e}");
         let e = Expectations::parse("// scale: N\n").expect_err("sizes");
         assert!(e.message.contains("at least one size"), "{e}");
+    }
+
+    #[test]
+    fn near_misses_of_keys_are_unknown_directives() {
+        let unknown = |text: &str| Expectations::parse(text).map_err(|e| (e.line, e.message));
+        let suggests = |word: &str, key: &str| Err((2, format!("unknown directive `{word}`; did you mean `{key}`?")));
+        assert_eq!(unknown("// A program.\n// expext: exit 42\n"), suggests("expext", "expect"));
+        assert_eq!(unknown("//\n// Expect: exit 42\n"), suggests("Expect", "expect"));
+        assert_eq!(unknown("//\n// expcet: residual\n"), suggests("expcet", "expect"));
+        assert_eq!(unknown("//\n// expected: exit\n"), suggests("expected", "expect"));
+        assert_eq!(unknown("//\n// thread: 1\n"), suggests("thread", "threads"));
+        assert_eq!(unknown("//\n// maxsteps: 10\n"), suggests("maxsteps", "max-steps"));
+        assert_eq!(unknown("//\n// scael: N 1 2\n"), suggests("scael", "scale"));
+        assert_eq!(
+            unknown("//\n// expect-static-eror\n"),
+            suggests("expect-static-eror", "expect-static-error")
+        );
+        // Far from every key, or not followed by a colon: prose.
+        for prose in [
+            "// state: the stack\n",
+            "// expext the result\n",
+            "// Notes: x\n",
+            "// express: x\n",
+        ] {
+            assert_eq!(unknown(prose), Ok(Expectations::default()), "{prose}");
+        }
+    }
+
+    #[test]
+    fn the_error_points_at_the_directive() {
+        let text = "// A program.\n  //  expext: exit 42  \nf x\n";
+        let e = Expectations::parse(text).expect_err("unknown");
+        assert_eq!(&text[e.at.clone()], "expext: exit 42");
+        let d = e.diagnostic(FileId(0), Severity::Warning);
+        assert_eq!((d.severity, d.code), (Severity::Warning, "directive"));
+        assert_eq!(d.primary.map(|(s, _)| s.range()), Some(e.at));
+    }
+
+    #[test]
+    fn edit_distances() {
+        for (a, b, d) in [
+            ("expect", "expect", 0),
+            ("expext", "expect", 1),
+            ("expcet", "expect", 1),
+            ("", "abc", 3),
+            ("state", "scale", 2),
+        ] {
+            assert_eq!(edit_distance(a, b), d, "{a} {b}");
+        }
     }
 
     #[test]

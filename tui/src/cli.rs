@@ -6,15 +6,16 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand};
-use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::diag::{Diagnostic, Severity};
+use deepcps_machine::expect::Expectations;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
-use deepcps_machine::print::Printer;
+use deepcps_machine::print::{comments, Printer};
 use deepcps_machine::reference::{Reducer, Rule};
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
-use deepcps_machine::span::Span;
+use deepcps_machine::span::{FileId, Span};
 use deepcps_machine::syntax::load::{add_source, cannot_read};
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
 
@@ -95,15 +96,20 @@ enum Command {
         /// The program.
         file: PathBuf,
     },
-    /// Print a source file in canonical form.
+    /// Print a source file in canonical form, its comments kept in place.
     Fmt {
         /// The file.
         file: PathBuf,
         /// Do not print; exit 0 if the file is in canonical form, 1 if not.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "write")]
         check: bool,
-        /// Format even though the file has comments, which fmt does not keep.
+        /// Rewrite the file in canonical form instead of printing it (left
+        /// untouched if it is canonical already).
         #[arg(long)]
+        write: bool,
+        /// Leave the comments out (printing or checking only: a file is
+        /// never rewritten without its comments).
+        #[arg(long, conflicts_with = "write")]
         drop_comments: bool,
     },
     /// Print the lambda graph of the program's state as Graphviz DOT
@@ -266,8 +272,16 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         Command::Fmt {
             file,
             check,
+            write,
             drop_comments,
-        } => ctx.fmt(&file, check, drop_comments),
+        } => {
+            let mode = match (check, write) {
+                (true, _) => FmtMode::Check,
+                (false, true) => FmtMode::Write,
+                (false, false) => FmtMode::Print,
+            };
+            ctx.fmt(&file, mode, drop_comments)
+        }
         Command::Dot {
             file,
             step,
@@ -311,6 +325,17 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         Command::Test { paths, bless, threads } => crate::snaptest::run(&paths, bless, threads, ctx.out, ctx.err),
         Command::Bench(args) => crate::bench::main(args, ctx.out, ctx.err),
     }
+}
+
+/// What `deepcps fmt` does with the canonical text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FmtMode {
+    /// Print it.
+    Print,
+    /// Compare it with the file (`--check`).
+    Check,
+    /// Write it over the file (`--write`).
+    Write,
 }
 
 /// How `deepcps run` runs.
@@ -386,6 +411,17 @@ impl Ctx<'_> {
         }
     }
 
+    /// Warns of a malformed or unknown directive in the leading comments of
+    /// the main file (the first registered), which `run` does not read but
+    /// `test` and `bench` refuse.
+    fn directive_warning(&mut self, sources: &SourceMap) {
+        if let Some(main) = sources.files().first() {
+            if let Err(e) = Expectations::parse(&main.text) {
+                self.diags(sources, &[e.diagnostic(FileId(0), Severity::Warning)]);
+            }
+        }
+    }
+
     fn run(mut self, file: &Path, opts: RunOptions, limits: Limits) -> u8 {
         let RunOptions {
             stats,
@@ -430,6 +466,7 @@ impl Ctx<'_> {
                 return EXIT_STATIC;
             }
         };
+        self.directive_warning(&sources);
         let mut graph_stats = None;
         let reducing = Reducing::start();
         let report = {
@@ -584,7 +621,7 @@ impl Ctx<'_> {
         }
     }
 
-    fn fmt(mut self, file: &Path, check: bool, drop_comments: bool) -> u8 {
+    fn fmt(mut self, file: &Path, mode: FmtMode, drop_comments: bool) -> u8 {
         let mut sources = SourceMap::new();
         let bytes = match std::fs::read(file) {
             Ok(b) => b,
@@ -601,18 +638,6 @@ impl Ctx<'_> {
             }
         };
         let text = sources.get(id).text.clone();
-        if let (Some(at), false) = (deepcps_machine::syntax::lexer::first_comment(&text), drop_comments) {
-            let span = deepcps_machine::span::Span::new(id, at, at + 2);
-            let d = Diagnostic::error(
-                "fmt",
-                "this file has comments, which `deepcps fmt` does not keep",
-                span,
-                "a comment",
-            )
-            .with_note("pass --drop-comments to format it anyway (the output goes to stdout; the file is never rewritten)");
-            self.diags(&sources, &[d]);
-            return EXIT_STATIC;
-        }
         let program = match load_from(&MemFs::default(), id, &mut sources, true) {
             Ok(p) => p,
             Err(ds) => {
@@ -621,22 +646,41 @@ impl Ctx<'_> {
             }
         };
         let includes = include_lines(&text);
-        let formatted = format!("{includes}{}", Printer::source(&program.vars).program_text(&program.body));
-        if check {
-            if formatted == text {
+        let canonical = format!("{includes}{}", Printer::source(&program.vars).program_text(&program.body));
+        let formatted = if drop_comments {
+            canonical
+        } else {
+            match comments::weave(&text, id, &canonical) {
+                Ok(t) => t,
+                Err(d) => {
+                    self.diags(&sources, &[d]);
+                    return EXIT_STATIC;
+                }
+            }
+        };
+        match mode {
+            FmtMode::Print => {
+                let _ = write!(self.out, "{formatted}");
                 EXIT_OK
-            } else {
+            }
+            FmtMode::Check if formatted == text => EXIT_OK,
+            FmtMode::Check => {
                 let _ = writeln!(
                     self.err,
-                    "{}: not in canonical form (run `deepcps fmt {}`)",
+                    "{}: not in canonical form (run `deepcps fmt --write {}`)",
                     file.display(),
                     file.display()
                 );
                 EXIT_RUNTIME
             }
-        } else {
-            let _ = write!(self.out, "{formatted}");
-            EXIT_OK
+            FmtMode::Write if formatted == text => EXIT_OK,
+            FmtMode::Write => match std::fs::write(file, &formatted) {
+                Ok(()) => EXIT_OK,
+                Err(e) => {
+                    let _ = writeln!(self.err, "deepcps: cannot write `{}`: {e}", file.display());
+                    EXIT_STATIC
+                }
+            },
         }
     }
 }

@@ -12,8 +12,10 @@
 //! A printer made with [`Printer::recording`] prints the same text and also
 //! notes where it put every body and every occurrence and binder of a
 //! variable ([`PrintMap`]), for the views that point into the text.
+//! [`comments`] puts the comments of a source file back into its printed form.
 
 pub mod alpha;
+pub mod comments;
 pub mod free;
 pub mod names;
 

@@ -1,7 +1,9 @@
 //! The lexer of DeepCPS source (LANGUAGE.md §1), built with logos.
 //!
-//! Whitespace, comments and single quotes (the paper's typesetting of staging
-//! annotations) are skipped. An expression string `"..."` is one token; its
+//! Whitespace and single quotes (the paper's typesetting of staging
+//! annotations) are skipped. Comments are trivia: [`lex`] drops them, and
+//! [`lex_with_comments`] hands them over with their spans (for `deepcps
+//! fmt`, which keeps them). An expression string `"..."` is one token; its
 //! content is parsed later by [`crate::expr::parse`].
 
 use logos::Logos;
@@ -13,9 +15,12 @@ use crate::span::{FileId, Span};
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"'")]
-#[logos(skip r"//[^\n]*")]
 pub enum Tok {
-    /// `/* ... */` (skipped; never produced).
+    /// `// ...` up to the end of the line (a comment; never passed to the
+    /// parser).
+    #[regex(r"//[^\n]*")]
+    LineComment,
+    /// `/* ... */`, not nested (a comment; never passed to the parser).
     #[token("/*", block_comment)]
     BlockComment,
     /// `include`
@@ -108,7 +113,7 @@ impl Tok {
     /// How the token is described in "expected ..." messages.
     pub fn describe(&self) -> &'static str {
         match self {
-            Tok::BlockComment => "a comment",
+            Tok::LineComment | Tok::BlockComment => "a comment",
             Tok::Include => "`include`",
             Tok::Let => "`let`",
             Tok::Fix => "`fix`",
@@ -139,34 +144,18 @@ impl Tok {
             Tok::Eof => "end of file",
         }
     }
-}
 
-/// Skips a block comment (not nested) up to its `*/`.
-fn block_comment(lex: &mut logos::Lexer<Tok>) -> logos::FilterResult<(), ()> {
-    match lex.remainder().find("*/") {
-        Some(i) => {
-            lex.bump(i + 2);
-            logos::FilterResult::Skip
-        }
-        None => logos::FilterResult::Error(()),
+    /// Whether the token is a comment.
+    pub fn is_comment(&self) -> bool {
+        matches!(self, Tok::LineComment | Tok::BlockComment)
     }
 }
 
-/// The place of the first comment in `text`, if it has one (`//` or `/*`
-/// outside an expression string).
-pub fn first_comment(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut in_string = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match (in_string, bytes[i]) {
-            (false, b'"') | (true, b'"') => in_string = !in_string,
-            (false, b'/') if matches!(bytes.get(i + 1), Some(b'/') | Some(b'*')) => return Some(i),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+/// Extends a block comment (not nested) up to its `*/`.
+fn block_comment(lex: &mut logos::Lexer<Tok>) -> Result<(), ()> {
+    let i = lex.remainder().find("*/").ok_or(())?;
+    lex.bump(i + 2);
+    Ok(())
 }
 
 /// A token with its span.
@@ -178,8 +167,17 @@ pub struct Token {
     pub span: Span,
 }
 
-/// Splits `text` (the whole of `file`) into tokens, ending with [`Tok::Eof`].
+/// Splits `text` (the whole of `file`) into tokens, ending with [`Tok::Eof`];
+/// comments are left out.
 pub fn lex(text: &str, file: FileId) -> Result<Vec<Token>, Diagnostic> {
+    let mut out = lex_with_comments(text, file)?;
+    out.retain(|t| !t.tok.is_comment());
+    Ok(out)
+}
+
+/// [`lex`], with the comments ([`Tok::LineComment`], [`Tok::BlockComment`])
+/// kept among the tokens, in place.
+pub fn lex_with_comments(text: &str, file: FileId) -> Result<Vec<Token>, Diagnostic> {
     let mut out = Vec::new();
     let mut lexer = Tok::lexer(text);
     while let Some(result) = lexer.next() {
@@ -253,11 +251,23 @@ mod tests {
     }
 
     #[test]
-    fn comments_are_found_outside_expression_strings() {
-        assert_eq!(first_comment("f x // c"), Some(4));
-        assert_eq!(first_comment("f /* c */ x"), Some(2));
-        assert_eq!(first_comment("\"a // b\" (x) $exit x"), None);
-        assert_eq!(first_comment("\"6 / 2\" (x) $exit x"), None);
+    fn comments_are_kept_on_request_outside_expression_strings() {
+        let comments = |src: &str| -> Vec<(Tok, String)> {
+            lex_with_comments(src, FileId(0))
+                .map(|ts| {
+                    ts.into_iter()
+                        .filter(|t| t.tok.is_comment())
+                        .map(|t| (t.tok, src[t.span.range()].to_string()))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            comments("f x // c\n/* a\n b */ g"),
+            vec![(Tok::LineComment, "// c".into()), (Tok::BlockComment, "/* a\n b */".into())]
+        );
+        assert_eq!(comments("\"a // b\" (x) $exit x"), vec![]);
+        assert_eq!(comments("\"6 / 2\" (x) $exit x"), vec![]);
     }
 
     #[test]

@@ -23,7 +23,9 @@
 //!
 //! A mismatch prints a unified diff (expected `-`, actual `+`); a missing
 //! file is a failure with a hint to run `--bless`, which writes the files
-//! that differ and says which. Library files (no main body) are skipped.
+//! that differ and says which. A malformed or unknown directive in the
+//! leading comments (`// expext: exit 42`) fails its file, blessed or not.
+//! Library files (no main body) are skipped.
 //! Exit code: 0 when every program passes, 1 when one fails, 2 on a usage
 //! error (a path that does not exist, no program found).
 
@@ -36,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::calls::add_calls;
+use deepcps_machine::expect::Expectations;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
@@ -84,6 +87,11 @@ pub fn run(paths: &[PathBuf], bless: bool, threads: Option<usize>, out: &mut dyn
                 continue;
             }
         };
+        if let Err(e) = Expectations::parse(&String::from_utf8_lossy(&text)) {
+            let _ = writeln!(out, "FAIL {}:{}: {}", file.display(), e.line, e.message);
+            failed += 1;
+            continue;
+        }
         if is_library(&text) {
             let _ = writeln!(out, "skip {} (a library: no main body)", file.display());
             skipped += 1;

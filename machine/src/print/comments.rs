@@ -1,0 +1,299 @@
+//! The comments of a source file put back into its canonical text, which
+//! the printer makes without them (`deepcps fmt`).
+//!
+//! The canonical text is lexed and its tokens are matched with those of the
+//! source by a diff of the two sequences: the printer drops braces of tail
+//! lambdas, quotes and natural `@e:` prefixes and may rename a binder, but
+//! otherwise prints what was written, in the same order. Then:
+//!
+//! - a comment with code before it on its source line is *trailing*: it goes
+//!   at the end of the printed line that holds the last matched token before
+//!   it;
+//! - any other comment is *leading*: it goes on a line of its own, indented
+//!   like the printed line that holds the first matched token after it, just
+//!   before that line (at the end of the text when no token follows). A
+//!   blank line before or after it in the source is kept (one).
+//!
+//! Comments keep their order and their text (a line comment loses trailing
+//! whitespace). Formatting the result again changes nothing: its tokens are
+//! the canonical ones, so every comment finds the same anchor.
+
+use std::time::{Duration, Instant};
+
+use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
+
+use crate::diag::Diagnostic;
+use crate::span::{FileId, Span};
+use crate::syntax::lexer::{lex_with_comments, Tok, Token};
+
+/// The time the diff of the tokens may take to find the best match.
+const DIFF_TIME: Duration = Duration::from_secs(2);
+
+/// Where a comment goes in the canonical text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// At the end of the line whose `\n` is at this offset.
+    LineEnd(usize),
+    /// On a line of its own before the line that starts at this offset.
+    LineStart(usize),
+}
+
+impl Place {
+    /// The offset in the canonical text it stands at.
+    fn offset(self) -> usize {
+        match self {
+            Place::LineEnd(k) | Place::LineStart(k) => k,
+        }
+    }
+}
+
+/// A comment of the source and where it goes.
+struct Placed<'s> {
+    text: &'s str,
+    place: Place,
+    blank_before: bool,
+    blank_after: bool,
+}
+
+/// `canonical`, the printed form of the source `source` (the file `file`),
+/// with the comments of `source` put back. An error if the source does not
+/// lex, or (which the checks of the result rule out) if the comments could
+/// not be put back leaving the canonical tokens as they are.
+pub fn weave(source: &str, file: FileId, canonical: &str) -> Result<String, Diagnostic> {
+    let all = lex_with_comments(source, file)?;
+    let (comments, code): (Vec<&Token>, Vec<&Token>) = all.iter().filter(|t| t.tok != Tok::Eof).partition(|t| t.tok.is_comment());
+    if comments.is_empty() {
+        return Ok(canonical.to_string());
+    }
+    let mut canonical = canonical.to_string();
+    if !canonical.ends_with('\n') {
+        canonical.push('\n');
+    }
+    let failed = |span: Span| {
+        Diagnostic::error("fmt", "cannot keep this comment in place", span, "this comment")
+            .with_note("pass --drop-comments to format the file without its comments")
+    };
+    let printed: Vec<Token> = match lex_with_comments(&canonical, file) {
+        Ok(ts) => ts.into_iter().filter(|t| t.tok != Tok::Eof).collect(),
+        Err(_) => return Err(failed(comments[0].span)),
+    };
+    let matched = match_tokens(source, &code, &canonical, &printed);
+    let placed = place(source, &all, &matched, &printed, &canonical);
+    let woven = emit(&canonical, &placed);
+    // The result must hold the canonical tokens and the comments, in order.
+    let expected: Vec<(Tok, &str)> = printed.iter().map(|t| (t.tok.clone(), &canonical[t.span.range()])).collect();
+    let texts: Vec<&str> = placed.iter().map(|p| p.text).collect();
+    let ok = lex_with_comments(&woven, file).is_ok_and(|ts| {
+        let (cs, ts): (Vec<Token>, Vec<Token>) = ts.into_iter().filter(|t| t.tok != Tok::Eof).partition(|t| t.tok.is_comment());
+        let got: Vec<(Tok, &str)> = ts.iter().map(|t| (t.tok.clone(), &woven[t.span.range()])).collect();
+        let got_texts: Vec<&str> = cs.iter().map(|t| woven[t.span.range()].trim_end()).collect();
+        got == expected && got_texts == texts
+    });
+    if ok {
+        Ok(woven)
+    } else {
+        Err(failed(comments[0].span))
+    }
+}
+
+/// For each token of `code` (in `source`), the index of the token of
+/// `printed` (in `canonical`) it matches, if any. Tokens match when they are
+/// of one kind and spelt alike; expression strings match whatever their
+/// spelling (the printer reprints them).
+fn match_tokens(source: &str, code: &[&Token], canonical: &str, printed: &[Token]) -> Vec<Option<usize>> {
+    // A token's spelling gives its kind, but for expression strings.
+    fn key<'t>(text: &'t str, t: &Token) -> &'t str {
+        if t.tok == Tok::Str {
+            "\""
+        } else {
+            &text[t.span.range()]
+        }
+    }
+    let old: Vec<&str> = code.iter().map(|t| key(source, t)).collect();
+    let new: Vec<&str> = printed.iter().map(|t| key(canonical, t)).collect();
+    let mut matched = vec![None; code.len()];
+    // The diff is quick when the two differ little, as they do; past the
+    // deadline (a huge file reprinted much differently) it settles for a
+    // coarser match, which puts comments less precisely.
+    let deadline = Instant::now() + DIFF_TIME;
+    for op in capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline)) {
+        if let DiffOp::Equal { old_index, new_index, len } = op {
+            for k in 0..len {
+                matched[old_index + k] = Some(new_index + k);
+            }
+        }
+    }
+    matched
+}
+
+/// Where each comment of `all` (the source's tokens and comments) goes,
+/// in source order and at places that never go back in the text.
+fn place<'s>(source: &'s str, all: &[Token], matched: &[Option<usize>], printed: &[Token], canonical: &str) -> Vec<Placed<'s>> {
+    let items: Vec<&Token> = all.iter().filter(|t| t.tok != Tok::Eof).collect();
+    let mut out: Vec<Placed<'s>> = Vec::new();
+    // Code tokens before the current item.
+    let mut code_before = 0usize;
+    // Line ends that hold a line comment: nothing more can follow on them.
+    let mut closed: Option<usize> = None;
+    for (ix, item) in items.iter().enumerate() {
+        if !item.tok.is_comment() {
+            code_before += 1;
+            continue;
+        }
+        let range = item.span.range();
+        let gap_before = match ix.checked_sub(1) {
+            Some(p) => &source[items[p].span.range().end..range.start],
+            None => "",
+        };
+        let gap_after = match items.get(ix + 1) {
+            Some(n) => &source[range.end..n.span.range().start],
+            None => "",
+        };
+        // Code before it on its line (other comments between allowed)?
+        let mut after_code = false;
+        let mut k = ix;
+        while k > 0 && !source[items[k - 1].span.range().end..items[k].span.range().start].contains('\n') {
+            if !items[k - 1].tok.is_comment() {
+                after_code = true;
+                break;
+            }
+            k -= 1;
+        }
+        let prev = matched[..code_before].iter().rev().find_map(|m| *m);
+        let next = matched[code_before..].iter().find_map(|m| *m);
+        let line_end = |j: usize| {
+            let at = printed[j].span.range().end;
+            canonical[at..].find('\n').map_or(canonical.len(), |i| at + i)
+        };
+        let line_start = |j: usize| {
+            let at = printed[j].span.range().start;
+            canonical[..at].rfind('\n').map_or(0, |i| i + 1)
+        };
+        let trailing = after_code && prev.is_some();
+        let mut place = match (trailing, prev, next) {
+            (true, Some(j), _) => Place::LineEnd(line_end(j)),
+            (_, _, Some(j)) => Place::LineStart(line_start(j)),
+            _ => Place::LineStart(canonical.len()),
+        };
+        if let Some(last) = out.last() {
+            if place.offset() < last.place.offset() {
+                place = last.place;
+            }
+        }
+        if let Place::LineEnd(k) = place {
+            if closed == Some(k) {
+                place = Place::LineStart(k + 1);
+            }
+        }
+        let line = item.tok == Tok::LineComment;
+        if let (Place::LineEnd(k), true) = (place, line) {
+            closed = Some(k);
+        }
+        let leading = matches!(place, Place::LineStart(_));
+        out.push(Placed {
+            text: source[range].trim_end(),
+            place,
+            blank_before: leading && ix > 0 && gap_before.matches('\n').count() >= 2,
+            blank_after: leading && gap_after.matches('\n').count() >= 2,
+        });
+    }
+    out
+}
+
+/// `canonical` with the comments inserted at their places.
+fn emit(canonical: &str, placed: &[Placed<'_>]) -> String {
+    let mut out = String::with_capacity(canonical.len() + placed.iter().map(|p| p.text.len() + 8).sum::<usize>());
+    let mut done = 0usize;
+    let mut i = 0;
+    while i < placed.len() {
+        let place = placed[i].place;
+        let mut j = i;
+        while j < placed.len() && placed[j].place == place {
+            j += 1;
+        }
+        let group = &placed[i..j];
+        let at = place.offset().min(canonical.len());
+        out.push_str(&canonical[done..at]);
+        done = at;
+        match place {
+            Place::LineEnd(_) => {
+                for c in group {
+                    out.push(' ');
+                    out.push_str(c.text);
+                }
+            }
+            Place::LineStart(_) => {
+                let rest = &canonical[at..];
+                let indent = &rest[..rest.len() - rest.trim_start_matches(' ').len()];
+                for c in group {
+                    if c.blank_before && !out.is_empty() && !out.ends_with("\n\n") {
+                        out.push('\n');
+                    }
+                    out.push_str(indent);
+                    out.push_str(c.text);
+                    out.push('\n');
+                }
+                let blank_after = group.last().is_some_and(|c| c.blank_after);
+                if blank_after && !rest.is_empty() && !rest.starts_with('\n') {
+                    out.push('\n');
+                }
+            }
+        }
+        i = j;
+    }
+    out.push_str(&canonical[done..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Weaves the comments of `source` into `canonical` and checks the
+    /// result against `expect`, then that weaving again changes nothing.
+    fn check(source: &str, canonical: &str, expect: &str) {
+        let woven = weave(source, FileId(0), canonical).expect("woven");
+        assert_eq!(woven, expect, "source:\n{source}");
+        let again = weave(&woven, FileId(0), canonical).expect("woven again");
+        assert_eq!(again, woven, "not stable; source:\n{source}");
+    }
+
+    #[test]
+    fn header_comments_and_blank_lines_stay() {
+        check(
+            "// A program.\n// expect: exit 3\n\nlet x = 3\n$exit x\n",
+            "let x = 3\n$exit x\n",
+            "// A program.\n// expect: exit 3\n\nlet x = 3\n$exit x\n",
+        );
+    }
+
+    #[test]
+    fn comments_between_statements_take_the_next_ones_indentation() {
+        check(
+            "let f(x, k) {\n    // double it\n  \"2*x\" (y)\n\n  /* and return */ k y }\n// go\nf 1 $exit\n",
+            "let f(x, k) {\n  \"2*x\" (y)\n  k y\n}\nf 1 $exit\n",
+            "let f(x, k) {\n  // double it\n  \"2*x\" (y)\n\n  /* and return */\n  k y\n}\n// go\nf 1 $exit\n",
+        );
+    }
+
+    #[test]
+    fn trailing_comments_stay_at_the_end_of_their_line() {
+        check(
+            "f x // about x\n  y /* y */ // and y\n",
+            "f x y\n",
+            "f x y // about x\n/* y */\n// and y\n",
+        );
+        check("g (a) { // the tail\n h a }\n", "g (a)\nh a\n", "g (a) // the tail\nh a\n");
+    }
+
+    #[test]
+    fn comments_at_the_end_of_the_file_stay_there() {
+        check("f x\n\n// the end\n", "f x\n", "f x\n\n// the end\n");
+        check("f x /* a\n   b */\n", "f x\n", "f x /* a\n   b */\n");
+    }
+
+    #[test]
+    fn text_without_comments_is_the_canonical_text() {
+        check("f   x\n", "f x\n", "f x\n");
+    }
+}
