@@ -2,7 +2,7 @@
 //! the printer makes without them (`deepcps fmt`).
 //!
 //! The canonical text is lexed and its tokens are matched with those of the
-//! source by a diff of the two sequences: the printer drops braces of tail
+//! source by an alignment of the two sequences ([`align`]): the printer drops braces of tail
 //! lambdas, quotes and natural `@e:` prefixes and may rename a binder, but
 //! otherwise prints what was written, in the same order. Then:
 //!
@@ -18,16 +18,9 @@
 //! whitespace). Formatting the result again changes nothing: its tokens are
 //! the canonical ones, so every comment finds the same anchor.
 
-use std::time::{Duration, Instant};
-
-use similar::{capture_diff_slices_deadline, Algorithm, DiffOp};
-
 use crate::diag::Diagnostic;
 use crate::span::{FileId, Span};
 use crate::syntax::lexer::{lex_with_comments, Tok, Token};
-
-/// The time the diff of the tokens may take to find the best match.
-const DIFF_TIME: Duration = Duration::from_secs(2);
 
 /// Where a comment goes in the canonical text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,17 +104,54 @@ fn match_tokens(source: &str, code: &[&Token], canonical: &str, printed: &[Token
     }
     let old: Vec<&str> = code.iter().map(|t| key(source, t)).collect();
     let new: Vec<&str> = printed.iter().map(|t| key(canonical, t)).collect();
-    let mut matched = vec![None; code.len()];
-    // The diff is quick when the two differ little, as they do; past the
-    // deadline (a huge file reprinted much differently) it settles for a
-    // coarser match, which puts comments less precisely.
-    let deadline = Instant::now() + DIFF_TIME;
-    for op in capture_diff_slices_deadline(Algorithm::Myers, &old, &new, Some(deadline)) {
-        if let DiffOp::Equal { old_index, new_index, len } = op {
-            for k in 0..len {
-                matched[old_index + k] = Some(new_index + k);
-            }
+    align(&old, &new)
+}
+
+/// How far [`align`] looks past a difference for the two sequences to
+/// agree again, in tokens skipped on both sides together.
+const RESYNC_WINDOW: usize = 48;
+
+/// How many tokens must agree after a difference for [`align`] to take it
+/// as the place where the sequences agree again.
+const RESYNC_RUN: usize = 3;
+
+/// For each token of `old`, the index of the token of `new` it is matched
+/// with: equal tokens in order, in time linear in the lengths.
+///
+/// The printer changes little (it drops tokens and renames binders), so
+/// the two sequences agree but for short stretches. Where they differ, the
+/// alignment skips the fewest tokens (`a` of `old`, `b` of `new`, same
+/// counts first, then dropped source tokens) after which
+/// [`RESYNC_RUN`] tokens agree (or both sequences end), within
+/// [`RESYNC_WINDOW`]; failing that, it steps past one token on each side.
+/// Deterministic: the result depends on the tokens alone.
+fn align(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
+    let mut matched = vec![None; old.len()];
+    let agree = |i: usize, j: usize| {
+        (0..RESYNC_RUN).all(|k| match (old.get(i + k), new.get(j + k)) {
+            (Some(x), Some(y)) => x == y,
+            (None, None) => true,
+            _ => false,
+        })
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() && j < new.len() {
+        if old[i] == new[j] {
+            matched[i] = Some(j);
+            i += 1;
+            j += 1;
+            continue;
         }
+        let skip = (1..=RESYNC_WINDOW).find_map(|k| {
+            // Same counts first (a renamed token), then more source tokens
+            // dropped than printed ones added.
+            let mut tries: Vec<(usize, usize)> = (0..=k).map(|a| (a, k - a)).collect();
+            tries.sort_by_key(|&(a, b)| (a.abs_diff(b), std::cmp::Reverse(a)));
+            tries.into_iter().find(|&(a, b)| agree(i + a, j + b))
+        });
+        let (a, b) = skip.unwrap_or((1, 1));
+        i += a;
+        j += b;
     }
     matched
 }
@@ -295,5 +325,25 @@ mod tests {
     #[test]
     fn text_without_comments_is_the_canonical_text() {
         check("f   x\n", "f x\n", "f x\n");
+    }
+
+    #[test]
+    fn every_comment_of_a_long_file_keeps_its_line() {
+        // Every `in` is dropped, so the sequences differ at every line.
+        let n = 20_000;
+        let source: String = (0..n).map(|i| format!("let a{i} = {i} in // c{i}\n")).collect::<String>() + "$exit a0\n";
+        let canonical: String = (0..n).map(|i| format!("let a{i} = {i}\n")).collect::<String>() + "$exit a0\n";
+        let expect: String = (0..n).map(|i| format!("let a{i} = {i} // c{i}\n")).collect::<String>() + "$exit a0\n";
+        check(&source, &canonical, &expect);
+    }
+
+    #[test]
+    fn renamed_and_dropped_tokens_do_not_lose_the_thread() {
+        assert_eq!(align(&["f", "x", "y"], &["f", "x_1", "y"]), [Some(0), None, Some(2)]);
+        assert_eq!(
+            align(&["a", "in", "b", "c", "d"], &["a", "b", "c", "d"]),
+            [Some(0), None, Some(1), Some(2), Some(3)]
+        );
+        assert_eq!(align(&["a", "b"], &["z", "a", "b"]), [Some(1), Some(2)]);
     }
 }

@@ -37,8 +37,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use deepcps_machine::diag::Diagnostic;
-use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::expect::Expectations;
+use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
