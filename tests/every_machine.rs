@@ -2,7 +2,8 @@
 //! (`deepcps_tests::every_machine`: the reference reducer, the graph
 //! machine stepping alone, with fast runs, and in parallel rounds): the
 //! rules where stuck and failing meet (LANGUAGE.md §4.3, §6.5 and the first
-//! choice of §9). Each case gives the outcome kind, the number of
+//! choice of §9) and the remainder that cannot overflow
+//! (§6.2). Each case gives the outcome kind, the number of
 //! warnings and the printed result; every machine must also count the
 //! same steps by kind as the reference.
 
@@ -136,5 +137,23 @@ fn stuck_wins_inside_an_expression() {
             "error unknown-function\nwarnings: 0",
         ),
         ("$exit (x) { @always: \"len([x], 1)\" (r) $exit r }", "error arity\nwarnings: 0"),
+    ]);
+}
+
+/// `i64::MIN % -1` is 0: the remainder is representable, only the quotient
+/// overflows; also in a core-time loop, whose arithmetic fast runs
+/// evaluate themselves.
+#[test]
+fn the_remainder_of_the_overflowing_quotient_is_zero() {
+    check(&[
+        ("\"(-9223372036854775807-1) % -1\" (r)\n$exit r", "exit\nwarnings: 0\n0"),
+        ("\"(-9223372036854775807-1) / -1\" (r)\n$exit r", "error overflow\nwarnings: 0"),
+        (
+            "let n = \"-9223372036854775807-1\"\n\
+             let m = \"0-1\"\n\
+             fix loop(i, acc, k) {\n  \"i == 0\" (d)\n  if d () { k acc } () {\n    \"i-1\" (j)\n    \"acc + n % m + i % m\" (a)\n    loop j a k\n  }\n} in\n\
+             loop 200 7 $exit",
+            "exit\nwarnings: 0\n7",
+        ),
     ]);
 }

@@ -380,7 +380,9 @@ fn int_arith(op: BinOp, x: i64, y: i64, span: Span) -> EResult<Atom> {
         BinOp::Sub => x.checked_sub(y),
         BinOp::Mul => x.checked_mul(y),
         BinOp::Div => x.checked_div(y),
-        _ => x.checked_rem(y),
+        // The remainder is always representable: `i64::MIN % -1` is 0 (only
+        // the quotient, 2^63, overflows).
+        _ => Some(x.wrapping_rem(y)),
     };
     match r {
         Some(n) => Ok(Atom::Int(n)),
@@ -1427,7 +1429,11 @@ mod tests {
         check_err("-9223372036854775807-2", ErrorKind::Overflow, "overflow");
         check_err("4611686018427387904*2", ErrorKind::Overflow, "overflow");
         check_err("-9223372036854775808/-1", ErrorKind::Overflow, "overflow");
-        check_err("-9223372036854775808%-1", ErrorKind::Overflow, "overflow");
+        // The remainder of the one overflowing quotient is representable.
+        check("-9223372036854775808%-1", "0");
+        check("(-9223372036854775807-1) % -1", "0");
+        check("(-9223372036854775807-1) % 1", "0");
+        check("-7 % -1", "0");
         check_err("-(-9223372036854775808)", ErrorKind::Overflow, "overflow");
         check_err("1/0", ErrorKind::DivisionByZero, "1 / 0");
         check_err("1%0", ErrorKind::DivisionByZero, "division by zero");
