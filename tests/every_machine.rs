@@ -2,8 +2,8 @@
 //! (`deepcps_tests::every_machine`: the reference reducer, the graph
 //! machine stepping alone, with fast runs, and in parallel rounds): the
 //! rules where stuck and failing meet (LANGUAGE.md §4.3, §6.5 and the first
-//! choice of §9) and the remainder that cannot overflow
-//! (§6.2). Each case gives the outcome kind, the number of
+//! choice of §9), the remainder that cannot overflow and the seeds of
+//! `matrix` (§6.2, §6.4). Each case gives the outcome kind, the number of
 //! warnings and the printed result; every machine must also count the
 //! same steps by kind as the reference.
 
@@ -155,5 +155,19 @@ fn the_remainder_of_the_overflowing_quotient_is_zero() {
              loop 200 7 $exit",
             "exit\nwarnings: 0\n7",
         ),
+    ]);
+}
+
+/// `matrix(r, c, seed)` starts at `seed mod 2^31`, in [0, 2^31) also for a
+/// negative seed.
+#[test]
+fn a_negative_matrix_seed_is_taken_mod_2_to_the_31() {
+    check(&[
+        ("\"matrix(1, 3, -1)\" (m)\n$exit m", "exit\nwarnings: 0\n\"matrix([[9, 9, 2]])\""),
+        (
+            "\"[matrix(2, 2, -42) == matrix(2, 2, 2147483606), matrix(3, 1, -2147483648) == matrix(3, 1, 0)]\" (r)\n$exit r",
+            "exit\nwarnings: 0\n[true, true]",
+        ),
+        ("\"matrix(1, -3, 5)\" (m)\n$exit m", "error type\nwarnings: 0"),
     ]);
 }

@@ -1183,10 +1183,10 @@ fn int_elements(a: &Atom, what: &str, span: Span) -> EResult<Vec<i64>> {
 }
 
 fn random_matrix(rows: i64, cols: i64, seed: i64, span: Span) -> EResult<Atom> {
-    let (Ok(r), Ok(c), Ok(seed)) = (usize::try_from(rows), usize::try_from(cols), u64::try_from(seed)) else {
+    let (Ok(r), Ok(c)) = (usize::try_from(rows), usize::try_from(cols)) else {
         return fail(
             ErrorKind::Type,
-            format!("`matrix` needs non-negative rows, columns and seed, not {rows}, {cols}, {seed}"),
+            format!("`matrix` needs non-negative rows and columns, not {rows}, {cols}"),
             span,
         );
     };
@@ -1194,7 +1194,8 @@ fn random_matrix(rows: i64, cols: i64, seed: i64, span: Span) -> EResult<Atom> {
         return fail(ErrorKind::Overflow, format!("a {rows}x{cols} matrix is too large"), span);
     };
     const MODULUS: u64 = 1 << 31;
-    let mut state = seed % MODULUS;
+    // `seed mod 2^31`, in [0, 2^31) also for a negative seed.
+    let mut state = seed.rem_euclid(MODULUS as i64) as u64;
     let mut data = Vec::with_capacity(n);
     for _ in 0..n {
         state = (1_103_515_245 * state + 12_345) % MODULUS;
@@ -1670,7 +1671,7 @@ mod tests {
         check_err("matrix([1])", ErrorKind::Type, "must be a tuple");
         check_err("matrix(1, 2)", ErrorKind::Arity, "1 or 3 arguments");
         check_err("matrix(-1, 2, 0)", ErrorKind::Type, "non-negative");
-        check_err("matrix(1, 2, -5)", ErrorKind::Type, "non-negative");
+        check_err("matrix(1, -2, 0)", ErrorKind::Type, "non-negative");
         check_err("matrix(100000, 100000, 1)", ErrorKind::Overflow, "too large");
         check_err("matrix([[1, 2]])*matrix([[1, 2]])", ErrorKind::Type, "1x2 matrix by a 1x2");
         check_err("matrix([[1]])*2", ErrorKind::Type, "cannot apply `*`");
@@ -1712,6 +1713,23 @@ mod tests {
             panic!("not matrices")
         };
         assert_eq!(a, b);
+        // A negative seed too, into [0, 2^31): -1 is 2^31-1, -2^31 and
+        // -2^63 are 0.
+        for (neg, pos) in [
+            ("-1", "2147483647"),
+            ("-5", "2147483643"),
+            ("-2147483648", "0"),
+            ("-2147483653", "2147483643"),
+            ("-9223372036854775808", "0"),
+        ] {
+            let (Ok(Atom::Matrix(ref a)), Ok(Atom::Matrix(ref b))) =
+                (run(&format!("matrix(3, 4, {neg})")), run(&format!("matrix(3, 4, {pos})")))
+            else {
+                panic!("not matrices: seeds {neg}, {pos}")
+            };
+            assert_eq!(a, b, "seeds {neg} and {pos}");
+        }
+        check("matrix(1, 3, -1)", "matrix([[9, 9, 2]])");
         let Ok(Atom::Matrix(ref big)) = run("matrix(20, 20, 9223372036854775807)") else {
             panic!("not a matrix")
         };
