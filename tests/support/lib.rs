@@ -4,8 +4,9 @@
 //! reducer and render everything a user would see (outcome, step counts by
 //! kind, result text, diagnostics without colour) as one text, the unit of
 //! the snapshot tests. [`graph_report`] and [`reference_report`] run a
-//! loaded program on each machine, for the equivalence test; [`gen`] holds
-//! its generator of staged programs.
+//! loaded program on each machine, for the equivalence test, and
+//! [`every_machine`] on all of them (fast runs and parallel rounds too);
+//! [`gen`] holds the equivalence test's generator of staged programs.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,23 @@ pub fn graph_report(program: Program, limits: &Limits) -> Report {
 /// Runs `program` on the reference reducer, the oracle.
 pub fn reference_report(program: Program, limits: &Limits) -> Report {
     Reducer::new(program).report(limits)
+}
+
+/// Runs `program` on every machine: the reference reducer, the graph
+/// machine stepping alone (no fast runs), the graph machine as `deepcps run`
+/// uses it (with fast runs), and the graph machine on `threads` threads in
+/// eager parallel rounds; each report with the machine's name.
+pub fn every_machine(program: Program, limits: &Limits, threads: usize) -> Vec<(&'static str, Report)> {
+    use deepcps_machine::graph::{par::Parallel, Machine};
+    let mut stepping = Machine::new(program.clone());
+    stepping.fast = false;
+    let par = Parallel::eager(threads).unwrap_or_else(|e| panic!("{e}"));
+    vec![
+        ("reference", reference_report(program.clone(), limits)),
+        ("graph, stepping", stepping.report(limits)),
+        ("graph, fast runs", graph_report(program.clone(), limits)),
+        ("graph, parallel rounds", Machine::new(program).report_par(limits, &par)),
+    ]
 }
 
 /// Loads the program `text` (no includes), or renders why it does not load.

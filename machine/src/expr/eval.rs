@@ -105,16 +105,13 @@ fn eval_in(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
         ExprKind::Val(a) => Ok(a.clone()),
         ExprKind::Name(_) => fail(ErrorKind::Type, "unresolved name", e.span),
         ExprKind::Tuple(xs) => {
-            let mut elems = Vec::with_capacity(xs.len());
-            for x in xs {
-                elems.push(eval_in(x, leaf)?);
-            }
+            let elems = settle(xs.iter().map(|x| eval_in(x, leaf)).collect(), |_| None)?;
             Ok(Atom::Tuple(elems.into_iter().map(Arg::Atom).collect()))
         }
         ExprKind::Record(fs) => {
+            let values = settle(fs.iter().map(|(_, x)| eval_in(x, leaf)).collect(), |_| None)?;
             let mut fields: Vec<(Arc<str>, Atom)> = Vec::with_capacity(fs.len());
-            for (f, x) in fs {
-                let v = eval_in(x, leaf)?;
+            for ((f, _), v) in fs.iter().zip(values) {
                 if fields.iter().any(|(g, _)| g == f) {
                     return fail(ErrorKind::Type, format!("duplicate field `{f}` in record"), e.span);
                 }
@@ -134,13 +131,102 @@ fn eval_in(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
             e.span,
         ),
         ExprKind::Call(name, xs) => {
-            let sig = signature(name, xs.len(), e.span)?;
-            let mut args = Vec::with_capacity(xs.len());
-            for x in xs {
-                args.push(eval_arg(x, leaf)?);
-            }
-            call(sig, name, args, e.span)
+            let args = xs.iter().map(|x| eval_arg(x, leaf)).collect();
+            call_with(name, args, e.span)
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Stuck before failure
+
+/// The first stuck result among `rs`.
+fn stuck_in<'a, T: 'a>(rs: impl IntoIterator<Item = &'a EResult<T>>) -> Option<VarId> {
+    rs.into_iter().find_map(|r| match r {
+        Err(EvalError::Stuck(v)) => Some(*v),
+        _ => None,
+    })
+}
+
+/// The operands of one operation, evaluated from left to right, settled
+/// (LANGUAGE.md §6.5): the first operand that is stuck makes the operation
+/// stuck; then the first symbolic value the operation needs (`need`, on
+/// the operands that have values) does; only then does the first failing
+/// operand fail it. `Ok`: every operand has a value.
+fn settle<T>(rs: Vec<EResult<T>>, need: impl FnOnce(&[EResult<T>]) -> Option<VarId>) -> EResult<Vec<T>> {
+    if let Some(v) = stuck_in(&rs).or_else(|| need(&rs)) {
+        return Err(EvalError::Stuck(v));
+    }
+    rs.into_iter().collect()
+}
+
+/// The variable of an operand that is a symbolic value, which an operation
+/// inspecting the operand needs.
+fn top(r: &EResult<Atom>) -> Option<VarId> {
+    r.as_ref().ok().and_then(top_of)
+}
+
+/// The variable of a symbolic value.
+fn top_of(a: &Atom) -> Option<VarId> {
+    match a {
+        Atom::Var(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// The first symbolic value anywhere in a value that `==` would compare
+/// (tuples, splices, records, maps; not inside functions).
+fn deep(a: &Atom) -> Option<VarId> {
+    let mut stack = vec![a];
+    while let Some(a) = stack.pop() {
+        match a {
+            Atom::Var(v) => return Some(*v),
+            Atom::Tuple(args) => stack.extend(args.iter().rev().map(|x| match x {
+                Arg::Atom(x) | Arg::Splice(x) => x,
+            })),
+            Atom::Record(fs) => stack.extend(fs.iter().rev().map(|(_, x)| x)),
+            Atom::Map(es) => stack.extend(es.iter().rev().flat_map(|(k, v)| [v, k])),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The symbolic splice that blocks a tuple: the first splice of its
+/// elements (concrete splices expanded) when that is a symbolic one.
+fn blocked(a: &Atom) -> Option<VarId> {
+    let Atom::Tuple(args) = a else { return None };
+    let mut flat = Vec::new();
+    flatten(args, &mut flat);
+    flat.iter().find_map(|x| match x {
+        Arg::Splice(s) => Some(match s {
+            Atom::Var(v) => Some(*v),
+            _ => None,
+        }),
+        Arg::Atom(_) => None,
+    })?
+}
+
+/// The plain elements of a tuple before its first splice.
+fn known_elements(a: &Atom) -> Vec<Atom> {
+    let Atom::Tuple(args) = a else { return Vec::new() };
+    let mut flat = Vec::new();
+    flatten(args, &mut flat);
+    flat.into_iter()
+        .map_while(|x| match x {
+            Arg::Atom(x) => Some(x),
+            Arg::Splice(_) => None,
+        })
+        .collect()
+}
+
+/// The first symbolic value a tuple needs when its elements are read one
+/// by one: itself, a splice blocking it, then each element (`elem`).
+fn tuple_need(a: &Atom, elem: &dyn Fn(&Atom) -> Option<VarId>) -> Option<VarId> {
+    match a {
+        Atom::Var(v) => Some(*v),
+        Atom::Tuple(_) => blocked(a).or_else(|| known_elements(a).iter().find_map(elem)),
+        _ => None,
     }
 }
 
@@ -166,7 +252,7 @@ fn eval_binary_chain(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
     // A single operator (the common case) needs no spine to allocate.
     if let ExprKind::Binary(op, l, r) = &e.kind {
         if !matches!(l.kind, ExprKind::Binary(..)) {
-            let acc = eval_in(l, leaf)?;
+            let acc = eval_in(l, leaf);
             return binary_step(*op, acc, r, e.span, leaf);
         }
     }
@@ -176,29 +262,37 @@ fn eval_binary_chain(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
         spine.push((*op, r, cur.span));
         cur = l;
     }
-    let mut acc = eval_in(cur, leaf)?;
+    let mut acc = eval_in(cur, leaf);
     for (op, r, span) in spine.into_iter().rev() {
-        acc = binary_step(op, acc, r, span, leaf)?;
+        acc = binary_step(op, acc, r, span, leaf);
     }
-    Ok(acc)
+    acc
 }
 
-/// `acc op r`, evaluating `r` unless `&&` or `||` short-circuits.
-fn binary_step(op: BinOp, acc: Atom, r: &Expr, span: Span, leaf: Leaf<'_>) -> EResult<Atom> {
+/// `acc op r`, evaluating `r` unless `&&` or `||` short-circuits. The
+/// left operand may have failed: the right one is still evaluated, since
+/// the operator is stuck if it is (LANGUAGE.md §6.5).
+fn binary_step(op: BinOp, acc: EResult<Atom>, r: &Expr, span: Span, leaf: Leaf<'_>) -> EResult<Atom> {
+    match (&acc, op) {
+        (Err(EvalError::Stuck(v)), _) | (Ok(Atom::Var(v)), BinOp::And | BinOp::Or) => return Err(EvalError::Stuck(*v)),
+        (Ok(Atom::Bool(l)), BinOp::And | BinOp::Or) if *l == (op == BinOp::Or) => return Ok(Atom::Bool(*l)),
+        _ => {}
+    }
+    let rv = eval_in(r, leaf);
+    let need: fn(&EResult<Atom>) -> Option<VarId> = match op {
+        BinOp::Eq | BinOp::Ne => |x| x.as_ref().ok().and_then(deep),
+        _ => top,
+    };
+    if let Some(v) = stuck_in([&rv]).or_else(|| need(&acc)).or_else(|| need(&rv)) {
+        return Err(EvalError::Stuck(v));
+    }
+    let (a, b) = (acc?, rv);
     match op {
         BinOp::And | BinOp::Or => {
-            let l = want_bool(&acc, op, span)?;
-            if l == (op == BinOp::Or) {
-                Ok(Atom::Bool(l))
-            } else {
-                let rv = eval_in(r, leaf)?;
-                Ok(Atom::Bool(want_bool(&rv, op, span)?))
-            }
+            want_bool(&a, op, span)?;
+            Ok(Atom::Bool(want_bool(&b?, op, span)?))
         }
-        _ => {
-            let rv = eval_in(r, leaf)?;
-            binary(op, &acc, &rv, span)
-        }
+        _ => binary(op, &a, &b?, span),
     }
 }
 
@@ -286,7 +380,9 @@ fn int_arith(op: BinOp, x: i64, y: i64, span: Span) -> EResult<Atom> {
         BinOp::Sub => x.checked_sub(y),
         BinOp::Mul => x.checked_mul(y),
         BinOp::Div => x.checked_div(y),
-        _ => x.checked_rem(y),
+        // The remainder is always representable: `i64::MIN % -1` is 0 (only
+        // the quotient, 2^63, overflows).
+        _ => Some(x.wrapping_rem(y)),
     };
     match r {
         Some(n) => Ok(Atom::Int(n)),
@@ -371,6 +467,9 @@ fn ensure_comparable(a: &Atom, span: Span) -> EResult<()> {
 }
 
 fn checked_equal(a: &Atom, b: &Atom, span: Span) -> EResult<bool> {
+    if let Some(v) = deep(a).or_else(|| deep(b)) {
+        return Err(EvalError::Stuck(v));
+    }
     ensure_comparable(a, span)?;
     ensure_comparable(b, span)?;
     Ok(values_equal(a, b))
@@ -583,33 +682,34 @@ fn eval_postfix_chain(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
             _ => break,
         }
     }
-    let mut acc = eval_in(cur, leaf)?;
+    // The value so far may have failed: the operands of the operators after
+    // it are still evaluated, since an operator is stuck if one of them is.
+    let mut acc = eval_in(cur, leaf);
     for (post, span) in chain.into_iter().rev() {
+        if let Err(EvalError::Stuck(v)) = acc {
+            return Err(EvalError::Stuck(v));
+        }
         acc = match post {
             Post::Index(i) => match &i.kind {
                 ExprKind::Range(lo, hi) => {
-                    let lo = eval_in(lo, leaf)?;
-                    let hi = eval_in(hi, leaf)?;
-                    slice(&acc, &lo, &hi, span)?
+                    let ops = vec![acc, eval_in(lo, leaf), eval_in(hi, leaf)];
+                    settle(ops, |rs| rs.iter().find_map(top)).and_then(|v| slice(&v[0], &v[1], &v[2], span))
                 }
                 _ => {
-                    let i = eval_in(i, leaf)?;
-                    index(&acc, &i, span)?
+                    let ops = vec![acc, eval_in(i, leaf)];
+                    settle(ops, |rs| rs.iter().find_map(top)).and_then(|v| index(&v[0], &v[1], span))
                 }
             },
-            Post::Field(f) => field(&acc, f, span)?,
+            Post::Field(f) => acc.and_then(|a| field(&a, f, span)),
             Post::Method(f, xs) => {
-                let sig = signature(f, xs.len() + 1, span)?;
                 let mut args = Vec::with_capacity(xs.len() + 1);
-                args.push(ArgV::Val(acc));
-                for x in xs {
-                    args.push(eval_arg(x, leaf)?);
-                }
-                call(sig, f, args, span)?
+                args.push(acc.map(ArgV::Val));
+                args.extend(xs.iter().map(|x| eval_arg(x, leaf)));
+                call_with(f, args, span)
             }
         };
     }
-    Ok(acc)
+    acc
 }
 
 fn want_int(a: &Atom, what: &str, span: Span) -> EResult<i64> {
@@ -713,10 +813,62 @@ enum ArgV {
     Range(Atom, Atom),
 }
 
+/// An argument of a function; a range needs both its bounds.
 fn eval_arg(x: &Expr, leaf: Leaf<'_>) -> EResult<ArgV> {
     match &x.kind {
-        ExprKind::Range(a, b) => Ok(ArgV::Range(eval_in(a, leaf)?, eval_in(b, leaf)?)),
+        ExprKind::Range(a, b) => {
+            let (lo, hi) = (eval_in(a, leaf), eval_in(b, leaf));
+            if let Some(v) = stuck_in([&lo, &hi]).or_else(|| top(&lo)).or_else(|| top(&hi)) {
+                return Err(EvalError::Stuck(v));
+            }
+            Ok(ArgV::Range(lo?, hi?))
+        }
         _ => Ok(ArgV::Val(eval_in(x, leaf)?)),
+    }
+}
+
+/// Calls the function `name` on its evaluated arguments (LANGUAGE.md
+/// §6.5): an argument that is stuck, or a symbolic value the function
+/// needs, makes the call stuck; then the first failing argument fails it;
+/// only then are the name and the number of arguments checked.
+fn call_with(name: &str, args: Vec<EResult<ArgV>>, span: Span) -> EResult<Atom> {
+    if let Some(v) = stuck_in(&args) {
+        return Err(EvalError::Stuck(v));
+    }
+    let sig = match signature(name, args.len(), span) {
+        Ok(fun) => fun,
+        Err(e) => {
+            args.into_iter().collect::<EResult<Vec<_>>>()?;
+            return Err(e);
+        }
+    };
+    let args = settle(args, |rs| needs(sig, rs))?;
+    call(sig, name, args, span)
+}
+
+/// The first symbolic value that the function `fun` needs among its
+/// arguments `rs` (those that have values), left to right.
+fn needs(fun: Fun, rs: &[EResult<ArgV>]) -> Option<VarId> {
+    let arg = |k: usize| match rs.get(k) {
+        Some(Ok(ArgV::Val(a))) => Some(a),
+        _ => None,
+    };
+    let sym = |k: usize| arg(k).and_then(top_of);
+    let ints = |a: &Atom| tuple_need(a, &top_of);
+    match fun {
+        Fun::Map => None,
+        Fun::Len => arg(0).and_then(|a| top_of(a).or_else(|| blocked(a))),
+        Fun::Concat | Fun::Delete | Fun::Min | Fun::Max => sym(0).or_else(|| sym(1)),
+        Fun::Insert => sym(0).or_else(|| match arg(0) {
+            Some(Atom::Map(_)) => arg(1).and_then(deep),
+            _ => sym(1),
+        }),
+        Fun::Lookup => sym(0).or_else(|| arg(1).and_then(deep)),
+        Fun::Pluck => arg(0).and_then(|a| tuple_need(a, &top_of)).or_else(|| sym(1)),
+        Fun::Abs | Fun::Int | Fun::Float | Fun::Dims => sym(0),
+        Fun::Matrix if rs.len() == 3 => sym(0).or_else(|| sym(1)).or_else(|| sym(2)),
+        Fun::Matrix => arg(0).and_then(|a| tuple_need(a, &ints)),
+        Fun::MatrixChainOrder => arg(0).and_then(ints),
     }
 }
 
@@ -1031,10 +1183,10 @@ fn int_elements(a: &Atom, what: &str, span: Span) -> EResult<Vec<i64>> {
 }
 
 fn random_matrix(rows: i64, cols: i64, seed: i64, span: Span) -> EResult<Atom> {
-    let (Ok(r), Ok(c), Ok(seed)) = (usize::try_from(rows), usize::try_from(cols), u64::try_from(seed)) else {
+    let (Ok(r), Ok(c)) = (usize::try_from(rows), usize::try_from(cols)) else {
         return fail(
             ErrorKind::Type,
-            format!("`matrix` needs non-negative rows, columns and seed, not {rows}, {cols}, {seed}"),
+            format!("`matrix` needs non-negative rows and columns, not {rows}, {cols}"),
             span,
         );
     };
@@ -1042,7 +1194,8 @@ fn random_matrix(rows: i64, cols: i64, seed: i64, span: Span) -> EResult<Atom> {
         return fail(ErrorKind::Overflow, format!("a {rows}x{cols} matrix is too large"), span);
     };
     const MODULUS: u64 = 1 << 31;
-    let mut state = seed % MODULUS;
+    // `seed mod 2^31`, in [0, 2^31) also for a negative seed.
+    let mut state = seed.rem_euclid(MODULUS as i64) as u64;
     let mut data = Vec::with_capacity(n);
     for _ in 0..n {
         state = (1_103_515_245 * state + 12_345) % MODULUS;
@@ -1277,7 +1430,11 @@ mod tests {
         check_err("-9223372036854775807-2", ErrorKind::Overflow, "overflow");
         check_err("4611686018427387904*2", ErrorKind::Overflow, "overflow");
         check_err("-9223372036854775808/-1", ErrorKind::Overflow, "overflow");
-        check_err("-9223372036854775808%-1", ErrorKind::Overflow, "overflow");
+        // The remainder of the one overflowing quotient is representable.
+        check("-9223372036854775808%-1", "0");
+        check("(-9223372036854775807-1) % -1", "0");
+        check("(-9223372036854775807-1) % 1", "0");
+        check("-7 % -1", "0");
         check_err("-(-9223372036854775808)", ErrorKind::Overflow, "overflow");
         check_err("1/0", ErrorKind::DivisionByZero, "1 / 0");
         check_err("1%0", ErrorKind::DivisionByZero, "division by zero");
@@ -1490,8 +1647,10 @@ mod tests {
         check_err("float(true)", ErrorKind::Type, "needs a number");
         check_err("frobnicate(1)", ErrorKind::UnknownFunction, "`frobnicate`");
         check_err("[1].frobnicate()", ErrorKind::UnknownFunction, "`frobnicate`");
-        // An unknown function is an error even when its arguments are stuck.
-        check_err("frobnicate(a+1)", ErrorKind::UnknownFunction, "frobnicate");
+        // An argument that is stuck makes even an unknown function stuck;
+        // symbolic values it would not look at do not.
+        check_stuck("frobnicate(a+1)", &[], 0);
+        check_err("frobnicate(a)", ErrorKind::UnknownFunction, "frobnicate");
         check_err("len(a, b)", ErrorKind::Arity, "len");
     }
 
@@ -1512,7 +1671,7 @@ mod tests {
         check_err("matrix([1])", ErrorKind::Type, "must be a tuple");
         check_err("matrix(1, 2)", ErrorKind::Arity, "1 or 3 arguments");
         check_err("matrix(-1, 2, 0)", ErrorKind::Type, "non-negative");
-        check_err("matrix(1, 2, -5)", ErrorKind::Type, "non-negative");
+        check_err("matrix(1, -2, 0)", ErrorKind::Type, "non-negative");
         check_err("matrix(100000, 100000, 1)", ErrorKind::Overflow, "too large");
         check_err("matrix([[1, 2]])*matrix([[1, 2]])", ErrorKind::Type, "1x2 matrix by a 1x2");
         check_err("matrix([[1]])*2", ErrorKind::Type, "cannot apply `*`");
@@ -1554,6 +1713,23 @@ mod tests {
             panic!("not matrices")
         };
         assert_eq!(a, b);
+        // A negative seed too, into [0, 2^31): -1 is 2^31-1, -2^31 and
+        // -2^63 are 0.
+        for (neg, pos) in [
+            ("-1", "2147483647"),
+            ("-5", "2147483643"),
+            ("-2147483648", "0"),
+            ("-2147483653", "2147483643"),
+            ("-9223372036854775808", "0"),
+        ] {
+            let (Ok(Atom::Matrix(ref a)), Ok(Atom::Matrix(ref b))) =
+                (run(&format!("matrix(3, 4, {neg})")), run(&format!("matrix(3, 4, {pos})")))
+            else {
+                panic!("not matrices: seeds {neg}, {pos}")
+            };
+            assert_eq!(a, b, "seeds {neg} and {pos}");
+        }
+        check("matrix(1, 3, -1)", "matrix([[9, 9, 2]])");
         let Ok(Atom::Matrix(ref big)) = run("matrix(20, 20, 9223372036854775807)") else {
             panic!("not a matrix")
         };
@@ -1716,8 +1892,58 @@ mod tests {
         check_stuck("'ab'[a]", &[], 0);
         check_stuck("[1][0..a]", &[], 0);
         check_stuck("abs(e)", &[], 4);
-        // A definite error in an operand wins over a symbolic other operand.
-        check_err("a+1/0", ErrorKind::DivisionByZero, "division by zero");
+    }
+
+    /// Stuck wins over failure (LANGUAGE.md §6.5): an operation that needs a
+    /// symbolic value is stuck whatever its other operands are, failing ones
+    /// included; an operand that is stuck makes the operation stuck; only
+    /// when nothing is symbolic does the first failing operand decide.
+    #[test]
+    fn stuck_wins_over_failure() {
+        check_stuck("a+1/0", &[], 0);
+        check_stuck("1/0+a", &[], 0);
+        check_stuck("[1]*a", &[], 0);
+        check_stuck("a*[1]", &[], 0);
+        check_stuck("'s'<b", &[], 1);
+        check_stuck("-(1/0)+c", &[], 2);
+        check_stuck("(1/0+1)*(2+a)", &[], 0);
+        // `==` and `!=` on values holding a symbolic value anywhere.
+        check_stuck("[1, [a]]=='x'", &[], 0);
+        check_stuck("1/0 != {f: [b]}", &[], 1);
+        check_stuck("map().insert(1, c) == 1", &[], 2);
+        // `&&` and `||`: a left operand without a boolean value does not
+        // short-circuit.
+        check_stuck("1 && a", &[], 0);
+        check_stuck("1+true && a", &[], 0);
+        check_stuck("1/0 || b", &[], 1);
+        check_stuck("true && a", &[], 0);
+        check("false && a", "false");
+        check("true || 1/0", "true");
+        // Tuples, records and postfix operators.
+        check_stuck("[1/0, a+1]", &[], 0);
+        check_stuck("{x: 1/0, y: -b}", &[], 1);
+        check_stuck("(1/0)[a]", &[], 0);
+        check_stuck("[1, 2][1/0..b]", &[], 1);
+        check_stuck("(1/0).len() + a", &[], 0);
+        check_stuck("a.f[1/0]", &[], 0);
+        // Functions: their arguments first, whatever the name and count.
+        check_stuck("delete(len(q))", &[], 16);
+        check_stuck("len(1/0, a+1)", &[], 0);
+        check_stuck("insert(5, a, 1)", &[], 0);
+        check_stuck("concat(1/0, b)", &[], 1);
+        check_stuck("pluck([1, b], 'x')", &[], 1);
+        check_stuck("matrix_chain_order([1, 'x', c])", &[], 2);
+        check_stuck("matrix([[1, 'x'], [a]])", &[], 0);
+        check_stuck("lookup(5, [d])", &[], 3);
+        check_stuck("min('x', 1/0) + max(a, 1)", &[], 0);
+        // Symbolic values nothing looks at leave the error.
+        check_err("[1/0, a]", ErrorKind::DivisionByZero, "division by zero");
+        check_err("insert([1], 5, a)", ErrorKind::IndexOutOfRange, "position 5");
+        check_err("[a, 1][5]", ErrorKind::IndexOutOfRange, "index 5");
+        check_err("len(1/0, a)", ErrorKind::DivisionByZero, "division by zero");
+        check_err("delete(1/0)", ErrorKind::DivisionByZero, "division by zero");
+        check_err("frobnicate(1%0)", ErrorKind::DivisionByZero, "division by zero");
+        check_err("[1]*2 + 1/0", ErrorKind::Type, "cannot apply `*`");
     }
 
     #[test]
@@ -1935,20 +2161,13 @@ mod tests {
     #[test]
     fn placeholders_keep_error_and_stuck_decisions() {
         let sym = |k: u32| Atom::Var(VarId(k));
-        // The right operand is evaluated before the symbolic left one is
-        // inspected: its failure wins.
+        // A symbolic operand makes the operator stuck, whatever the other
+        // one does (failing included).
         let (r, _) = run_holes("h0 + 1/0", &[sym(3)]);
-        assert!(
-            matches!(
-                r,
-                Err(EvalError::Fail {
-                    kind: ErrorKind::DivisionByZero,
-                    ..
-                })
-            ),
-            "{r:?}"
-        );
+        assert!(matches!(r, Err(EvalError::Stuck(VarId(3)))), "{r:?}");
         let (r, _) = run_holes("1/h1 + h0", &[sym(3), Atom::Int(0)]);
+        assert!(matches!(r, Err(EvalError::Stuck(VarId(3)))), "{r:?}");
+        let (r, _) = run_holes("1/h1 + 2", &[sym(3), Atom::Int(0)]);
         assert!(
             matches!(
                 r,

@@ -204,7 +204,10 @@ impl Machine {
         }
     }
 
-    /// Decides what body `b` would do if executed now.
+    /// Decides what body `b` would do if executed now: as
+    /// `reference::rules::prepare`, stuck wins over failure (the first
+    /// failing argument stands as a placeholder and decides only after
+    /// every stuck decision).
     pub fn look(&self, b: NodeId) -> Look {
         let Some(body) = self.g.body(b) else {
             return Look::Inactive;
@@ -217,12 +220,26 @@ impl Machine {
             Cmd::App { head, args, .. } => (*head, args),
         };
         let mut shapes = Shapes::new();
+        let mut failed: Option<Look> = None;
+        // A failing argument: the first decides, later; a placeholder keeps
+        // the positions of the splices after it.
+        let mut failing = |l: Look, shapes: &mut Shapes| match l {
+            Look::Error(_) => {
+                failed.get_or_insert(l);
+                shapes.push(Shape::Value(Atom::Int(0)));
+                None
+            }
+            other => Some(other),
+        };
         for &a in args {
             if let Kind::Splice(c) = self.g.kind(a) {
                 let c = *c;
                 let v = match self.arg_value(c, false) {
                     Ok(v) => v,
-                    Err(l) => return l,
+                    Err(l) => match failing(l, &mut shapes) {
+                        Some(l) => return l,
+                        None => continue,
+                    },
                 };
                 match v {
                     Shape::Node(t) => match self.g.kind(self.val(t)) {
@@ -238,7 +255,9 @@ impl Machine {
                             }
                         }
                         Kind::Ref(v) => shapes.push(Shape::SymSplice(Some(a), *v)),
-                        _ => return Look::Error(ErrorKind::Type),
+                        _ => {
+                            failing(Look::Error(ErrorKind::Type), &mut shapes);
+                        }
                     },
                     Shape::Value(t @ Atom::Tuple(_)) => {
                         for x in t.into_tuple().unwrap_or_default() {
@@ -249,12 +268,18 @@ impl Machine {
                         }
                     }
                     Shape::Value(Atom::Var(v)) => shapes.push(Shape::SymSplice(None, v)),
-                    _ => return Look::Error(ErrorKind::Type),
+                    _ => {
+                        failing(Look::Error(ErrorKind::Type), &mut shapes);
+                    }
                 }
             } else {
                 match self.arg_value(a, true) {
                     Ok(v) => shapes.push(v),
-                    Err(l) => return l,
+                    Err(l) => {
+                        if let Some(l) = failing(l, &mut shapes) {
+                            return l;
+                        }
+                    }
                 }
             }
         }
@@ -263,7 +288,7 @@ impl Machine {
             Kind::Expr(..) => match self.eval_node(head) {
                 Ok(v) => Some(v),
                 Err(EvalError::Stuck(v)) => return Look::Stuck(v),
-                Err(EvalError::Fail { kind, .. }) => return Look::Error(kind),
+                Err(EvalError::Fail { kind, .. }) => return failed.unwrap_or(Look::Error(kind)),
             },
             _ => None,
         };
@@ -271,30 +296,42 @@ impl Machine {
             // A computed head: only built-ins and lambdas can be applied.
             return match &v {
                 Atom::Var(v) => Look::Stuck(*v),
-                Atom::Lambda(l) => self.beta_check(arity_of(l.params.iter().map(|p| p.rest)), shapes, false),
-                Atom::Rec(r) => self.beta_check(arity_of(r.lam.params.iter().map(|p| p.rest)), shapes, false),
-                Atom::Builtin(Builtin::If) => self.if_check(shapes),
-                Atom::Builtin(Builtin::Exit) => exit_check(shapes),
-                _ => Look::Error(ErrorKind::NotAFunction),
+                Atom::Lambda(l) => self.beta_check(arity_of(l.params.iter().map(|p| p.rest)), shapes, false, failed),
+                Atom::Rec(r) => self.beta_check(arity_of(r.lam.params.iter().map(|p| p.rest)), shapes, false, failed),
+                Atom::Builtin(Builtin::If) => self.if_check(shapes, failed),
+                Atom::Builtin(Builtin::Exit) => exit_check(shapes, failed),
+                _ => failed.unwrap_or(Look::Error(ErrorKind::NotAFunction)),
             };
         }
         let head = self.val(head);
         match self.g.kind(head) {
             Kind::Ref(v) => match self.g.var(*v).bound() {
                 Bound::SelfRec(r) => match self.g.kind(r) {
-                    Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false),
+                    Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false, failed),
                     _ => Look::Stuck(*v),
                 },
                 _ => Look::Stuck(*v),
             },
             Kind::Lambda(_) => {
                 let expr = args.len() == 1 && matches!(self.g.kind(args[0]), Kind::Expr(..));
-                self.beta_check(self.arity(head), shapes, expr)
+                self.beta_check(self.arity(head), shapes, expr, failed)
             }
-            Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false),
-            Kind::Lit(Lit::Builtin(Builtin::If)) => self.if_check(shapes),
-            Kind::Lit(Lit::Builtin(Builtin::Exit)) => exit_check(shapes),
-            _ => Look::Error(ErrorKind::NotAFunction),
+            Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false, failed),
+            Kind::Lit(Lit::Builtin(Builtin::If)) => self.if_check(shapes, failed),
+            Kind::Lit(Lit::Builtin(Builtin::Exit)) => exit_check(shapes, failed),
+            _ => failed.unwrap_or(Look::Error(ErrorKind::NotAFunction)),
+        }
+    }
+
+    /// The variable of an argument that is a symbolic value.
+    fn symbolic(&self, a: &Shape) -> Option<GVar> {
+        match a {
+            Shape::Node(n) | Shape::Copy(n) => match self.g.kind(self.val(*n)) {
+                Kind::Ref(v) => Some(*v),
+                _ => None,
+            },
+            Shape::Value(Atom::Var(v)) => Some(*v),
+            _ => None,
         }
     }
 
@@ -306,14 +343,18 @@ impl Machine {
         }
     }
 
-    /// The arity rules of β (LANGUAGE.md §5), as `reference::rules::beta`.
-    fn beta_check(&self, arity: Arity, args: Shapes, expr: bool) -> Look {
+    /// The arity rules of β (LANGUAGE.md §5), as `reference::rules::beta`:
+    /// a symbolic splice it cannot match, then `failed`, then the arity.
+    fn beta_check(&self, arity: Arity, args: Shapes, expr: bool, failed: Option<Look>) -> Look {
         let k = arity.k;
         let sym = first_sym_splice;
         match arity.rest {
             None => {
                 if let Some(v) = sym(&args) {
                     return Look::Stuck(v);
+                }
+                if let Some(f) = failed {
+                    return f;
                 }
                 if args.len() != k {
                     return Look::Error(ErrorKind::Arity);
@@ -335,16 +376,30 @@ impl Machine {
                     if let Some(v) = sym(&args) {
                         return Look::Stuck(v);
                     }
-                    return Look::Error(ErrorKind::Arity);
+                    return failed.unwrap_or(Look::Error(ErrorKind::Arity));
                 }
             }
+        }
+        if let Some(f) = failed {
+            return f;
         }
         Look::Ready(Plan::Beta { args, expr })
     }
 
-    fn if_check(&self, args: Shapes) -> Look {
+    /// `if`, as `reference::rules::rule_if`: a symbolic splice or a
+    /// symbolic condition of three arguments, then `failed`, then the
+    /// arity and the type of the condition.
+    fn if_check(&self, args: Shapes, failed: Option<Look>) -> Look {
         if let Some(v) = first_sym_splice(&args) {
             return Look::Stuck(v);
+        }
+        if let (3, Some(c)) = (args.len(), args.first()) {
+            if let Some(v) = self.symbolic(c) {
+                return Look::Stuck(v);
+            }
+        }
+        if let Some(f) = failed {
+            return f;
         }
         if args.len() != 3 {
             return Look::Error(ErrorKind::Arity);
@@ -398,9 +453,12 @@ fn first_sym_splice(args: &[Shape]) -> Option<GVar> {
     })
 }
 
-fn exit_check(args: Shapes) -> Look {
+fn exit_check(args: Shapes, failed: Option<Look>) -> Look {
     if let Some(v) = first_sym_splice(&args) {
         return Look::Stuck(v);
+    }
+    if let Some(f) = failed {
+        return f;
     }
     if args.len() != 1 {
         return Look::Error(ErrorKind::Arity);

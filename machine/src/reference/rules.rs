@@ -159,8 +159,18 @@ pub fn prepare(b: &Body, vars: &mut Vars, recs: &RecScope) -> Look {
     }
 }
 
+/// Prepares an application (LANGUAGE.md §4.3, stuck wins over failure):
+/// the arguments from left to right, then the head. The first argument
+/// that is stuck, or else a stuck or symbolic head, makes the body stuck;
+/// so does what the rule needs that is symbolic (a splice it cannot match,
+/// the condition of `if`). Only then does the first failing argument (or
+/// head) decide the error, and after it the rule's own checks (arity, the
+/// type of the condition).
 fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
     let mut args = Vec::with_capacity(app.args.len());
+    // The first failure; its argument stands as a placeholder in `args`,
+    // so that the splices after it keep their positions.
+    let mut failed: Option<Look> = None;
     for a in &app.args {
         let (x, splice) = match a {
             Arg::Atom(x) => (x, false),
@@ -174,23 +184,30 @@ fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
                     what: "an expression argument needs its value",
                 })
             }
-            Err(EvalError::Fail { kind, message, span }) => return fail(kind, message, b, Some(span)),
+            Err(EvalError::Fail { kind, message, span }) => {
+                failed.get_or_insert_with(|| fail(kind, message, b, Some(span)));
+                args.push(Arg::Atom(Atom::Int(0)));
+                continue;
+            }
         };
         if splice {
             match v.into_tuple() {
                 Ok(xs) => args.extend(xs),
                 Err(v @ Atom::Var(_)) => args.push(Arg::Splice(v)),
                 Err(other) => {
-                    return fail(
-                        ErrorKind::Type,
-                        format!(
-                            "a splice `!t` needs a tuple, got the {} {}",
-                            other.kind_name(),
-                            short_atom(&other, vars)
-                        ),
-                        b,
-                        None,
-                    )
+                    failed.get_or_insert_with(|| {
+                        fail(
+                            ErrorKind::Type,
+                            format!(
+                                "a splice `!t` needs a tuple, got the {} {}",
+                                other.kind_name(),
+                                short_atom(&other, vars)
+                            ),
+                            b,
+                            None,
+                        )
+                    });
+                    args.push(Arg::Atom(Atom::Int(0)));
                 }
             }
         } else {
@@ -206,7 +223,9 @@ fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
                     what: "the head expression needs its value",
                 })
             }
-            Err(EvalError::Fail { kind, message, span }) => return fail(kind, message, b, Some(span)),
+            Err(EvalError::Fail { kind, message, span }) => {
+                return failed.unwrap_or_else(|| fail(kind, message, b, Some(span)));
+            }
         },
         h => h.clone(),
     };
@@ -216,7 +235,7 @@ fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
             // copy stays in its scope, so the name is left as it is.
             let r = recs.iter().rev().find(|(n, _)| *n == v).map(|(_, r)| r.lam.clone());
             match r {
-                Some(lam) => beta(b, Box::new(lam), None, args, Rule::Beta, vars),
+                Some(lam) => beta(b, Box::new(lam), None, args, Rule::Beta, vars, failed),
                 None => Look::Stuck(Stuck {
                     var: v,
                     what: "the head of the application is symbolic",
@@ -234,17 +253,17 @@ fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
                 Rule::Beta
             };
             match head.into_lambda() {
-                Ok(lam) => beta(b, lam, None, args, rule, vars),
+                Ok(lam) => beta(b, lam, None, args, rule, vars, failed),
                 Err(_) => unreachable!("matched a lambda"),
             }
         }
         Atom::Rec(_) => match head.into_rec() {
-            Ok(r) => beta(b, Box::new(r.lam.clone()), Some(r), args, Rule::Beta, vars),
+            Ok(r) => beta(b, Box::new(r.lam.clone()), Some(r), args, Rule::Beta, vars, failed),
             Err(_) => unreachable!("matched a recursive lambda"),
         },
-        Atom::Builtin(Builtin::If) => rule_if(b, app, args, vars),
-        Atom::Builtin(Builtin::Exit) => rule_exit(b, args),
-        other => {
+        Atom::Builtin(Builtin::If) => rule_if(b, app, args, vars, failed),
+        Atom::Builtin(Builtin::Exit) => rule_exit(b, args, failed),
+        other => failed.unwrap_or_else(|| {
             let label = format!("this is {}, not a function", a_kind(&other));
             refine(
                 fail(
@@ -259,7 +278,7 @@ fn prepare_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Look {
                 ),
                 |e| e.at_operand(Operand::Head, label),
             )
-        }
+        }),
     }
 }
 
@@ -290,8 +309,10 @@ fn show_params(lam: &Lambda, vars: &Vars) -> String {
     format!("({})", ps.join(", "))
 }
 
-/// Checks that `args` match the parameters of `lam` (LANGUAGE.md §5, β).
-fn beta(b: &Body, lam: Box<Lambda>, rec: Option<Box<RecLambda>>, args: Vec<Arg>, rule: Rule, vars: &Vars) -> Look {
+/// Checks that `args` match the parameters of `lam` (LANGUAGE.md §5, β):
+/// a symbolic splice it cannot match makes the body stuck; then `failed`,
+/// the first failing argument, decides; then the arity.
+fn beta(b: &Body, lam: Box<Lambda>, rec: Option<Box<RecLambda>>, args: Vec<Arg>, rule: Rule, vars: &Vars, failed: Option<Look>) -> Look {
     let k = lam.params.len();
     match lam.params.iter().position(|p| p.rest) {
         None => {
@@ -300,6 +321,9 @@ fn beta(b: &Body, lam: Box<Lambda>, rec: Option<Box<RecLambda>>, args: Vec<Arg>,
                     var,
                     what: "a symbolic splice cannot be matched to parameters without a rest parameter",
                 });
+            }
+            if let Some(f) = failed {
+                return f;
             }
             if args.len() != k {
                 let label = format!("this lambda takes {k} argument{}", if k == 1 { "" } else { "s" });
@@ -347,6 +371,9 @@ fn beta(b: &Body, lam: Box<Lambda>, rec: Option<Box<RecLambda>>, args: Vec<Arg>,
                         what: "a symbolic splice cannot be matched to the parameters",
                     });
                 }
+                if let Some(f) = failed {
+                    return f;
+                }
                 let label = format!("this lambda takes at least {} argument{}", k - 1, if k == 2 { "" } else { "s" });
                 return refine(
                     fail(
@@ -367,15 +394,30 @@ fn beta(b: &Body, lam: Box<Lambda>, rec: Option<Box<RecLambda>>, args: Vec<Arg>,
             }
         }
     }
+    if let Some(f) = failed {
+        return f;
+    }
     Look::Ready(Ready::Beta { lam, rec, args, rule })
 }
 
-fn rule_if(b: &Body, app: &App, args: Vec<Arg>, vars: &Vars) -> Look {
+/// `if` (LANGUAGE.md §5): a symbolic splice, or a symbolic condition of
+/// three arguments, makes the body stuck; then `failed`, the first failing
+/// argument, decides; then the arity and the type of the condition.
+fn rule_if(b: &Body, app: &App, args: Vec<Arg>, vars: &Vars, failed: Option<Look>) -> Look {
     if let Some(var) = symbolic_splice(&args) {
         return Look::Stuck(Stuck {
             var,
             what: "`if` gets a symbolic splice",
         });
+    }
+    if let (3, Some(Arg::Atom(Atom::Var(var)))) = (args.len(), args.first()) {
+        return Look::Stuck(Stuck {
+            var: *var,
+            what: "the condition of `if` is symbolic",
+        });
+    }
+    if let Some(f) = failed {
+        return f;
     }
     if args.len() != 3 {
         return fail(
@@ -426,12 +468,15 @@ fn rule_if(b: &Body, app: &App, args: Vec<Arg>, vars: &Vars) -> Look {
     }
 }
 
-fn rule_exit(b: &Body, args: Vec<Arg>) -> Look {
+fn rule_exit(b: &Body, args: Vec<Arg>, failed: Option<Look>) -> Look {
     if let Some(var) = symbolic_splice(&args) {
         return Look::Stuck(Stuck {
             var,
             what: "`$exit` gets a symbolic splice",
         });
+    }
+    if let Some(f) = failed {
+        return f;
     }
     if args.len() != 1 {
         return fail(

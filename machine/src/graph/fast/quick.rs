@@ -241,7 +241,7 @@ fn bin(op: BinOp, l: QV, r: QV) -> Option<QV> {
             BinOp::Mul => QV::I(x.checked_mul(y)?),
             // Zero divisors are the evaluator's to report.
             BinOp::Div if y != 0 => QV::I(x.checked_div(y)?),
-            BinOp::Rem if y != 0 => QV::I(x.checked_rem(y)?),
+            BinOp::Rem if y != 0 => QV::I(x.wrapping_rem(y)),
             BinOp::Lt => QV::B(x < y),
             BinOp::Le => QV::B(x <= y),
             BinOp::Gt => QV::B(x > y),
