@@ -117,6 +117,10 @@ impl Machine {
     /// β: the callee's body takes the place of `b`, its parameters bound in
     /// place to the arguments. Returns the callee's body.
     fn rule_beta(&mut self, b: NodeId, args: super::status::Shapes) -> NodeId {
+        // A recursive name applied inside its own lambda: the callee is a
+        // copy of that lambda, which holds `b` itself, so it is made before
+        // anything of `b` moves (its arguments, its head).
+        let self_copy = self.self_rec_lambda(b).map(|l| self.copy(l));
         // Inline lists: a β runs at most every other step, and most take a
         // few arguments.
         let used: NodeList = args
@@ -133,18 +137,9 @@ impl Machine {
         // the value an expression head computes.
         let callee = match self.g.kind(head) {
             Kind::Lambda(_) | Kind::Rec { .. } => head,
-            Kind::Ref(v) => {
-                let v = *v;
-                let copied = match self.g.var(v).bound() {
-                    super::node::Bound::SelfRec(r) => match self.g.kind(r) {
-                        Kind::Rec { lam, .. } => Some(*lam),
-                        _ => None,
-                    },
-                    _ => None,
-                };
-                let c = copied.map(|l| self.copy(l)).unwrap_or(NodeId::NONE);
+            Kind::Ref(_) => {
                 self.free(head);
-                c
+                self_copy.unwrap_or(NodeId::NONE)
             }
             Kind::Expr(..) => {
                 let v = self.eval_node(head).unwrap_or(Atom::Int(0));
@@ -204,6 +199,23 @@ impl Machine {
         }
         self.refresh(body);
         body
+    }
+
+    /// The lambda of the recursive value whose name is the head of body
+    /// `b`, when `b` applies that name inside the value's own lambda.
+    fn self_rec_lambda(&self, b: NodeId) -> Option<NodeId> {
+        let head = match self.g.body(b).map(|x| &x.cmd) {
+            Some(Cmd::App { head, .. }) => *head,
+            _ => return None,
+        };
+        let Kind::Ref(v) = self.g.kind(head) else { return None };
+        match self.g.var(*v).bound() {
+            super::node::Bound::SelfRec(r) => match self.g.kind(r) {
+                Kind::Rec { lam, .. } => Some(*lam),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// A recursive value `rec` invoked from outside: each occurrence of its

@@ -599,6 +599,12 @@ impl<'g> Compiler<'g> {
                 body,
             } => {
                 let (sparam, name_in, name_out, lam, body) = (*sparam, *name_in, *name_out, *lam, *body);
+                // Bodies stuck on the name inside its lambda turn pending
+                // when it is bound: that lambda is then no value a run can
+                // hold (shared values hold nothing pending). The graph takes it.
+                if !self.g.var(name_in).waiters.as_slice().is_empty() {
+                    return None;
+                }
                 let lam = self.lambda(lam, Some(name_in), false)?;
                 let scope = self.frame(&[sparam, name_out], false, body, 1, None, span, false)?;
                 let mut w = Watching::new();
