@@ -373,6 +373,11 @@ impl Builder<'_> {
     /// Enters the scope of `binders` (free variables from `scope`) and
     /// records their printed names.
     fn enter(&mut self, binders: &[VarId], scope: &[&Body]) -> Vec<(VarId, Option<String>)> {
+        if let [one] = scope {
+            // One body (a lambda's): its memoized set as it is.
+            let refs = self.fv.body(one);
+            return self.enter_refs(binders, &refs);
+        }
         let mut refs = HashSet::default();
         for b in scope {
             refs.extend(self.fv.body(b).iter().copied());
