@@ -424,9 +424,9 @@ impl Worker {
             // value is inactive).
             let ready = lg.bodies_with_status("ready").first().copied();
             let rows = chain_rows(&sg, fired, ready);
-            (lg, sg, rows)
+            (lg, rows)
         };
-        let ((lg, sg, chain_rows), printed) = std::thread::scope(|scope| {
+        let ((lg, chain_rows), printed) = std::thread::scope(|scope| {
             let side = std::thread::Builder::new()
                 .name("deepcps-debug-views".into())
                 .stack_size(WORKER_STACK)
@@ -475,9 +475,6 @@ impl Worker {
         let mut chains = worklist_rows(&program, places);
         chains.extend(chain_rows);
         let breakpoints = s.breakpoints.iter().map(|e| (e.at.to_string(), e.enabled, e.hits)).collect();
-        // The term and its graphs, freed on a thread of their own: freeing
-        // them takes about as long as printing the term.
-        drop_aside((body, vars, lg, sg));
         ViewData {
             step: s.steps(),
             title,
@@ -494,14 +491,6 @@ impl Worker {
 /// The stack of the worker's threads: terms nest deep, and the printer
 /// recurses as deep as they nest.
 const WORKER_STACK: usize = 1 << 30;
-
-/// Drops `garbage` on a thread of its own, when one can be had (else
-/// here).
-fn drop_aside<T: Send + 'static>(garbage: T) {
-    let _ = std::thread::Builder::new()
-        .name("deepcps-debug-drop".into())
-        .spawn(move || drop(garbage));
-}
 
 /// Most worklist rows shown.
 const WORKLIST_ROWS: usize = 6;
