@@ -249,21 +249,23 @@ impl<'v> Printer<'v> {
 
     /// Prints the name of an occurrence of `v`.
     fn push_var(&mut self, v: VarId) {
-        let n = self.names.name(v);
+        let n = self.names.name_str(v);
         let start = self.out.len();
-        self.out.push_str(&n);
+        self.out.push_str(n);
+        let end = self.out.len();
         if let Some(m) = &mut self.map {
-            m.occurrence(start, start + n.len(), v);
+            m.occurrence(start, end, v);
         }
     }
 
     /// Prints the name of the binder `v`.
     fn push_binder(&mut self, v: VarId) {
-        let n = self.names.name(v);
+        let n = self.names.name_str(v);
         let start = self.out.len();
-        self.out.push_str(&n);
+        self.out.push_str(n);
+        let end = self.out.len();
         if let Some(m) = &mut self.map {
-            m.binders.insert(v, (start, start + n.len()));
+            m.binders.insert(v, (start, end));
         }
     }
 

@@ -68,6 +68,29 @@ impl<'v> Names<'v> {
                     None => vars.name(*w).unwrap_or("_"),
                 }
             };
+            // Mostly no binder is renamed: no two share a source name and
+            // none is the printed name of a variable referenced. Then each
+            // keeps its source name, and no set of names is built.
+            let source = |b: &VarId| vars.name(*b);
+            let twins = binders
+                .iter()
+                .enumerate()
+                .any(|(i, b)| source(b).is_some() && binders[..i].iter().any(|c| source(c) == source(b)));
+            let captures = || {
+                referenced
+                    .iter()
+                    .filter(|w| !binders.contains(w))
+                    .any(|w| binders.iter().any(|b| source(b) == Some(printed(w))))
+            };
+            if !twins && !captures() {
+                return binders
+                    .iter()
+                    .map(|&b| match source(&b) {
+                        Some(name) => (b, self.env.insert(b, name.to_string())),
+                        None => (b, self.env.remove(&b)),
+                    })
+                    .collect();
+            }
             let outer: HashSet<&str> = referenced.iter().filter(|w| !binders.contains(w)).map(printed).collect();
             for &b in binders {
                 let Some(src) = vars.name(b) else {
@@ -117,4 +140,55 @@ impl<'v> Names<'v> {
 /// The binders of a lambda: staging parameter, then parameters.
 pub fn lambda_binders(l: &Lambda) -> Vec<VarId> {
     std::iter::once(l.sparam).chain(l.params.iter().map(|p| p.var)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::span::Span;
+    use crate::term::{VarInfo, VarKind};
+
+    fn var(vars: &mut Vars, name: Option<&str>) -> VarId {
+        vars.fresh(VarInfo {
+            name: name.map(Into::into),
+            kind: VarKind::Param,
+            span: Span::default(),
+        })
+    }
+
+    /// The printed names of `binders` entered in a scope referencing `refs`.
+    fn entered(names: &mut Names, binders: &[VarId], refs: &[VarId]) -> Vec<String> {
+        let refs: HashSet<VarId> = refs.iter().copied().collect();
+        names.enter(binders, &refs);
+        binders.iter().map(|&b| names.name(b)).collect()
+    }
+
+    #[test]
+    fn binders_are_renamed_only_where_they_would_capture() {
+        let mut vars = Vars::default();
+        let x = var(&mut vars, Some("x"));
+        let x1 = var(&mut vars, Some("x_1"));
+        let y = var(&mut vars, Some("y"));
+        let inner_x = var(&mut vars, Some("x"));
+        let other_x = var(&mut vars, Some("x"));
+        let anon = var(&mut vars, None);
+        let cases: [(&[VarId], &[VarId], &[&str]); 6] = [
+            // Nothing captured: source names (and `_` for an anonymous one).
+            (&[inner_x, anon], &[y, x1], &["x", "_"]),
+            // The binder itself referenced in its scope: no capture.
+            (&[inner_x], &[inner_x, y], &["x"]),
+            // An outer `x` referenced: the binder becomes `x_1` ...
+            (&[inner_x], &[x], &["x_1"]),
+            // ... or `x_2` when `x_1` is referenced too.
+            (&[inner_x], &[x, x1], &["x_2"]),
+            // Two binders of one name: the second is renamed ...
+            (&[inner_x, other_x], &[], &["x", "x_1"]),
+            // ... past the names referenced.
+            (&[inner_x, other_x], &[x1], &["x", "x_2"]),
+        ];
+        for (binders, refs, expect) in cases {
+            let mut names = Names::new(&vars);
+            assert_eq!(entered(&mut names, binders, refs), expect, "binders {binders:?}, refs {refs:?}");
+        }
+    }
 }

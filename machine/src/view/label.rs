@@ -78,11 +78,18 @@ pub fn scoped_lambda_head(l: &Lambda, rec: Option<VarId>, names: &mut Names, fv:
     head
 }
 
+/// The labels of lambdas worked out already, as [`scoped_lambda_head`]
+/// gives them here (`fix f(..)` for a recursive value's), found by the
+/// lambda (its address): the lambda graph labels a lambda's node before it
+/// labels the body or tuple that holds the lambda. A lambda not known is
+/// labelled afresh.
+pub type Known<'k> = &'k dyn Fn(&Lambda) -> Option<&'k str>;
+
 /// A short label of an atom: variables by their printed names, lambdas as
 /// `(x)[y] {…}`, tuples element by element, expressions in quotes. A
 /// recursive value in `hoisted` (the printer's table: its `fix` printed
 /// before an enclosing body) shows as the name it prints as there.
-pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &HashMap<VarId, VarId>, max: usize) -> String {
+pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &HashMap<VarId, VarId>, known: Known<'_>, max: usize) -> String {
     enum Tok<'a> {
         A(&'a Atom),
         T(&'static str),
@@ -123,13 +130,19 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
             }
             Atom::Map(kvs) => out.push_str(&format!("map({})", kvs.len())),
             Atom::Lambda(l) => {
-                out.push_str(&scoped_lambda_head(l, None, names, fv));
+                match known(l) {
+                    Some(head) => out.push_str(head),
+                    None => out.push_str(&scoped_lambda_head(l, None, names, fv)),
+                }
                 out.push_str(" {…}");
             }
             Atom::Rec(r) => match hoisted.get(&r.name) {
                 Some(&name) => out.push_str(names.name_str(name)),
                 None => {
-                    out.push_str(&scoped_lambda_head(&r.lam, Some(r.name), names, fv));
+                    match known(&r.lam) {
+                        Some(head) => out.push_str(head),
+                        None => out.push_str(&scoped_lambda_head(&r.lam, Some(r.name), names, fv)),
+                    }
                     out.push_str(" {…}");
                 }
             },
@@ -162,7 +175,7 @@ pub fn atom_label(a: &Atom, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
 /// A short label of a body: its staging expression (unless it is the
 /// natural staging on an anonymous parameter) and its command; recursive
 /// values in `hoisted` by name, as in [`atom_label`].
-pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars, hoisted: &HashMap<VarId, VarId>) -> String {
+pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars, hoisted: &HashMap<VarId, VarId>, known: Known<'_>) -> String {
     let mut out = String::new();
     match &b.stage {
         SExp::Var(v) if names.anonymous(*v) => {}
@@ -174,17 +187,17 @@ pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
     }
     match &b.cmd {
         Cmd::App(app) => {
-            out.push_str(&atom_label(&app.head, names, fv, hoisted, ATOM_MAX));
+            out.push_str(&atom_label(&app.head, names, fv, hoisted, known, ATOM_MAX));
             for a in &app.args {
                 if out.len() > BODY_MAX && out.chars().count() > BODY_MAX {
                     break;
                 }
                 out.push(' ');
                 match a {
-                    Arg::Atom(x) => out.push_str(&atom_label(x, names, fv, hoisted, ATOM_MAX)),
+                    Arg::Atom(x) => out.push_str(&atom_label(x, names, fv, hoisted, known, ATOM_MAX)),
                     Arg::Splice(x) => {
                         out.push('!');
-                        out.push_str(&atom_label(x, names, fv, hoisted, ATOM_MAX));
+                        out.push_str(&atom_label(x, names, fv, hoisted, known, ATOM_MAX));
                     }
                 }
             }
@@ -195,7 +208,10 @@ pub fn body_label(b: &Body, names: &mut Names, fv: &mut FreeVars, hoisted: &Hash
                 out.push_str(&format!("[{}] ", names.name(f.sparam)));
             }
             out.push_str(&names.name(f.name));
-            out.push_str(&scoped_lambda_head(&f.lam, None, names, fv));
+            match known(&f.lam) {
+                Some(head) => out.push_str(head),
+                None => out.push_str(&scoped_lambda_head(&f.lam, None, names, fv)),
+            }
             out.push_str(" {…} in …");
         }
     }

@@ -187,6 +187,9 @@ enum Task<'t> {
     Lambda(&'t Lambda, Option<VarId>, Option<(NodeIndex, EdgeKind)>),
     /// Everything below this body has been visited.
     Finish(NodeIndex),
+    /// Label this body or tuple, once the lambdas below it are labelled,
+    /// in the scope it stands in.
+    Label(NodeIndex, Labelled<'t>),
     /// Leave a scope of printed names.
     Leave(Vec<(VarId, Option<String>)>),
     /// Leave the lambda of a recursive value.
@@ -195,6 +198,12 @@ enum Task<'t> {
     /// holds (their `fix`es printed before the body; the last entered
     /// first), and restore what the hoisting table held before it.
     LeaveHeld(Vec<Vec<(VarId, Option<String>)>>, Vec<(VarId, Option<VarId>)>),
+}
+
+/// What a [`Task::Label`] labels.
+enum Labelled<'t> {
+    Body(&'t Body),
+    Atom(&'t Atom),
 }
 
 struct Builder<'v> {
@@ -217,6 +226,10 @@ struct Builder<'v> {
     below: Vec<bool>,
     /// Body nodes and the addresses of their bodies.
     addresses: Vec<(NodeIndex, usize)>,
+    /// Lambda nodes by the address of their lambda: the labels of bodies
+    /// and tuples show the heads of the lambdas they hold as these nodes'
+    /// labels give them.
+    lambdas: HashMap<usize, NodeIndex>,
 }
 
 impl LambdaGraph {
@@ -245,6 +258,7 @@ impl LambdaGraph {
             views: HashMap::default(),
             below: Vec::new(),
             addresses: Vec::new(),
+            lambdas: HashMap::default(),
         };
         let mut tasks = vec![first];
         while let Some(t) = tasks.pop() {
@@ -253,6 +267,7 @@ impl LambdaGraph {
                 Task::Atom(a, from) => b.atom(a, from, &mut tasks),
                 Task::Lambda(l, rec, from) => b.lambda(l, rec, from, &mut tasks),
                 Task::Finish(n) => b.finish(n),
+                Task::Label(n, what) => b.label(n, what),
                 Task::Leave(saved) => b.names.leave(saved),
                 Task::PopRec => {
                     b.recs.pop();
@@ -425,6 +440,11 @@ impl Builder<'_> {
     /// Enters the scope of `binders` (free variables from `scope`) and
     /// records their printed names.
     fn enter(&mut self, binders: &[VarId], scope: &[&Body]) -> Vec<(VarId, Option<String>)> {
+        if let [one] = scope {
+            // One body (a lambda's): its memoized set as it is.
+            let refs = self.fv.body(one);
+            return self.enter_refs(binders, &refs);
+        }
         let mut refs = HashSet::default();
         for b in scope {
             refs.extend(self.fv.body(b).iter().copied());
@@ -469,7 +489,7 @@ impl Builder<'_> {
                         stage,
                         stuck_on,
                     },
-                    label: body_label(b, &mut self.names, &mut self.fv, &self.hoisted),
+                    label: String::new(),
                     span: Some(b.span),
                 };
                 let n = self.add(node, from);
@@ -477,6 +497,7 @@ impl Builder<'_> {
                 self.below.push(false);
                 tasks.push(Task::Finish(n));
                 tasks.push(Task::Leave(saved));
+                tasks.push(Task::Label(n, Labelled::Body(b)));
                 tasks.push(Task::Body(&fix.body, Some((n, EdgeKind::Scope))));
                 tasks.push(Task::Lambda(&fix.lam, None, Some((n, EdgeKind::FixLambda))));
             }
@@ -504,7 +525,7 @@ impl Builder<'_> {
                         stage,
                         stuck_on,
                     },
-                    label: body_label(b, &mut self.names, &mut self.fv, &self.hoisted),
+                    label: String::new(),
                     span: Some(b.span),
                 };
                 let n = self.add(node, from);
@@ -515,6 +536,7 @@ impl Builder<'_> {
                 if !saved.is_empty() || !undo.is_empty() {
                     tasks.push(Task::LeaveHeld(saved, undo));
                 }
+                tasks.push(Task::Label(n, Labelled::Body(b)));
                 for (i, a) in app.args.iter().enumerate().rev() {
                     match a {
                         Arg::Atom(x) => tasks.push(Task::Atom(x, Some((n, EdgeKind::Arg(i + 1))))),
@@ -523,6 +545,22 @@ impl Builder<'_> {
                 }
                 tasks.push(Task::Atom(&app.head, Some((n, EdgeKind::Head))));
             }
+        }
+    }
+
+    /// Labels `n` (see [`Task::Label`]).
+    fn label(&mut self, n: NodeIndex, what: Labelled<'_>) {
+        let (graph, lambdas) = (&self.graph, &self.lambdas);
+        let known = |l: &Lambda| -> Option<&str> {
+            let at = lambdas.get(&(l as *const Lambda as usize))?;
+            graph.node_weight(*at).map(|node| node.label.as_str())
+        };
+        let label = match what {
+            Labelled::Body(b) => body_label(b, &mut self.names, &mut self.fv, &self.hoisted, &known),
+            Labelled::Atom(a) => atom_label(a, &mut self.names, &mut self.fv, &self.hoisted, &known, ATOM_MAX),
+        };
+        if let Some(node) = self.graph.node_weight_mut(n) {
+            node.label = label;
         }
     }
 
@@ -562,6 +600,7 @@ impl Builder<'_> {
             span: Some(l.span),
         };
         let n = self.add(node, from);
+        self.lambdas.insert(l as *const Lambda as usize, n);
         tasks.push(Task::Leave(saved));
         tasks.push(Task::Body(&l.body, Some((n, EdgeKind::Body))));
     }
@@ -606,12 +645,16 @@ impl Builder<'_> {
             Atom::Expr(e) => Some(e.span),
             _ => None,
         };
-        let node = Node {
-            kind,
-            label: atom_label(a, &mut self.names, &mut self.fv, &self.hoisted, ATOM_MAX),
-            span,
+        // A tuple may hold lambdas: labelled after them.
+        let label = match a {
+            Atom::Tuple(_) => String::new(),
+            _ => atom_label(a, &mut self.names, &mut self.fv, &self.hoisted, &|_| None, ATOM_MAX),
         };
+        let node = Node { kind, label, span };
         let n = self.add(node, from);
+        if let Atom::Tuple(_) = a {
+            tasks.push(Task::Label(n, Labelled::Atom(a)));
+        }
         // Children are pushed last-first, so they are numbered in reading order.
         match a {
             Atom::Tuple(xs) => {
@@ -668,4 +711,59 @@ pub(crate) fn sexp_vars(s: &SExp) -> Vec<VarId> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::load::add_source;
+    use crate::syntax::{load_from, MemFs};
+
+    /// The labels of the bodies and tuples of the graph of `text`'s term
+    /// after `steps` steps of the reference reducer.
+    fn labels(text: &str, steps: usize) -> Vec<String> {
+        let mut sources = SourceMap::new();
+        let id = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()).expect("utf8");
+        let p = load_from(&MemFs::default(), id, &mut sources, false).expect("loads");
+        let mut r = crate::reference::Reducer::new(p);
+        for _ in 0..steps {
+            assert!(matches!(r.step(), Some(Ok(None))), "a step");
+        }
+        let lg = LambdaGraph::build(&r.body, &r.vars);
+        lg.graph
+            .node_weights()
+            .filter(|n| matches!(n.kind, NodeKind::Body { .. } | NodeKind::Tuple))
+            .map(|n| n.label.clone())
+            .collect()
+    }
+
+    #[test]
+    fn labels_show_the_heads_of_the_lambdas_held() {
+        let text = "fix [y] f(n)[s] { @s: $exit n } in\n(g, t) { g t } (x)[s] { @s: $exit x } [(x) { $exit x }, f]\n";
+        assert_eq!(
+            labels(text, 0),
+            [
+                "@always: fix [y] f(n)[s] {…} in …",
+                "@s: $exit n",
+                "@y: (g, t) {…} (x)[s] {…} [(x) {…}, f]",
+                "g t",
+                "@s: $exit x",
+                "[(x) {…}, f]",
+                "$exit x",
+            ]
+        );
+        // The recursive value held in a tuple: by its name, its `fix`
+        // printed before the body that holds it.
+        assert_eq!(
+            labels(text, 1),
+            [
+                "@always: (g, t) {…} (x)[s] {…} [(x) {…}, f]",
+                "g t",
+                "@s: $exit x",
+                "[(x) {…}, f]",
+                "$exit x",
+                "@s: $exit n",
+            ]
+        );
+    }
 }

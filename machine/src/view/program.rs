@@ -48,6 +48,16 @@ pub struct ProgramView {
     pub occurrences: Vec<Occurrence>,
 }
 
+/// A term (or value) printed in recording mode, not yet matched with its
+/// lambda graph ([`ProgramView::from_printed`]).
+pub struct Printed {
+    text: String,
+    map: PrintMap,
+    /// Printed from the wrapper of a value ([`ProgramView::value_body`]),
+    /// whose own body is left out of the view.
+    value: bool,
+}
+
 /// Where a body stands in the text, and what it is.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BodyRegion {
@@ -108,8 +118,40 @@ impl ProgramView {
     /// another term) get `printed: false` and an empty range at the start of
     /// the nearest enclosing body matched (0 if none).
     pub fn with_graph(graph: &LambdaGraph, body: &Body, vars: &Vars) -> ProgramView {
+        ProgramView::from_printed(graph, ProgramView::print_program(body, vars))
+    }
+
+    /// The printer's half of [`ProgramView::with_graph`]: needs no lambda
+    /// graph, so it can run beside [`LambdaGraph::build`] of the same term
+    /// (on another thread); [`ProgramView::from_printed`] joins the halves.
+    pub fn print_program(body: &Body, vars: &Vars) -> Printed {
         let (text, map) = Printer::recording(vars).program_map(body);
-        ProgramView::assemble(graph, text, map, None)
+        Printed { text, map, value: false }
+    }
+
+    /// The printer's half of [`ProgramView::of_value_body`], as
+    /// [`ProgramView::print_program`] is of [`ProgramView::with_graph`].
+    pub fn print_value_body(wrapper: &Body, vars: &Vars) -> Printed {
+        let (text, map) = match &wrapper.cmd {
+            Cmd::App(App { args, .. }) => match args.first() {
+                Some(Arg::Atom(copy)) | Some(Arg::Splice(copy)) => Printer::recording(vars).atom_map(copy),
+                None => (String::from("\n"), PrintMap::default()),
+            },
+            Cmd::Fix(_) => (String::from("\n"), PrintMap::default()),
+        };
+        Printed { text, map, value: true }
+    }
+
+    /// The view from the printer's half and the lambda graph built from the
+    /// very term (or wrapper body) that was printed, still alive and
+    /// unmoved: bodies are matched by address.
+    pub fn from_printed(graph: &LambdaGraph, printed: Printed) -> ProgramView {
+        let root = if printed.value {
+            graph.body_addresses.first().map(|&(n, _)| n)
+        } else {
+            None
+        };
+        ProgramView::assemble(graph, printed.text, printed.map, root)
     }
 
     /// For an exit value (`$exit v` ended the run), over the exit value's
@@ -128,15 +170,7 @@ impl ProgramView {
     /// (from [`ProgramView::value_body`]) and the lambda graph built from
     /// this very wrapper.
     pub fn of_value_body(graph: &LambdaGraph, wrapper: &Body, vars: &Vars) -> ProgramView {
-        let (text, map) = match &wrapper.cmd {
-            Cmd::App(App { args, .. }) => match args.first() {
-                Some(Arg::Atom(copy)) | Some(Arg::Splice(copy)) => Printer::recording(vars).atom_map(copy),
-                None => (String::from("\n"), PrintMap::default()),
-            },
-            Cmd::Fix(_) => (String::from("\n"), PrintMap::default()),
-        };
-        let root = graph.body_addresses.first().map(|&(n, _)| n);
-        ProgramView::assemble(graph, text, map, root)
+        ProgramView::from_printed(graph, ProgramView::print_value_body(wrapper, vars))
     }
 
     /// The body `@never: $exit v` holding a copy of `value`, whose lambda

@@ -21,6 +21,7 @@ use deepcps_machine::run::Counts;
 use deepcps_machine::session::{Breakpoint, End, Session, Stop};
 use deepcps_machine::span::{FileId, SourceMap, Span};
 use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::term::{Body, Vars};
 use deepcps_machine::view::program::ProgramView;
 use deepcps_machine::view::{LambdaGraph, Places, StagingGraph, Status};
 
@@ -412,12 +413,37 @@ impl Worker {
                 Err(t) => too_large(t, "term (too large to show)"),
             },
         };
-        let lg = LambdaGraph::build(&body, &vars);
-        let program = if is_value {
-            ProgramView::of_value_body(&lg, &body, &vars)
-        } else {
-            ProgramView::with_graph(&lg, &body, &vars)
+        // The printer on this thread (it recurses as deep as the term
+        // nests: the worker's stack is sized for it), the lambda graph, the
+        // staging graph and its chains beside it.
+        let fired = s.fired();
+        let graphs = |body: &Body, vars: &Vars| {
+            let lg = LambdaGraph::build(body, vars);
+            let sg = StagingGraph::from_lambda_graph(&lg);
+            // The ready body: the program view's first (the wrapper of a
+            // value is inactive).
+            let ready = lg.bodies_with_status("ready").first().copied();
+            let rows = chain_rows(&sg, fired, ready);
+            (lg, rows)
         };
+        let ((lg, chain_rows), printed) = std::thread::scope(|scope| {
+            let side = std::thread::Builder::new()
+                .name("deepcps-debug-views".into())
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(scope, || graphs(&body, &vars));
+            let printed = if is_value {
+                ProgramView::print_value_body(&body, &vars)
+            } else {
+                ProgramView::print_program(&body, &vars)
+            };
+            let graphs = match side {
+                Ok(h) => h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread to be had: all on this one.
+                Err(_) => graphs(&body, &vars),
+            };
+            (graphs, printed)
+        });
+        let program = ProgramView::from_printed(&lg, printed);
         let mut statuses = [0usize; 5];
         for b in &program.bodies {
             let k = match b.status {
@@ -446,10 +472,8 @@ impl Worker {
             .map(|b| b.node)
             .or(value)
             .map(|n| neighbourhood_below(&lg, n, self.radius, value));
-        let sg = StagingGraph::from_lambda_graph(&lg);
-        let ready_node = program.ready().and_then(|i| program.bodies.get(i)).map(|b| b.node);
         let mut chains = worklist_rows(&program, places);
-        chains.extend(chain_rows(&sg, s.fired(), ready_node));
+        chains.extend(chain_rows);
         let breakpoints = s.breakpoints.iter().map(|e| (e.at.to_string(), e.enabled, e.hits)).collect();
         ViewData {
             step: s.steps(),
@@ -463,6 +487,10 @@ impl Worker {
         }
     }
 }
+
+/// The stack of the worker's threads: terms nest deep, and the printer
+/// recurses as deep as they nest.
+const WORKER_STACK: usize = 1 << 30;
 
 /// Most worklist rows shown.
 const WORKLIST_ROWS: usize = 6;
@@ -568,7 +596,7 @@ impl Engine {
         let stop: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
         let handle = std::thread::Builder::new()
             .name("deepcps-debug-worker".into())
-            .stack_size(1 << 30)
+            .stack_size(WORKER_STACK)
             .spawn(move || {
                 let mut w = match Worker::load(&file, par, color, max_nodes) {
                     Ok(w) => w,
