@@ -362,7 +362,7 @@ impl Machine {
                 return e;
             }
         }
-        RuntimeError::new(kind, format!("this body fails with a {} error", kind.name()), span, None)
+        RuntimeError::new(kind, format!("this body fails with error kind `{}`", kind.name()), span, None)
     }
 
     /// Runs until no body is pending, `$exit`, an error or a limit.
