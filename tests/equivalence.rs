@@ -170,6 +170,7 @@ struct Coverage {
     limit: u64,
     stuck_warning: u64,
     rest_splice: u64,
+    staged_half: u64,
     if_: u64,
     fix: u64,
     expr: u64,
@@ -190,9 +191,11 @@ fn generator_covers_the_features() {
         let g = StagedGen::new(seed).program();
         let program = load_source(&g.src).unwrap_or_else(|e| panic!("seed {seed} does not load:\n{}\n{e}", g.src));
         let sites = g.rest_splice_sites();
-        let mut spliced = false;
+        let halves = g.staged_half_sites();
+        let (mut spliced, mut half) = (false, false);
         let r = Reducer::new(program).report_traced(&limits, &mut |_, _, span| {
             spliced |= sites.contains(&(span.start as usize));
+            half |= halves.contains(&(span.start as usize));
         });
         c.programs += 1;
         match &r.outcome {
@@ -206,6 +209,7 @@ fn generator_covers_the_features() {
         }
         c.stuck_warning += u64::from(!r.warnings.is_empty());
         c.rest_splice += u64::from(spliced);
+        c.staged_half += u64::from(half);
         c.if_ += u64::from(r.counts.if_ > 0);
         c.fix += u64::from(r.counts.fix > 0);
         c.expr += u64::from(r.counts.expr > 0);
@@ -219,6 +223,7 @@ fn generator_covers_the_features() {
     at_least("step limit", c.limit, 10);
     at_least("stuck warning", c.stuck_warning, 100);
     at_least("splice onto a rest parameter executed", c.rest_splice, 50);
+    at_least("half staged on a split point executed under its lambda", c.staged_half, 50);
     at_least("if", c.if_, 400);
     at_least("fix", c.fix, 200);
     at_least("expression steps", c.expr, 1_000);

@@ -11,7 +11,10 @@
 //! rest parameters; `if` (with a join continuation, or duplicating the rest);
 //! bounded `fix` loops (counting, and walking a rest tuple by splicing it;
 //! a counting loop is also a value the rest may call, pass on, or leave
-//! twice in a residual body, where it prints as a `fix`);
+//! twice in a residual body, where it prints as a `fix`); staged
+//! recursion: a divide-and-conquer whose halves are closures with bodies
+//! staged on the split point, reduced under their lambdas once it is known
+//! and left stuck on their continuations until the join releases them;
 //! expressions; staged "program" lambdas as exit values (their `@always:`
 //! bodies run while their parameters are symbolic, so they get stuck or
 //! build residual code); and, with small probabilities, every runtime error
@@ -27,6 +30,11 @@ use std::rc::Rc;
 /// callee's rest parameter. The comment sits right before the body, so a
 /// step whose span starts at the byte after it executed such a body.
 pub const REST_SPLICE_MARK: &str = "/*rest-splice*/";
+
+/// Marks, in generated source, a half of a staged divide-and-conquer: a
+/// body staged on the split point, under a closure's lambda. A step whose
+/// span starts at the byte after it executed such a body.
+pub const STAGED_HALF_MARK: &str = "/*staged-half*/";
 
 /// Sentinel a statement returns in front of its text to ask for the mark
 /// (moved in front of the stage by [`StagedGen::body`]).
@@ -94,6 +102,12 @@ impl Generated {
     /// (where a step's span starts when it executes one).
     pub fn rest_splice_sites(&self) -> Vec<usize> {
         self.src.match_indices(REST_SPLICE_MARK).map(|(i, m)| i + m.len()).collect()
+    }
+
+    /// Byte offsets of the staged halves of divide-and-conquer templates
+    /// (where a step's span starts when it executes one).
+    pub fn staged_half_sites(&self) -> Vec<usize> {
+        self.src.match_indices(STAGED_HALF_MARK).map(|(i, m)| i + m.len()).collect()
     }
 }
 
@@ -570,6 +584,7 @@ impl StagedGen {
             }
             85..=88 if self.lambdas > 0 => self.finish(depth, ret),
             89..=90 => self.error_stmt(fuel, depth, ret),
+            93..=95 => self.staged_split(fuel, depth, ret),
             92 if self.chance(50) => {
                 // An endless loop: the step limit.
                 let f = self.name("spin", &[]);
@@ -860,6 +875,35 @@ impl StagedGen {
         let rest = self.rest_with(&binds, fuel, depth, ret);
         format!(
             "fix {lp}({i}, {acc}, {k}) {{\n\"{i} >= {bound}\" ({d})\nif {d} () {{ {k} {acc} }} () {{\n{st}\"{acc}+{e}\" ({a2})\n\"{i}+1\" ({j})\n{st2}{lp} {j} {a2} {k}\n}}\n}} in\n{lp} 0 {init} ({x}){s}\n{rest}"
+        )
+    }
+
+    /// A divide-and-conquer over `[lo, hi)` whose halves are closures with
+    /// bodies staged on the split point (`corpus/bench/psum.dcps`): once
+    /// `mid` is known, both closures' bodies are active under their
+    /// lambdas and unfold their subtrees while their continuations are
+    /// still symbolic, ending in stuck bodies that the join releases. Each
+    /// staged half is marked with [`STAGED_HALF_MARK`].
+    fn staged_split(&mut self, fuel: u32, depth: u32, ret: &Ret) -> String {
+        let ps = self.fresh_name("split");
+        let [lo, hi, k, d, mid, a, b, kk, x, y, ka, kb] =
+            ["lo", "hi", "k", "b", "mid", "a", "b", "k", "x", "y", "k", "k"].map(|p| self.fresh_name(p));
+        let c = self.below(5);
+        let lo0 = self.int_leaf();
+        let width = match self.below(4) {
+            0 => format!("min({}, 6)", self.int_leaf()),
+            _ => format!("{}", self.below(7)),
+        };
+        let res = self.name("i", &[]);
+        let mut binds = vec![(res.clone(), Ty::Int)];
+        let s = self.tail_stage(&mut binds);
+        let rest = self.rest_with(&binds, fuel, depth, ret);
+        format!(
+            "fix {ps}({lo}, {hi}, {k}) {{\n\"{hi}-{lo} <= 1\" ({d})\nif {d} () {{ {k} \"{lo}*{c}\" }} () {{\n\"({lo}+{hi})/2\" ({mid})\n\
+             ({a}, {b}, {kk}) {{ {a} ({x}) {b} ({y}) {kk} \"{x}+{y}\" }}\n\
+             ({ka}) {{ {STAGED_HALF_MARK}@{mid}: {ps} {lo} {mid} {ka} }}\n\
+             ({kb}) {{ {STAGED_HALF_MARK}@{mid}: {ps} {mid} {hi} {kb} }}\n\
+             {k}\n}}\n}} in\n{ps} {lo0} \"{lo0}+{width}\" ({res}){s}\n{rest}"
         )
     }
 

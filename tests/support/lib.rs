@@ -22,7 +22,7 @@ use deepcps_machine::term::Program;
 pub mod compare;
 pub mod fuzzcheck;
 pub mod gen;
-pub use gen::{Generated, StagedGen, REST_SPLICE_MARK};
+pub use gen::{Generated, StagedGen, REST_SPLICE_MARK, STAGED_HALF_MARK};
 
 /// Runs `program` on the graph machine, the default of `deepcps run`.
 pub fn graph_report(program: Program, limits: &Limits) -> Report {
