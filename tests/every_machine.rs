@@ -172,41 +172,42 @@ fn a_negative_matrix_seed_is_taken_mod_2_to_the_31() {
     ]);
 }
 
-/// A recursive name applied by an active body inside its own lambda: the
-/// β copies the lambda that holds the applying body, as it stands, before
-/// any part of that body moves. Each unfolding doubles the lambda, so the
-/// run is cut by the step limit; the terms it stops at must agree.
+/// A recursive name applied by an active body inside its own lambda, as a
+/// plain head or read by an expression (`"f"`): the β copies the lambda
+/// that holds the applying body, as it stands, before any part of that
+/// body moves, and the copied name stays the enclosing one. Each unfolding
+/// doubles the lambda, so the run is cut by the step limit; the terms it
+/// stops at must agree.
 #[test]
 fn a_recursive_name_unfolds_inside_its_own_lambda() {
-    let src = "fix f(n, k) { \"n == 0\" (z) if z () { k 7 } () { \"n-1\" (m) @always: f m k } } in $exit f";
-    for steps in 2..=6 {
-        let limits = Limits {
-            max_steps: steps,
-            ..Limits::default()
-        };
-        let program = load_source(src).unwrap_or_else(|e| panic!("{src}\n{e}"));
-        let runs = every_machine(program, &limits, 4);
-        let (_, reference) = &runs[0];
-        assert!(
-            kind(reference).starts_with("limit (step limit"),
-            "{steps} steps: {}",
-            kind(reference)
-        );
-        // The last unfolding applies the name to its arguments again.
-        assert!(
-            reference.text.trim_end().ends_with("@always: f m k\n} in\n$exit f"),
-            "{}",
-            reference.text
-        );
-        // Each β copies the lambda as it has grown: 2^β - 1 copies.
-        let copies = reference.text.matches("\"m-1\" (m)").count();
-        assert_eq!(copies, (1 << (steps - 1)) - 1, "{}", reference.text);
-        for (machine, report) in &runs[1..] {
-            assert_eq!(
-                (kind(report), &report.text, report.counts),
-                (kind(reference), &reference.text, reference.counts),
-                "{machine}, {steps} steps"
+    for head in ["f", "\"f\""] {
+        let src = format!("fix f(n, k) {{ \"n == 0\" (z) if z () {{ k 7 }} () {{ \"n-1\" (m) @always: {head} m k }} }} in $exit f");
+        for steps in 2..=6 {
+            let limits = Limits {
+                max_steps: steps,
+                ..Limits::default()
+            };
+            let program = load_source(&src).unwrap_or_else(|e| panic!("{src}\n{e}"));
+            let runs = every_machine(program, &limits, 4);
+            let (_, reference) = &runs[0];
+            assert!(
+                kind(reference).starts_with("limit (step limit"),
+                "{src}, {steps} steps: {}",
+                kind(reference)
             );
+            // The last unfolding applies the name to its arguments again.
+            let end = format!("@always: {head} m k\n}} in\n$exit f");
+            assert!(reference.text.trim_end().ends_with(&end), "{}", reference.text);
+            // Each β copies the lambda as it has grown: 2^β - 1 copies.
+            let copies = reference.text.matches("\"m-1\" (m)").count();
+            assert_eq!(copies, (1 << (steps - 1)) - 1, "{}", reference.text);
+            for (machine, report) in &runs[1..] {
+                assert_eq!(
+                    (kind(report), &report.text, report.counts),
+                    (kind(reference), &reference.text, reference.counts),
+                    "{machine}, {src}, {steps} steps"
+                );
+            }
         }
     }
 }

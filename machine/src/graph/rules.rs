@@ -141,6 +141,10 @@ impl Machine {
                 self.free(head);
                 self_copy.unwrap_or(NodeId::NONE)
             }
+            Kind::Expr(..) if self_copy.is_some() => {
+                self.free(head);
+                self_copy.unwrap_or(NodeId::NONE)
+            }
             Kind::Expr(..) => {
                 let v = self.eval_node(head).unwrap_or(Atom::Int(0));
                 let n = self.import_value(v);
@@ -208,6 +212,7 @@ impl Machine {
             Some(Cmd::App { head, .. }) => *head,
             _ => return None,
         };
+        let head = self.self_rec_read(head).unwrap_or(head);
         let Kind::Ref(v) = self.g.kind(head) else { return None };
         match self.g.var(*v).bound() {
             super::node::Bound::SelfRec(r) => match self.g.kind(r) {

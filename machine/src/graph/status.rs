@@ -99,6 +99,25 @@ impl Machine {
         })
     }
 
+    /// For an expression node that is one variable (`"f"`) bound to a
+    /// recursive value whose lambda encloses it ([`Bound::SelfRec`]): the
+    /// node of that variable. Such a head is the name itself, concrete
+    /// there, as in the reference reducer.
+    pub(crate) fn self_rec_read(&self, n: NodeId) -> Option<NodeId> {
+        let Kind::Expr(e, kids) = self.g.kind(n) else { return None };
+        let crate::expr::ExprKind::Val(Atom::Var(h)) = &e.kind else {
+            return None;
+        };
+        let &[kid] = &kids[..] else { return None };
+        if hole_index(*h) != Some(0) {
+            return None;
+        }
+        match self.g.kind(kid) {
+            Kind::Ref(v) if matches!(self.g.var(*v).bound(), Bound::SelfRec(_)) => Some(kid),
+            _ => None,
+        }
+    }
+
     /// The node a value stands at, seen through a [`Kind::Share`] holder.
     pub(crate) fn val(&self, n: NodeId) -> NodeId {
         match self.g.kind(n) {
@@ -283,6 +302,9 @@ impl Machine {
                 }
             }
         }
+        // An expression that only reads a recursive name inside its own
+        // lambda is that name.
+        let head = self.self_rec_read(head).unwrap_or(head);
         // The head, evaluated if it is an expression.
         let head_value = match self.g.kind(head) {
             Kind::Expr(..) => match self.eval_node(head) {
