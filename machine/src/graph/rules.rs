@@ -137,11 +137,9 @@ impl Machine {
         // the value an expression head computes.
         let callee = match self.g.kind(head) {
             Kind::Lambda(_) | Kind::Rec { .. } => head,
-            Kind::Ref(_) => {
-                self.free(head);
-                self_copy.unwrap_or(NodeId::NONE)
-            }
-            Kind::Expr(..) if self_copy.is_some() => {
+            // A recursive name inside its own lambda, plain or read by an
+            // expression: the copy made above.
+            Kind::Ref(_) | Kind::Expr(..) if self_copy.is_some() => {
                 self.free(head);
                 self_copy.unwrap_or(NodeId::NONE)
             }
