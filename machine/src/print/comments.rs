@@ -134,6 +134,11 @@ fn align(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
             _ => false,
         })
     };
+    // The skips to try, fewest tokens first; for as many, same counts first
+    // (a renamed token), then more source tokens dropped than printed ones
+    // added. The same for every difference: made once.
+    let mut skips: Vec<(usize, usize)> = (1..=RESYNC_WINDOW).flat_map(|k| (0..=k).map(move |a| (a, k - a))).collect();
+    skips.sort_by_key(|&(a, b)| (a + b, a.abs_diff(b), std::cmp::Reverse(a)));
     let (mut i, mut j) = (0, 0);
     while i < old.len() && j < new.len() {
         if old[i] == new[j] {
@@ -142,14 +147,7 @@ fn align(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
             j += 1;
             continue;
         }
-        let skip = (1..=RESYNC_WINDOW).find_map(|k| {
-            // Same counts first (a renamed token), then more source tokens
-            // dropped than printed ones added.
-            let mut tries: Vec<(usize, usize)> = (0..=k).map(|a| (a, k - a)).collect();
-            tries.sort_by_key(|&(a, b)| (a.abs_diff(b), std::cmp::Reverse(a)));
-            tries.into_iter().find(|&(a, b)| agree(i + a, j + b))
-        });
-        let (a, b) = skip.unwrap_or((1, 1));
+        let (a, b) = skips.iter().copied().find(|&(a, b)| agree(i + a, j + b)).unwrap_or((1, 1));
         i += a;
         j += b;
     }
