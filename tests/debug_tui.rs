@@ -531,3 +531,49 @@ fn an_exit_value_fills_the_graph_pane_without_its_holder() {
     assert!(!screen.contains("@never: $exit"), "{screen}");
     assert!(screen.contains("[λ(exit)[pt]]"), "{screen}");
 }
+
+/// The builders at `n` numbers, written to a temporary file with their
+/// include made absolute.
+fn builders_file(n: u64) -> String {
+    let root = deepcps_tests::root();
+    let text = std::fs::read_to_string(root.join("corpus/bench/arith_builders.dcps")).expect("the builders");
+    let paper = root.join("corpus/paper/").display().to_string();
+    let text = text
+        .replace("\"../paper/", &format!("\"{paper}"))
+        .replace("let N = 5\n", &format!("let N = {n}\n"));
+    let path = std::env::temp_dir().join(format!("deepcps-window-{}-{n}.dcps", std::process::id()));
+    std::fs::write(&path, text).expect("a temporary file");
+    path.display().to_string()
+}
+
+#[test]
+fn a_large_term_shows_a_window_that_opens_its_elided_parts() {
+    let file = builders_file(300);
+    let mut d = Debugger::open(&file);
+    // Small at first: the whole term.
+    assert!(d.screen(160, 45).contains("┌ term · step 0"), "{}", d.screen(160, 45));
+    d.keys("U9000<Enter>");
+    let screen = d.screen(160, 45);
+    assert!(screen.contains("term window on the ready body"), "{screen}");
+    assert!(screen.contains('…'), "{screen}");
+    // The counts come from the machine: one ready body.
+    assert!(screen.contains("ready 1"), "{screen}");
+    // Off the ready body, the cursor onto the first `…` opens it.
+    d.keys("fg");
+    let mut opened = false;
+    for _ in 0..40 {
+        d.keys("j");
+        if d.screen(160, 45).contains("term window on the opened part") {
+            opened = true;
+            break;
+        }
+    }
+    assert!(opened, "{}", d.screen(160, 45));
+    // Following again goes back to the ready body.
+    d.keys("f");
+    assert!(d.screen(160, 45).contains("term window on the ready body"), "{}", d.screen(160, 45));
+    // Steps go on as before.
+    d.keys("10s");
+    assert!(d.screen(160, 45).contains("step 9010"), "{}", d.screen(160, 45));
+    let _ = std::fs::remove_file(&file);
+}

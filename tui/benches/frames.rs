@@ -2,7 +2,8 @@
 //! paper's builders (`corpus/bench/arith_builders.dcps`) at 3,000 and at
 //! 20,000 numbers, stopped half-way through the build, measured from the
 //! command to the frame with all views (term, lambda graph around the
-//! focus, staging chains). Targets: 30 ms at 3,000 numbers, 100 ms at
+//! focus, staging chains; both states are large, so the term pane shows a
+//! window of the term). Targets: 30 ms at 3,000 numbers, 100 ms at
 //! 20,000.
 //!
 //! `cargo bench -p deepcps --bench frames` (add `-- --quick` for a short

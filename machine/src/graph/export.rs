@@ -10,7 +10,7 @@ use super::Machine;
 use crate::term::{self, App, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
 
 /// A built part of a term.
-enum Piece {
+pub(super) enum Piece {
     Atom(Atom),
     Splice(Atom),
     Body(term::Body),
@@ -42,7 +42,7 @@ impl Names {
         }
     }
 
-    fn get(&mut self, m: &Machine, v: GVar) -> VarId {
+    pub(super) fn get(&mut self, m: &Machine, v: GVar) -> VarId {
         let Some(vars) = self.vars.as_mut() else {
             // Raw: graph variables as they are, but a fix's outer name is its
             // inner one (the term has one name for both).
@@ -122,6 +122,26 @@ impl Machine {
         sizes.pop().unwrap_or(0)
     }
 
+    /// How many nodes the subtree at `n` has written out, if at most `cap`
+    /// (`None` past it). Costs at most `cap` nodes visited.
+    pub fn expanded_size_capped(&self, n: NodeId, cap: u64) -> Option<u64> {
+        let mut stack = vec![n];
+        let mut size = 0u64;
+        while let Some(x) = stack.pop() {
+            match self.g.kind(x) {
+                Kind::Share(t) => stack.push(*t),
+                _ => {
+                    size += 1;
+                    if size > cap {
+                        return None;
+                    }
+                    self.g.for_children(x, |c| stack.push(c));
+                }
+            }
+        }
+        Some(size)
+    }
+
     /// The subtree at `n` as a term atom, with graph variables as they are
     /// (what the expression evaluator sees).
     pub(crate) fn export_raw(&self, n: NodeId) -> Atom {
@@ -149,13 +169,21 @@ impl Machine {
     }
 
     fn export(&self, root: NodeId, names: &mut Names, resolve_self: bool) -> Piece {
+        self.export_pruned(root, names, resolve_self, None)
+    }
+
+    /// [`Machine::export`], leaving out what `prune` elides (a window of
+    /// the term: `window.rs`).
+    pub(super) fn export_pruned(&self, root: NodeId, names: &mut Names, resolve_self: bool, mut prune: Option<&mut Prune<'_>>) -> Piece {
         // Post-order with a result stack: a node is built once its children
         // are, popping their pieces. A shared value is built at every place
         // that holds it. Binders are named on the way down, so that a fix's
         // two names become one term variable.
         enum Visit {
             Enter(NodeId),
-            Leave(NodeId, usize),
+            /// The node, its number of children, and whether it opened a
+            /// region the pruning keeps whole.
+            Leave(NodeId, usize, bool),
         }
         let mut stack = vec![Visit::Enter(root)];
         let mut results: Vec<Piece> = Vec::new();
@@ -166,6 +194,17 @@ impl Machine {
         while let Some(v) = stack.pop() {
             let n = match v {
                 Visit::Enter(n) => {
+                    let mut whole = false;
+                    if let Some(p) = prune.as_deref_mut() {
+                        match p.decide(self, n) {
+                            Decision::Elide => {
+                                results.push(p.placeholder(self, n, names));
+                                continue;
+                            }
+                            Decision::Whole => whole = true,
+                            Decision::Open => {}
+                        }
+                    }
                     let kids = match self.g.kind(n) {
                         Kind::Share(t) => vec![*t],
                         _ => self.g.children(n),
@@ -198,11 +237,16 @@ impl Machine {
                         }
                         _ => {}
                     }
-                    stack.push(Visit::Leave(n, kids.len()));
+                    stack.push(Visit::Leave(n, kids.len(), whole));
                     stack.extend(kids.into_iter().rev().map(Visit::Enter));
                     continue;
                 }
-                Visit::Leave(n, k) => {
+                Visit::Leave(n, k, whole) => {
+                    if whole {
+                        if let Some(p) = prune.as_deref_mut() {
+                            p.inside -= 1;
+                        }
+                    }
                     let at = results.len().saturating_sub(k);
                     let kids: Vec<Piece> = results.split_off(at);
                     let piece = self.piece(n, kids, names, resolve_self, &inside_recs);
@@ -304,6 +348,88 @@ impl Machine {
                 };
                 Piece::Body(term::Body { stage, cmd, span: b.span })
             }
+        }
+    }
+}
+
+/// What a pruned export does with a node.
+pub(super) enum Decision {
+    /// Leave it out: a placeholder stands for it.
+    Elide,
+    /// Keep it and everything below it.
+    Whole,
+    /// Keep it, and decide for its children in turn.
+    Open,
+}
+
+/// How an export leaves parts of the term out ([`Machine::export_pruned`]):
+/// the nodes on `path` are kept; a body, tuple, record or map off it is
+/// kept whole if it is at most `cap` nodes written out and the export has
+/// room left for it (`room`), else elided: a body becomes `…` under its
+/// own staging expression, a value `…` (a free variable of that name).
+pub(super) struct Prune<'a> {
+    /// The nodes from the export's root to its focus.
+    pub path: &'a rustc_hash::FxHashSet<NodeId>,
+    /// The most nodes a part off the path may have, written out.
+    pub cap: u64,
+    /// The nodes still to be written out for parts off the path.
+    pub room: u64,
+    /// The elided nodes, in the order met (the views count them).
+    pub elided: Vec<NodeId>,
+    /// How many kept-whole regions the export is inside.
+    pub inside: usize,
+    /// The variable the placeholders print as (made on first use).
+    pub dots: Option<VarId>,
+}
+
+impl Prune<'_> {
+    pub(super) fn decide(&mut self, m: &Machine, n: NodeId) -> Decision {
+        if self.inside > 0 || self.path.contains(&n) {
+            return Decision::Open;
+        }
+        if !matches!(m.g.kind(n), Kind::Body(_) | Kind::Tuple(_) | Kind::Record(_) | Kind::Map(_)) {
+            return Decision::Open;
+        }
+        match m.expanded_size_capped(n, self.cap.min(self.room)) {
+            Some(size) => {
+                self.room -= size;
+                self.inside += 1;
+                Decision::Whole
+            }
+            None => {
+                self.elided.push(n);
+                Decision::Elide
+            }
+        }
+    }
+
+    fn placeholder(&mut self, m: &Machine, n: NodeId, names: &mut Names) -> Piece {
+        let dots = match (self.dots, names.vars.as_mut()) {
+            (Some(d), _) => d,
+            (None, Some(vars)) => {
+                let d = vars.fresh(term::VarInfo {
+                    name: Some("…".into()),
+                    kind: term::VarKind::Free,
+                    span: crate::span::Span::default(),
+                });
+                self.dots = Some(d);
+                d
+            }
+            (None, None) => VarId(u32::MAX),
+        };
+        match m.g.kind(n) {
+            // The body's own staging expression, so that it prints (and
+            // stages) as the body it stands for.
+            Kind::Body(b) => Piece::Body(term::Body {
+                stage: map_stage(&b.stage, &mut |v| names.get(m, v)),
+                cmd: term::Cmd::App(App {
+                    head: Atom::Var(dots),
+                    args: Vec::new(),
+                    sugar: term::Sugar::None,
+                }),
+                span: b.span,
+            }),
+            _ => Piece::Atom(Atom::Var(dots)),
         }
     }
 }

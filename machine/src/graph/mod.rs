@@ -35,6 +35,7 @@ pub mod share;
 pub mod status;
 pub mod tour;
 pub mod var_list;
+pub mod window;
 
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;

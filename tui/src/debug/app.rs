@@ -151,6 +151,12 @@ impl App {
             }
             if self.follow {
                 self.follow_ready();
+            } else if v.recentred {
+                // A window opened on an elided part: the cursor goes to it.
+                if let Some(b) = v.focus.and_then(|i| v.program.bodies.get(i)) {
+                    self.cursor = b.start;
+                    self.scroll_to_cursor();
+                }
             }
             let rows = v.chains.len();
             self.chains_sel = self.chains_sel.min(rows.saturating_sub(1));
@@ -391,9 +397,13 @@ impl App {
             let l = l.min(pv.line_starts.len().saturating_sub(1));
             let start = pv.line_starts.get(l).copied().unwrap_or(0);
             let end = pv.line_starts.get(l + 1).copied().unwrap_or(pv.text.len());
-            // Keep the column when the line is long enough.
+            // Keep the column when the line is long enough, but not in its
+            // indentation: on what the line holds (a body starting there,
+            // an elided part of a large term, which then opens).
             let col = app.cursor - pv.line_starts.get(line).copied().unwrap_or(0);
-            app.cursor = (start + col).min(end.saturating_sub(1)).max(start);
+            let text = pv.text.get(start..end).unwrap_or("");
+            let indent = text.len() - text.trim_start_matches(' ').len();
+            app.cursor = (start + col.max(indent)).min(end.saturating_sub(1)).max(start);
             app.follow = false;
             app.scroll_to_cursor();
         };

@@ -383,8 +383,8 @@ pub const HELP: &[(&str, &str)] = &[
     ("Enter", "program: jump to the binder; chains: break on the variable"),
     ("+ - [ ] 0", "graph: zoom, radius, recentre"),
     ("t  d", "breakpoints: toggle, delete"),
-    ("⊥", "chains: a staging variable still unbound, with the bodies it stages"),
-    ("⊤", "chains: a staging variable bound to a value: its bodies fired"),
+    ("⊥  ⊤", "chains: a staging variable unbound, or bound (its bodies fired)"),
+    ("…", "a large term's part left out: f off, the cursor on it opens it"),
     ("q", "quit"),
 ];
 

@@ -15,13 +15,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::node::NodeId;
 use deepcps_machine::graph::par::Parallel;
-use deepcps_machine::graph::{Anchor, NextKind};
+use deepcps_machine::graph::window::{BodyState, WindowSize};
+use deepcps_machine::graph::{Anchor, Machine, NextKind};
 use deepcps_machine::run::Counts;
 use deepcps_machine::session::{Breakpoint, End, Session, Stop};
 use deepcps_machine::span::{FileId, SourceMap, Span};
 use deepcps_machine::syntax::{load_program, RealFs};
-use deepcps_machine::term::{Body, Vars};
+use deepcps_machine::term::{Body, VarId, Vars};
+use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::program::ProgramView;
 use deepcps_machine::view::{LambdaGraph, Places, StagingGraph, Status};
 
@@ -101,14 +104,18 @@ pub struct Frame {
 pub struct ViewData {
     /// The step they show.
     pub step: u64,
-    /// Pane title: "term" or "exit value".
-    pub title: &'static str,
+    /// Pane title: "term", "exit value", or what a window of a large
+    /// term shows.
+    pub title: String,
     /// The printed term with its bodies and variables.
     pub program: ProgramView,
     /// Bodies by status: ready, pending, stuck, error, inactive.
     pub statuses: [usize; 5],
     /// The body the graph pane is centred on (index into program bodies).
     pub focus: Option<usize>,
+    /// Whether a window of a large term was centred anew on `focus` (an
+    /// elided part opened): the cursor goes there.
+    pub recentred: bool,
     /// The lambda graph around it.
     pub graph: Option<Neighbourhood>,
     /// The staging chains.
@@ -133,6 +140,19 @@ pub struct Worker {
     /// parameters and the variables of staging expressions): what a
     /// breakpoint on a variable may name.
     staging_names: std::collections::BTreeSet<String>,
+    /// The body the graph pane of a windowed view is centred on
+    /// (`Cmd::Focus` on one).
+    focus_node: Option<NodeId>,
+    /// The body a window of a large term is centred on: the ready body
+    /// unless the user opened an elided part (`Cmd::Focus` on a `…`).
+    centre: Option<NodeId>,
+    /// Whether the next windowed view is centred anew, so the cursor goes
+    /// to its focus.
+    recentred: bool,
+    /// The machine's bodies of the last windowed view, by view index
+    /// (empty after a whole view), and the parts it elided.
+    window_bodies: Vec<NodeId>,
+    window_elided: Vec<NodeId>,
 }
 
 /// The source names of the staging variables of `p`: the variable nodes of
@@ -179,6 +199,11 @@ impl Worker {
                 radius: 2,
                 running: None,
                 message: None,
+                focus_node: None,
+                centre: None,
+                recentred: false,
+                window_bodies: Vec::new(),
+                window_elided: Vec::new(),
             }),
             Err(ds) => Err(ds.iter().map(|d: &Diagnostic| d.render(&sources, color)).collect()),
         }
@@ -228,7 +253,20 @@ impl Worker {
             }
             Cmd::Toggle(i) => self.session.toggle_breakpoint(i),
             Cmd::Remove(i) => self.session.remove_breakpoint(i),
-            Cmd::Focus(f) => self.focus = f,
+            Cmd::Focus(f) => {
+                self.focus = f;
+                self.focus_node = f.and_then(|i| self.window_bodies.get(i).copied());
+                match self.focus_node {
+                    // An elided part: the window moves to it.
+                    Some(n) if self.window_elided.contains(&n) => {
+                        self.centre = Some(n);
+                        self.recentred = true;
+                    }
+                    Some(_) => {}
+                    // Following the ready body again.
+                    None => self.centre = None,
+                }
+            }
             Cmd::Radius(r) => self.radius = r.clamp(1, 8),
             Cmd::Quit => return false,
         }
@@ -278,6 +316,7 @@ impl Worker {
     fn next(&mut self, body: Option<usize>) {
         let m = self.session.machine();
         let node = match body {
+            Some(i) if !self.window_bodies.is_empty() => self.window_bodies.get(i).copied(),
             Some(i) => m.bodies_in_order().get(i).copied(),
             None => self.session.next().map(|n| n.body),
         };
@@ -356,7 +395,8 @@ impl Worker {
     }
 
     /// A frame of the current state; `full` adds the views.
-    pub fn frame(&self, full: bool) -> Frame {
+    pub fn frame(&mut self, full: bool) -> Frame {
+        let view = if full { Some(Arc::new(self.views())) } else { None };
         let s = &self.session;
         let m = s.machine();
         let places = Places::new(&self.sources);
@@ -384,11 +424,23 @@ impl Worker {
             live_nodes: m.live_nodes(),
             rss_bytes: rss(),
             threads: if s.reduces_in_parallel() { s.parallel().threads() } else { 1 },
-            view: full.then(|| Arc::new(self.views(&places))),
+            view,
         }
     }
 
-    fn views(&self, places: &Places) -> ViewData {
+    fn views(&mut self) -> ViewData {
+        let large = {
+            let m = self.session.machine();
+            !matches!(self.session.end(), Some(End::Exit(_))) && m.expanded_size_capped(m.root, WHOLE_VIEW_NODES).is_none()
+        };
+        if large {
+            return self.window_views();
+        }
+        self.window_bodies.clear();
+        self.window_elided.clear();
+        self.focus_node = None;
+        self.centre = None;
+        let places = &Places::new(&self.sources);
         let s = &self.session;
         let m = s.machine();
         // One lambda graph per state, shared by the program view, the graph
@@ -401,16 +453,16 @@ impl Worker {
         };
         let (body, vars, title, is_value) = match s.end() {
             Some(End::Exit(_)) if m.exit_too_large().is_some() => match m.exit_too_large() {
-                Some(t) => too_large(t, "exit value (too large to show)"),
+                Some(t) => too_large(t, "exit value (too large to show)".to_string()),
                 None => unreachable!(),
             },
             Some(End::Exit(v)) => {
                 let vars = m.exit_vars().cloned().unwrap_or_default();
-                (ProgramView::value_body(v), vars, "exit value", true)
+                (ProgramView::value_body(v), vars, "exit value".to_string(), true)
             }
             _ => match m.to_program_within(self.max_nodes) {
-                Ok(p) => (p.body, p.vars, "term", false),
-                Err(t) => too_large(t, "term (too large to show)"),
+                Ok(p) => (p.body, p.vars, "term".to_string(), false),
+                Err(t) => too_large(t, "term (too large to show)".to_string()),
             },
         };
         // The printer on this thread (it recurses as deep as the term
@@ -481,11 +533,133 @@ impl Worker {
             program,
             statuses,
             focus,
+            recentred: false,
             graph,
             chains,
             breakpoints,
         }
     }
+}
+
+/// The most nodes (written out) a term may have to be shown whole; a
+/// larger one is shown as a window around the focus ([`Machine::window`]),
+/// so that a step costs what the screen shows, not the term's size.
+const WHOLE_VIEW_NODES: u64 = 10_000;
+
+impl Worker {
+    /// The views of a large term: a window of it around the focused body
+    /// (or the ready one), the bodies' states from the machine, the counts
+    /// and the worklist from the machine's own bookkeeping.
+    fn window_views(&mut self) -> ViewData {
+        let places = &Places::new(&self.sources);
+        let s = &self.session;
+        let m = s.machine();
+        let live = |n: &NodeId| m.body_state(*n).is_some();
+        let centre = self.centre.filter(live).or_else(|| s.next().map(|n| n.body)).unwrap_or(m.root);
+        let w = m.window(centre, WindowSize::default());
+        let lg = {
+            let mut lg = LambdaGraph::build(&w.program.body, &w.program.vars);
+            for (&(ix, _), &(state, var)) in lg.body_addresses.iter().zip(&w.states) {
+                if let NodeKind::Body { status, .. } = &mut lg.graph[ix].kind {
+                    *status = match (state, &*status) {
+                        (BodyState::Inactive, _) => Status::Inactive,
+                        (BodyState::Stuck(_), Status::Stuck { .. }) => status.clone(),
+                        (BodyState::Stuck(_), _) => Status::Stuck {
+                            var: var.unwrap_or(VarId(u32::MAX)),
+                            what: "a symbolic value",
+                        },
+                        (BodyState::Pending { .. }, Status::Error(e)) => Status::Error(e.clone()),
+                        (BodyState::Pending { ready: true }, _) => Status::Ready,
+                        (BodyState::Pending { ready: false }, _) => Status::Pending,
+                    };
+                }
+            }
+            lg
+        };
+        let sg = StagingGraph::from_lambda_graph(&lg);
+        let ready = lg.bodies_with_status("ready").first().copied();
+        let chain_rows = chain_rows(&sg, s.fired(), ready);
+        let printed = ProgramView::print_program(&w.program.body, &w.program.vars);
+        let program = ProgramView::from_printed(&lg, printed);
+        let c = m.body_counts();
+        let failing = usize::from(s.next().is_some_and(|n| matches!(n.what, NextKind::Error(_))));
+        let statuses = [c.ready - failing.min(c.ready), c.pending, c.stuck, failing, c.inactive];
+        let focus_ix = self
+            .focus_node
+            .filter(live)
+            .and_then(|f| w.bodies.iter().position(|&n| n == f))
+            .or_else(|| w.bodies.iter().position(|&n| n == centre));
+        let graph = focus_ix
+            .and_then(|i| program.bodies.get(i))
+            .map(|b| neighbourhood_below(&lg, b.node, self.radius, None));
+        let mut chains = machine_worklist_rows(m, places);
+        chains.extend(chain_rows);
+        let breakpoints = s.breakpoints.iter().map(|e| (e.at.to_string(), e.enabled, e.hits)).collect();
+        // Short enough for 80 columns with the step and the follow mark.
+        let title = format!(
+            "term window on the {} ({} …, {} above)",
+            if self.centre.is_some() { "opened part" } else { "ready body" },
+            w.elided.len(),
+            w.enclosing,
+        );
+        let step = s.steps();
+        let recentred = std::mem::take(&mut self.recentred);
+        self.window_bodies = w.bodies;
+        self.window_elided = w.elided;
+        ViewData {
+            step,
+            title,
+            program,
+            statuses,
+            focus: focus_ix,
+            recentred,
+            graph,
+            chains,
+            breakpoints,
+        }
+    }
+}
+
+/// The machine's worklist as rows of the chains pane (see
+/// [`worklist_rows`]), read off the machine's pending bodies: each body
+/// printed with everything nested in it left out.
+fn machine_worklist_rows(m: &Machine, places: &Places) -> Vec<ChainRow> {
+    let (first, total) = m.pending_in_order(WORKLIST_ROWS);
+    let mut rows = vec![ChainRow {
+        text: format!("worklist: {total} pending"),
+        var: None,
+        focus: false,
+        heading: true,
+    }];
+    let bare = WindowSize { up: 0, cap: 0, room: 0 };
+    for (k, &n) in first.iter().enumerate() {
+        let w = m.window(n, bare);
+        let text = deepcps_machine::print::Printer::new(&w.program.vars).program_text(&w.program.body);
+        let first: String = text.lines().next().unwrap_or("").trim().chars().take(40).collect();
+        let status = match m.body_state(n) {
+            Some(BodyState::Pending { ready: true }) => "ready",
+            Some(BodyState::Pending { ready: false }) => "pending",
+            Some(BodyState::Stuck(_)) => "stuck",
+            _ => "inactive",
+        };
+        let span = m.g.body(n).map(|b| b.span).unwrap_or_default();
+        let mark = if k == 0 { "▶" } else { " " };
+        rows.push(ChainRow {
+            text: format!(" {mark} {first} ({status}) {}", describe_short(places, span)),
+            var: None,
+            focus: k == 0,
+            heading: false,
+        });
+    }
+    if total > WORKLIST_ROWS {
+        rows.push(ChainRow {
+            text: format!("   … {} more", total - WORKLIST_ROWS),
+            var: None,
+            focus: false,
+            heading: false,
+        });
+    }
+    rows
 }
 
 /// The stack of the worker's threads: terms nest deep, and the printer
@@ -578,7 +752,7 @@ pub enum Engine {
 
 impl Engine {
     /// An engine on this thread.
-    pub fn inline(w: Worker) -> Engine {
+    pub fn inline(mut w: Worker) -> Engine {
         let first = w.frame(true);
         Engine::Inline(Box::new(w), vec![first])
     }
