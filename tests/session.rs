@@ -501,9 +501,11 @@ fn a_parallel_continue_runs_in_rounds_and_time_travel_replays_into_them() {
     assert_eq!(one.run(u64::MAX, None, None), Stop::Ended);
     assert_eq!(seen(&two), seen(&one));
     let total = two.steps();
-    // The rounds of `deepcps run --threads 2`, none thrown away (cutting
+    // The rounds of a machine that records the events of its rounds, as a
+    // session does (so it takes no fast runs), none thrown away (cutting
     // the run at every snapshot step gave 50 rounds, 27 units discarded).
     let mut m = Machine::new(p.clone());
+    m.record_round_events = true;
     m.run_par(&Limits::default(), two.parallel());
     let stats = two.machine().par_stats();
     assert_eq!(stats, m.par_stats());

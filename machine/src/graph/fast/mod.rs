@@ -36,10 +36,11 @@
 
 mod out;
 mod quick;
+mod res;
 mod tpl;
+mod tuples;
 mod val;
 
-use std::cell::Cell;
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -52,7 +53,8 @@ use crate::expr::eval::eval_with;
 use crate::reference::Rule;
 use crate::span::Span;
 use crate::term::Builtin;
-use tpl::{Compiler, TArg, TAtom, TCmd, TLam, TStage};
+use res::{Hole, Res, ResState};
+use tpl::{Compiler, TArg, TAtom, TCmd, TLam, TStage, Watch, NO_SLOT};
 use val::{Frame, Tup, V};
 
 /// `always`, the staging argument of every β a run takes.
@@ -87,12 +89,12 @@ const FIRST_WAIT: u64 = 8;
 /// The longest wait.
 const MAX_WAIT: u64 = 4096;
 
-/// The most values a run makes (a frame counted with its slots, a tuple with
-/// its elements) before it hands its state back: what a run holds outside
-/// the graph (and so outside `--max-nodes`) stays bounded however long it
-/// runs, about 6 MB of slots and elements, less than the graph would take
-/// for the same values.
-const MAX_MADE: u32 = 1 << 18;
+/// The most values a run holds at once (a frame counted with its slots, a
+/// tuple with its elements, [`val::live_values`]) before it hands its state
+/// back: what a run holds outside the graph (and so outside `--max-nodes`)
+/// stays bounded however long it runs, about 6 MB of slots and elements,
+/// less than the graph would take for the same values.
+const MAX_LIVE: u64 = 1 << 18;
 
 /// A run asks whether to stop (time, interrupt) at each multiple of this
 /// many steps, as the run loop reads the clock.
@@ -107,6 +109,50 @@ enum Cur {
     /// The body an `if` left: this value applied to nothing, staged on
     /// `always`, at this source.
     Call(V, Span),
+}
+
+/// Values that stand for atoms of the current body, by position (0: the
+/// head, `i`: argument `i`): the residuals of the lambdas reduced under
+/// before it runs.
+type Overrides = SmallVec<[(u32, V); 2]>;
+
+/// A body a residual was left at, with its overrides.
+struct Suspended {
+    cur: Cur,
+    overrides: Overrides,
+}
+
+/// A reduction under a lambda in progress: the lambda literal standing as
+/// atom `atom` of the body `parent`, whose body is active once that body's
+/// frame has values, is reduced with its parameters symbolic (holes) before
+/// `parent` runs, innermost first, as the reference order has it.
+struct SubRun {
+    parent: Cur,
+    overrides: Overrides,
+    atom: u32,
+    lam: Rc<TLam>,
+    /// How deeply values nest in its frame when it starts (the frame
+    /// itself is the run's alone, so that inlined lambdas write slots in
+    /// it).
+    depth: u32,
+    holes: SmallVec<[Rc<Hole>; 4]>,
+    /// The number of the first frame or hole it made.
+    start: u64,
+}
+
+/// The deepest reductions under lambdas nest in one run.
+const MAX_SUBS: usize = 256;
+
+/// What may follow a step.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum After {
+    /// The next step: nothing nested in the current body may be pending.
+    Go,
+    /// A body nested in the current body may be pending: reduce under the
+    /// lambdas that hold it first ([`Run::descend`]).
+    Look,
+    /// Something else may be pending: the graph machine decides.
+    Halt,
 }
 
 /// A recursive lambda's own value, for the last slot of its frame.
@@ -142,9 +188,12 @@ fn same_frame(a: Option<&Rc<Frame>>, b: Option<&Rc<Frame>>) -> bool {
 
 /// How an attempted step went.
 enum Step {
-    /// It executed this rule, on the body at this source; `go_on` says
-    /// whether the run may take another step.
-    Done { rule: Rule, span: Span, go_on: bool },
+    /// It executed this rule, on the body at this source; `after` says
+    /// what may come next.
+    Done { rule: Rule, span: Span, after: After },
+    /// Not executed, for sure: the body is inactive, or stuck on a
+    /// symbolic head. Under a lambda, that ends the reduction under it.
+    Blocked,
     /// Not executed: the graph machine takes it.
     Stop,
 }
@@ -160,9 +209,10 @@ struct Run<'m> {
     bound: u64,
     /// The buffer of a β's arguments, kept from step to step.
     args: Args,
-    /// Values made: frames and tuples, each counted with its slots or
-    /// elements (bounded by [`MAX_MADE`]).
-    made: Cell<u32>,
+    /// The residuals standing for atoms of the current body.
+    overrides: Overrides,
+    /// The reductions under lambdas in progress, innermost last.
+    subs: Vec<SubRun>,
 }
 
 impl Machine {
@@ -199,47 +249,78 @@ impl Machine {
             lams: FxHashMap::default(),
             used,
             bound: 0,
-            made: Cell::new(0),
             args: Vec::with_capacity(8),
+            overrides: Overrides::new(),
+            subs: Vec::new(),
         };
         let frame = Frame::new(None, val::slots([], entry.nslots as usize), Some(entry.clone()))?;
         let mut cur = Cur::Body(entry, frame, None);
+        let live_before = val::live_values();
         let mut done = 0u64;
         let mut counts = self.counts;
         // Whether the run ended at a bound rather than at a step it does
         // not take (no sign that runs do not suit).
         let mut bounded = true;
+        // Whether a body nested in the current one may be pending.
+        let mut look = false;
         while done < budget {
+            if look {
+                match run.descend(&mut cur) {
+                    // Reducing under a lambda: its body may nest more.
+                    Some(true) => continue,
+                    Some(false) => look = false,
+                    None => {
+                        bounded = false;
+                        break;
+                    }
+                }
+            }
             match run.step(&mut cur) {
                 Step::Stop => {
                     bounded = false;
                     break;
                 }
-                Step::Done { rule, span, go_on } => {
-                    done += 1;
-                    on_step(steps + done, rule, span);
-                    counts.count(rule);
-                    if !go_on {
+                Step::Blocked => {
+                    // The end of a reduction under a lambda: its residual
+                    // stands for it, and the body holding it goes on.
+                    if run.complete(&mut cur).is_none() {
                         bounded = false;
                         break;
                     }
-                    if run.made.get() >= MAX_MADE || ((steps + done).is_multiple_of(CLOCK_EVERY) && clock()) {
+                    look = true;
+                }
+                Step::Done { rule, span, after } => {
+                    done += 1;
+                    on_step(steps + done, rule, span);
+                    counts.count(rule);
+                    match after {
+                        After::Go => {}
+                        After::Look => look = true,
+                        After::Halt => {
+                            bounded = false;
+                            break;
+                        }
+                    }
+                    if val::live_values() >= live_before + MAX_LIVE || ((steps + done).is_multiple_of(CLOCK_EVERY) && clock()) {
                         break;
                     }
                 }
             }
         }
         let bound = run.bound;
+        let overrides = std::mem::take(&mut run.overrides);
+        let subs = std::mem::take(&mut run.subs);
         drop(run);
         self.back_off(steps, if bounded { EARLY } else { done });
         if done == 0 {
+            debug_assert!(subs.is_empty(), "a reduction under a lambda with no step");
             return None;
         }
         self.events.clear();
         self.counts = counts;
         self.bound_count += bound;
         self.fast_steps_done += done;
-        self.put_back(b, cur);
+        self.put_back(b, fold(cur, overrides, subs));
         Some(())
     }
 
@@ -254,28 +335,48 @@ impl Machine {
     }
 }
 
+/// The state of a run that stops while reducing under lambdas: each
+/// reduction in progress made a residual of the body it stands at, and its
+/// parent the body to build.
+fn fold(cur: Cur, overrides: Overrides, mut subs: Vec<SubRun>) -> Suspended {
+    let mut at = Suspended { cur, overrides };
+    while let Some(sr) = subs.pop() {
+        let res = Res::new(sr.lam, 0, (sr.start, res::peek_seq()), sr.holes, at);
+        let mut overrides = sr.overrides;
+        overrides.push((sr.atom, V::Res(Rc::new(res))));
+        at = Suspended { cur: sr.parent, overrides };
+    }
+    at
+}
+
 impl Run<'_> {
     /// Attempts the step `cur` stands for, replacing `cur` by its result.
     #[inline(always)]
     fn step(&mut self, cur: &mut Cur) -> Step {
-        let (h, mut vals, expr, span) = match cur {
+        let (h, mut vals, expr, span, once) = match cur {
             Cur::Body(lam, frame, enter) => {
                 if let Some(span) = enter.take() {
                     // The β of the branch an `if` took, applied to nothing:
                     // its only binder, the staging parameter, has no slot.
                     self.bound += 1;
-                    let go_on = self.quiet(&lam.body.watch, frame);
+                    let after = self.after(&lam.body.watch, frame);
                     return Step::Done {
                         rule: Rule::Beta,
                         span,
-                        go_on,
+                        after,
                     };
                 }
                 let body = &lam.body;
                 // A body's own staging parameter (natural staging) is
-                // `always` where it runs.
-                if !matches!(&*body.stage, TStage::SParam(_) | TStage::Const(true)) && !self.stage(&body.stage, 0, 0, frame) {
-                    return Step::Stop;
+                // `always` where it runs (its lambda applied, or reduced
+                // under only when the body's stage is true).
+                let natural = match &*body.stage {
+                    TStage::SParam(p) => p.up == 0 && (p.pix != NO_SLOT || frame.sparam.is_none()),
+                    TStage::Const(b) => *b,
+                    _ => false,
+                };
+                if !natural && !self.stage(&body.stage, 0, 0, frame) {
+                    return Step::Blocked;
                 }
                 let span = body.span;
                 match &body.cmd {
@@ -285,16 +386,19 @@ impl Run<'_> {
                             return Step::Stop;
                         };
                         self.bound += 2;
-                        self.note_made(1 + scope.nslots as usize);
                         // Inside the lambda its name is now concrete: a body
                         // there staged on it may be pending (watched as
                         // maybe true).
-                        let go_on = self.quiet(&scope.body.watch, &f) && self.quiet(&rl.watch, frame);
+                        let after = if self.quiet(&rl.watch, frame) {
+                            self.after(&scope.body.watch, &f)
+                        } else {
+                            After::Halt
+                        };
                         *cur = Cur::Body(scope.clone(), f, None);
                         return Step::Done {
                             rule: Rule::Fix,
                             span,
-                            go_on,
+                            after,
                         };
                     }
                     TCmd::Let { lam: l, args, rule, .. } => {
@@ -311,9 +415,9 @@ impl Run<'_> {
                         }
                         self.bound += 1 + args.len() as u64;
                         let rule = *rule;
-                        let go_on = self.quiet(&l.body.watch, frame);
+                        let after = self.after(&l.body.watch, frame);
                         *lam = l.clone();
-                        return Step::Done { rule, span, go_on };
+                        return Step::Done { rule, span, after };
                     }
                     TCmd::If { cond, yes, no, .. } => {
                         let c = match cond {
@@ -334,14 +438,21 @@ impl Run<'_> {
                         return Step::Done {
                             rule: Rule::If,
                             span,
-                            go_on: true,
+                            after: After::Go,
                         };
                     }
                     TCmd::App { head, args, plain, .. } => {
+                        // Under a lambda, a body whose head is symbolic is
+                        // stuck, whatever its arguments (stuck wins over
+                        // failure).
+                        if !self.subs.is_empty() && self.overrides.is_empty() && self.head_is_symbolic(head, frame) {
+                            return Step::Blocked;
+                        }
                         // The arguments of a β, in the run's buffer.
                         let mut vals = std::mem::take(&mut self.args);
                         vals.clear();
-                        if let Some(k) = if *plain { self.loop_call(head, args, frame) } else { None } {
+                        let plain = *plain && self.overrides.is_empty();
+                        if let Some(k) = if plain { self.loop_call(head, args, frame) } else { None } {
                             // A loop's call: the lambda this frame is of,
                             // by its own name, with as many arguments as
                             // it has parameters, from the frame the run
@@ -362,37 +473,268 @@ impl Run<'_> {
                             }
                             self.args = vals;
                             self.bound += 1 + k as u64;
-                            let go_on = self.quiet(&lam.body.watch, frame);
+                            let after = self.after(&lam.body.watch, frame);
                             return Step::Done {
                                 rule: Rule::Beta,
                                 span,
-                                go_on,
+                                after,
                             };
                         }
-                        for a in args.iter() {
+                        for (i, a) in (1u32..).zip(args.iter()) {
                             let ok = match a {
-                                TArg::Atom(x) => self.eval(x, frame).map(|v| vals.push(v)),
-                                TArg::Splice(x) => self.eval(x, frame).and_then(|t| self.splice(t, &mut vals)),
+                                TArg::Atom(x) => self.eval_at(i, x, frame).map(|v| vals.push(v)),
+                                TArg::Splice(x) => self.eval_at(i, x, frame).and_then(|t| self.splice(t, &mut vals)),
                             };
                             if ok.is_none() {
                                 return Step::Stop;
                             }
                         }
-                        let Some(h) = self.eval(head, frame) else { return Step::Stop };
+                        let Some(h) = self.eval_at(0, head, frame) else { return Step::Stop };
                         let expr = matches!(&**args, [TArg::Atom(TAtom::Expr(..))]);
-                        (h, vals, expr, span)
+                        // A residual standing for the head is held by the
+                        // overrides alone.
+                        let once = matches!(head, TAtom::Var(p) if p.once) || self.overrides.iter().any(|(j, _)| *j == 0);
+                        (h, vals, expr, span, once)
                     }
                 }
             }
-            Cur::Call(h, span) => (h.clone(), std::mem::take(&mut self.args), false, *span),
+            Cur::Call(h, span) => (h.clone(), std::mem::take(&mut self.args), false, *span, false),
         };
-        let r = self.apply(h, &mut vals, expr, span, cur);
+        // The overrides are the executed body's: kept only if it does not
+        // execute (a β of a residual makes those of the body it resumes).
+        let overrides = std::mem::take(&mut self.overrides);
+        let r = self.apply(h, &mut vals, expr, span, cur, once);
         vals.clear();
         self.args = vals;
         match r {
-            Some((rule, go_on)) => Step::Done { rule, span, go_on },
-            None => Step::Stop,
+            Some((rule, after)) => {
+                drop(overrides);
+                Step::Done { rule, span, after }
+            }
+            None => {
+                self.overrides = overrides;
+                Step::Stop
+            }
         }
+    }
+
+    /// The value of atom `i` of the current body (0: its head): its
+    /// residual if a lambda there was reduced under, else its value.
+    /// (The overrides stay until the step is done: one that stops leaves
+    /// them for the state built back.)
+    #[inline(always)]
+    fn eval_at(&self, i: u32, a: &TAtom, frame: &Rc<Frame>) -> Option<V> {
+        if !self.overrides.is_empty() {
+            if let Some((_, v)) = self.overrides.iter().find(|(j, _)| *j == i) {
+                return Some(v.clone());
+            }
+        }
+        self.eval(a, frame)
+    }
+
+    /// Whether the head `a` is symbolic in `frame`: a graph variable, or a
+    /// parameter of a lambda reduced under.
+    fn head_is_symbolic(&self, a: &TAtom, frame: &Rc<Frame>) -> bool {
+        match a {
+            TAtom::Sym(_) => true,
+            TAtom::Var(p) => frame.get(p.pup, p.pix).is_some_and(V::is_symbolic),
+            TAtom::SParam(p) => self.sparam(p, frame).is_symbolic(),
+            _ => false,
+        }
+    }
+
+    /// What may follow a step that leaves the body of `w` current in
+    /// `frame`.
+    #[inline(always)]
+    fn after(&self, w: &Watch, frame: &Rc<Frame>) -> After {
+        if self.quiet(w, frame) {
+            After::Go
+        } else {
+            After::Look
+        }
+    }
+
+    /// The current body may nest a pending body. If each such body is the
+    /// body of a lambda standing as its head or an argument, reduces under
+    /// the first whose body is active: `Some(true)`, the run goes on with
+    /// that body, `cur` waiting for its residual; `Some(false)`: none is
+    /// left, the body runs; `None`: a shape the run does not take.
+    fn descend(&mut self, cur: &mut Cur) -> Option<bool> {
+        let Cur::Body(lam, frame, None) = cur else { return None };
+        let TCmd::App { head, args, .. } = &lam.body.cmd else {
+            // A `let`, `if` or `fix`: nothing to reduce under unless
+            // something nested is active.
+            return self.quiet(&lam.body.watch, frame).then_some(false);
+        };
+        let atoms = std::iter::once(head).chain(args.iter().map(|(TArg::Atom(x) | TArg::Splice(x))| x));
+        let mut start = None;
+        for (i, x) in (0u32..).zip(atoms) {
+            if self.overrides.iter().any(|(j, _)| *j == i) {
+                continue;
+            }
+            match x {
+                TAtom::Lam(l) if self.stage(&l.body.stage, 1, 1, frame) => {
+                    start = Some((i, l.clone()));
+                    break;
+                }
+                _ if self.atom_quiet(x, frame) => {}
+                _ => return None,
+            }
+        }
+        let Some((atom, l)) = start else { return Some(false) };
+        if self.subs.len() >= MAX_SUBS || l.inline_at.is_some() {
+            return None;
+        }
+        let start = res::peek_seq();
+        let sparam = Hole::new(*l.origins.first()?);
+        let params: SmallVec<[Rc<Hole>; 4]> = l.origins.get(1..=l.k)?.iter().map(|&o| Hole::new(o)).collect();
+        let vals = val::slots(params.iter().map(|h| V::Hole(h.clone())), l.nslots as usize);
+        let f = Frame::reduced_under(frame.clone(), vals, l.clone(), sparam.clone())?;
+        let mut holes = SmallVec::new();
+        holes.push(sparam);
+        holes.extend(params);
+        let depth = f.depth.get();
+        let parent = std::mem::replace(cur, Cur::Body(l.clone(), f, None));
+        let overrides = std::mem::take(&mut self.overrides);
+        self.subs.push(SubRun {
+            parent,
+            overrides,
+            atom,
+            lam: l,
+            depth,
+            holes,
+            start,
+        });
+        Some(true)
+    }
+
+    /// Whether no body nested in the atom `a` (in lambdas of it) is active.
+    fn atom_quiet(&self, a: &TAtom, frame: &Rc<Frame>) -> bool {
+        match a {
+            TAtom::Lam(l) | TAtom::Rec(l) => self.quiet(&l.watch, frame),
+            TAtom::Tuple(xs) => xs.iter().all(|(TArg::Atom(x) | TArg::Splice(x))| self.atom_quiet(x, frame)),
+            TAtom::Expr(_, kids, _) => kids.iter().all(|x| self.atom_quiet(x, frame)),
+            _ => true,
+        }
+    }
+
+    /// Ends the innermost reduction under a lambda, its body `cur` blocked:
+    /// the residual stands for the lambda in the body holding it, which
+    /// becomes current. `None` (nothing changed): no reduction is in
+    /// progress, or the residual would nest too deeply.
+    fn complete(&mut self, cur: &mut Cur) -> Option<()> {
+        let sr = self.subs.last()?;
+        let inner = match &*cur {
+            Cur::Body(_, f, _) => f.depth.get(),
+            Cur::Call(v, _) => v.depth(),
+        };
+        let depth = self
+            .overrides
+            .iter()
+            .map(|(_, v)| v.depth())
+            .fold(inner.max(sr.depth), u32::max)
+            .saturating_add(1);
+        if depth > val::MAX_DEPTH {
+            return None;
+        }
+        let sr = self.subs.pop()?;
+        // A body blocked on a hole of an enclosing reduction turns pending
+        // when that hole is filled, inside this residual, where a run
+        // would not look: that residual is left to the graph.
+        if let Cur::Body(lam, frame, _) = &*cur {
+            let mut outer = |h: &Rc<Hole>| {
+                if !sr.holes.iter().any(|o| Rc::ptr_eq(o, h)) {
+                    h.watched.set(true);
+                }
+            };
+            stage_holes(&lam.body.stage, 0, 0, frame, &mut outer);
+            if let TCmd::App { head, .. } = &lam.body.cmd {
+                let v = match head {
+                    TAtom::Var(p) => frame.get(p.pup, p.pix).cloned(),
+                    TAtom::SParam(p) => Some(self.sparam(p, frame)),
+                    _ => None,
+                };
+                if let Some(V::Hole(h)) = v.as_ref().map(V::resolved) {
+                    outer(h);
+                }
+            }
+        }
+        let state = Suspended {
+            cur: std::mem::replace(cur, sr.parent),
+            overrides: std::mem::replace(&mut self.overrides, sr.overrides),
+        };
+        let res = Res::new(sr.lam, depth, (sr.start, res::peek_seq()), sr.holes, state);
+        self.overrides.push((sr.atom, V::Res(Rc::new(res))));
+        Some(())
+    }
+
+    /// β of a residual: its holes filled with `always` and the arguments,
+    /// the body it was left at made current. A residual nothing else can
+    /// apply again (`once`: the head was the last read of its slot) is
+    /// applied in place, any other on a copy of what it made; one whose
+    /// holes a body of a closure is staged on is left to the graph.
+    fn apply_res(&mut self, r: Rc<Res>, vals: &mut Args, once: bool, cur: &mut Cur) -> Option<After> {
+        let unique = Rc::strong_count(&r) == 1 || (once && Rc::strong_count(&r) == 2);
+        self.rest_args(&r.lam, vals)?;
+        if vals.len() != r.lam.k || vals.iter().any(|v| v.depth().saturating_add(r.depth) > val::MAX_DEPTH) {
+            return None;
+        }
+        let st = r.state.take()?;
+        if st.holes.iter().any(|h| h.watched.get() || h.value.get().is_some()) {
+            r.state.set(Some(st));
+            return None;
+        }
+        let state = if unique {
+            st
+        } else {
+            let copy = res::copy_state(&st, r.seq);
+            r.state.set(Some(st));
+            Box::new(copy?)
+        };
+        let ResState { holes, at } = *state;
+        let mut holes = holes.iter();
+        let _ = holes.next()?.value.set(ALWAYS);
+        for (h, v) in holes.zip(vals.drain(..)) {
+            let _ = h.value.set(v);
+        }
+        self.bound += 1 + r.lam.k as u64;
+        let Suspended { cur: next, overrides } = at;
+        *cur = next;
+        self.overrides = overrides;
+        Some(match &*cur {
+            Cur::Body(lam, f, None) => self.after(&lam.body.watch, f),
+            // An `if`'s branch about to be entered, or a value about to be
+            // applied: nothing else is nested.
+            _ => After::Go,
+        })
+    }
+
+    /// The arguments `vals` of a β of `l` with its rest parameter's made a
+    /// tuple (`None`: too few arguments, or the tuple too big).
+    fn rest_args(&mut self, l: &TLam, vals: &mut Args) -> Option<()> {
+        if let Some(r) = l.rest {
+            let k = l.k;
+            let after = k - r - 1;
+            if vals.len() < r + after {
+                return None;
+            }
+            let tail: Args = vals.drain(vals.len() - after..).collect();
+            let middle: Vec<V> = vals.drain(r..).collect();
+            vals.push(Tup::value(middle)?);
+            vals.extend(tail);
+        }
+        Some(())
+    }
+
+    /// The value of a staging parameter read where its lambda runs:
+    /// `always`, unless its lambda is reduced under (not applied).
+    fn sparam(&self, p: &tpl::Place, frame: &Rc<Frame>) -> V {
+        if p.pix == NO_SLOT {
+            if let Some(h) = frame.out(p.pup).and_then(|f| f.sparam.as_ref()) {
+                return V::Hole(h.clone()).resolved().clone();
+            }
+        }
+        ALWAYS
     }
 
     /// Applies `h` to the arguments `vals` (and `always`, for the staging
@@ -400,9 +742,14 @@ impl Run<'_> {
     /// `cur` (`None`, `cur` as it was: anything else, or a β or `if` that
     /// would not execute).
     #[inline]
-    fn apply(&mut self, h: V, vals: &mut Args, expr: bool, span: Span, cur: &mut Cur) -> Option<(Rule, bool)> {
+    fn apply(&mut self, h: V, vals: &mut Args, expr: bool, span: Span, cur: &mut Cur, once: bool) -> Option<(Rule, After)> {
         let lambda_rule = if expr { Rule::Expr } else { Rule::Beta };
+        let h = match h {
+            V::Hole(x) => x.value.get()?.clone(),
+            h => h,
+        };
         match h {
+            V::Res(r) => self.apply_res(r, vals, once, cur).map(|a| (lambda_rule, a)),
             V::Clo(l, env) => self.beta(l, Some(env), vals, Own::None, cur).map(|g| (lambda_rule, g)),
             V::Rec(l, env) => self.beta(l, Some(env), vals, Own::Rec, cur).map(|g| (Rule::Beta, g)),
             V::Shared(t) => match self.m.g.kind(t) {
@@ -424,7 +771,7 @@ impl Run<'_> {
                 let V::Lit(Lit::Bool(c)) = vals[0] else { return None };
                 let branch = vals.swap_remove(if c { 1 } else { 2 });
                 *cur = Cur::Call(branch, span);
-                Some((Rule::If, true))
+                Some((Rule::If, After::Go))
             }
             _ => None,
         }
@@ -435,24 +782,12 @@ impl Run<'_> {
     /// The frame of the body `cur` stands at is reused when nothing else
     /// holds it (a tail call: a loop makes no frame).
     #[inline]
-    fn beta(&mut self, l: Rc<TLam>, env: Option<Rc<Frame>>, vals: &mut Args, own: Own, cur: &mut Cur) -> Option<bool> {
+    fn beta(&mut self, l: Rc<TLam>, env: Option<Rc<Frame>>, vals: &mut Args, own: Own, cur: &mut Cur) -> Option<After> {
         let k = l.k;
-        let n = vals.len();
-        match l.rest {
-            None if n != k => return None,
-            None => {}
-            Some(r) => {
-                let after = k - r - 1;
-                if n < r + after {
-                    return None;
-                }
-                let tail: Args = vals.drain(vals.len() - after..).collect();
-                let middle: Vec<V> = vals.drain(r..).collect();
-                self.note_made(1 + middle.len());
-                vals.push(Tup::value(middle)?);
-                vals.extend(tail);
-            }
+        if l.rest.is_none() && vals.len() != k {
+            return None;
         }
+        self.rest_args(&l, vals)?;
         let mut depth = Frame::fits(vals, env.as_ref())?;
         if let (Own::Rec, Some(e)) = (&own, &env) {
             // Its own value, a recursive value made in `env`.
@@ -475,22 +810,15 @@ impl Run<'_> {
                     fm.refill(l.clone(), env, vals.drain(..), nslots, depth);
                 }
                 *lam = l;
-                return Some(self.quiet(&lam.body.watch, f));
+                return Some(self.after(&lam.body.watch, f));
             }
         }
         vals.extend(own.value(&l, env.as_ref()));
         debug_assert_eq!(vals.len() + 1, l.origins.len(), "a frame that does not fit its template");
         let fr = Frame::new(env, val::slots(vals.drain(..), nslots), Some(l.clone()))?;
-        self.note_made(1 + nslots);
-        let go_on = self.quiet(&l.body.watch, &fr);
+        let after = self.after(&l.body.watch, &fr);
         *cur = Cur::Body(l, fr, None);
-        Some(go_on)
-    }
-
-    /// Counts `n` values made.
-    #[inline]
-    fn note_made(&self, n: usize) {
-        self.made.set(self.made.get().saturating_add(u32::try_from(n).unwrap_or(u32::MAX)));
+        Some(after)
     }
 
     /// The number of parameters, if `head args` in `frame` is a loop's
@@ -539,7 +867,14 @@ impl Run<'_> {
     fn stage(&self, s: &TStage, d: u32, pd: u32, frame: &Rc<Frame>) -> bool {
         match s {
             TStage::Const(b) | TStage::Graph(_, b) => *b,
-            TStage::SParam(p) => p.up >= d,
+            TStage::SParam(p) => {
+                p.up >= d
+                    && (p.pix != NO_SLOT
+                        || p.pup
+                            .checked_sub(pd)
+                            .and_then(|up| frame.out(up))
+                            .is_none_or(|f| f.sparam.as_ref().is_none_or(|h| h.value.get().is_some_and(V::truth))))
+            }
             TStage::Var(p) => p.up >= d && p.pup.checked_sub(pd).is_some_and(|up| frame.get(up, p.pix).is_some_and(V::truth)),
             TStage::SelfVar(..) => true,
             TStage::Not(x) => !self.stage(x, d, pd, frame),
@@ -548,11 +883,25 @@ impl Run<'_> {
         }
     }
 
+    /// Under a lambda, marks the holes that the bodies `w` watches in a
+    /// closure made in `frame` are staged on: filling them in place would
+    /// leave those bodies unlooked at ([`Hole::watched`]).
+    fn watch_holes(&self, w: &Watch, frame: &Rc<Frame>) {
+        if self.subs.is_empty() {
+            return;
+        }
+        match w {
+            Some(w) => w.iter().for_each(|(d, pd, s)| mark_holes(s, *d, *pd, frame)),
+            // Not known: every hole in progress.
+            None => self.subs.iter().flat_map(|sr| sr.holes.iter()).for_each(|h| h.watched.set(true)),
+        }
+    }
+
     /// The elements of a spliced value: a known tuple's (`None`: anything
     /// else, which the graph machine decides).
     fn splice(&self, t: V, out: &mut impl Extend<V>) -> Option<()> {
-        match t {
-            V::Tup(t) => out.extend(t.xs.iter().cloned()),
+        match t.resolved().clone() {
+            V::Tup(t) => out.extend(t.xs.iter().map(|x| x.resolved().clone())),
             V::Val(a) => match &*a {
                 crate::term::Atom::Tuple(xs) => {
                     for x in xs {
@@ -576,7 +925,7 @@ impl Run<'_> {
     fn eval(&self, a: &TAtom, frame: &Rc<Frame>) -> Option<V> {
         match a {
             TAtom::Var(p) => frame.get(p.pup, p.pix).cloned(),
-            TAtom::SParam(_) => Some(ALWAYS),
+            TAtom::SParam(p) => Some(self.sparam(p, frame)),
             TAtom::Expr(_, _, Some(q)) => match q.eval_by(frame) {
                 Some(v) => Some(v),
                 None => self.eval_slow(a, frame),
@@ -589,13 +938,19 @@ impl Run<'_> {
     fn eval_slow(&self, a: &TAtom, frame: &Rc<Frame>) -> Option<V> {
         Some(match a {
             TAtom::Var(p) => frame.get(p.pup, p.pix)?.clone(),
-            TAtom::SParam(_) => ALWAYS,
+            TAtom::SParam(p) => self.sparam(p, frame),
             TAtom::Sym(v) => V::Sym(*v),
             TAtom::RecName(v) => V::RecName(*v),
             TAtom::Lit(l) => V::Lit(l.clone()),
             TAtom::Shared(t) => V::Shared(*t),
-            TAtom::Lam(l) => V::Clo(l.clone(), frame.clone()),
-            TAtom::Rec(l) => V::Rec(l.clone(), frame.clone()),
+            TAtom::Lam(l) => {
+                self.watch_holes(&l.watch, frame);
+                V::Clo(l.clone(), frame.clone())
+            }
+            TAtom::Rec(l) => {
+                self.watch_holes(&l.watch, frame);
+                V::Rec(l.clone(), frame.clone())
+            }
             TAtom::Tuple(xs) => {
                 let mut out: SmallVec<[V; 4]> = SmallVec::new();
                 for x in xs.iter() {
@@ -607,14 +962,28 @@ impl Run<'_> {
                         }
                     }
                 }
-                self.note_made(1 + out.len());
                 Tup::value(out.into_vec())?
             }
             TAtom::Expr(e, kids, _) => {
                 // Its quick form, if any, did not answer (see `eval`).
-                let mut ops: SmallVec<[crate::term::Atom; 4]> = SmallVec::new();
+                let mut vals: SmallVec<[V; 4]> = SmallVec::new();
                 for k in kids.iter() {
-                    ops.push(val::to_atom(&self.eval(k, frame)?, &|n| self.m.export_raw(n))?);
+                    vals.push(self.eval(k, frame)?);
+                }
+                // Tuple operations first, on the values as they are (the
+                // evaluator would take a closure or a shared value apart).
+                if vals.iter().any(|v| matches!(v.resolved(), V::Tup(_))) {
+                    if let Some(v) = tuples::eval(e, &vals) {
+                        return Some(v);
+                    }
+                }
+                let mut ops: SmallVec<[crate::term::Atom; 4]> = SmallVec::new();
+                for v in &vals {
+                    match val::to_atom(v, &|n| self.m.export_raw(n)) {
+                        Some(a) => ops.push(a),
+                        // A closure: only tuple operations can take it.
+                        None => return tuples::eval(e, &vals),
+                    }
                 }
                 let r = eval_with(e, &|v| {
                     let i = super::node::hole_index(v)?;
@@ -627,6 +996,47 @@ impl Run<'_> {
     }
 }
 
+/// Marks the unfilled holes the staging expression `s` of a body `d`
+/// lambdas inside the place of `frame` (`pd` with frames of their own)
+/// reads ([`Run::watch_holes`]).
+fn mark_holes(s: &TStage, d: u32, pd: u32, frame: &Rc<Frame>) {
+    stage_holes(s, d, pd, frame, &mut |h| h.watched.set(true));
+}
+
+/// Calls `f` on each unfilled hole the staging expression `s` of a body
+/// `d` lambdas inside the place of `frame` (`pd` with frames of their own)
+/// reads.
+fn stage_holes(s: &TStage, d: u32, pd: u32, frame: &Rc<Frame>, f: &mut dyn FnMut(&Rc<Hole>)) {
+    let hole_at = |p: &tpl::Place| -> Option<Rc<Hole>> {
+        if p.up < d {
+            return None;
+        }
+        let f = frame.out(p.pup.checked_sub(pd)?)?;
+        let v = if p.pix == NO_SLOT {
+            V::Hole(f.sparam.clone()?)
+        } else {
+            f.vals.get(p.pix as usize)?.get()?.clone()
+        };
+        match v.resolved() {
+            V::Hole(h) => Some(h.clone()),
+            _ => None,
+        }
+    };
+    match s {
+        TStage::Var(p) | TStage::SParam(p) => {
+            if let Some(h) = hole_at(p) {
+                f(&h);
+            }
+        }
+        TStage::Not(x) => stage_holes(x, d, pd, frame, f),
+        TStage::And(a, b) | TStage::Or(a, b) => {
+            stage_holes(a, d, pd, frame, f);
+            stage_holes(b, d, pd, frame, f);
+        }
+        TStage::Const(_) | TStage::Graph(..) | TStage::SelfVar(_) => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -634,15 +1044,19 @@ mod tests {
     use crate::span::SourceMap;
     use crate::syntax::load::add_source;
     use crate::syntax::{load_from, MemFs};
+    use std::cell::Cell;
+
+    fn load(text: &str) -> crate::term::Program {
+        let mut sources = SourceMap::new();
+        let id = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()).expect("utf8");
+        load_from(&MemFs::default(), id, &mut sources, false).expect("loads")
+    }
 
     /// Runs `text` to its end and returns what it printed as its outcome,
     /// with the frames fast runs left alive.
     fn run(text: &str) -> (String, i64, u64) {
-        let mut sources = SourceMap::new();
-        let id = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()).expect("utf8");
-        let p = load_from(&MemFs::default(), id, &mut sources, false).expect("loads");
         val::LIVE_FRAMES.with(|n| n.set(0));
-        let mut m = Machine::new(p);
+        let mut m = Machine::new(load(text));
         let out = format!("{:?}", m.run(&Limits::default()));
         let live = val::LIVE_FRAMES.with(Cell::get);
         (out, live, m.fast_steps_done)
@@ -661,6 +1075,52 @@ mod tests {
         let (out, live, fast) = run("fix count(i, k) {\n  \"i == 0\" (z)\n  if z () { k 0 } () {\n    \"i-1\" (j)\n    count j (r) { \"r+1\" (s) k s }\n  }\n} in\ncount 40 $exit\n");
         assert!(out.contains("40"), "{out}");
         assert!(fast > 100, "the count runs fast ({fast} steps)");
+        assert_eq!(live, 0, "frames left alive");
+    }
+
+    /// The divide-and-conquer sum of LANGUAGE.md §5, each half a lambda
+    /// whose body is staged on the split point.
+    const STAGED_SUM: &str = "let join(a, b, k) {\n  a (x)\n  b (y)\n  k \"x+y\"\n}\nfix psum(lo, hi, k) {\n  if \"hi-lo == 1\" () { k lo } () {\n    \"(lo+hi)/2\" (mid)\n    join (ka) { @mid: psum lo mid ka } (kb) { @mid: psum mid hi kb } k\n  }\n} in\npsum 0 64 $exit\n";
+
+    #[test]
+    fn staged_halves_are_reduced_under_their_lambdas_in_a_run() {
+        let before = val::live_values();
+        let (out, live, fast) = run(STAGED_SUM);
+        assert!(out.contains("2016"), "{out}");
+        // All but `$exit`, which the graph machine executes.
+        let mut m = Machine::new(load(STAGED_SUM));
+        m.fast = false;
+        let stepped = m.run(&Limits::default());
+        assert_eq!(format!("{stepped:?}"), out);
+        assert_eq!(fast + 1, m.counts.total(), "every step but `$exit` in fast runs");
+        assert_eq!(live, 0, "frames left alive");
+        assert_eq!(val::live_values(), before, "values left alive");
+    }
+
+    #[test]
+    fn a_residual_applied_twice_is_copied_first() {
+        // `f`'s body runs under its lambda (`n` is known), stopping at
+        // `k m`; both calls of `f` then apply that residual.
+        let text = "\"3\" (n)\nlet f = (k) { @n: \"n+1\" (m) k m }\nf (a) { f (b) { $exit \"a*10+b\" } }\n";
+        let (out, live, fast) = run(text);
+        assert!(out.contains("44"), "{out}");
+        assert!(fast >= 4, "the calls run fast ({fast} steps)");
+        assert_eq!(live, 0, "frames left alive");
+    }
+
+    #[test]
+    fn stacks_of_closures_are_taken_apart_in_a_run() {
+        // A stack of code, as the builders keep: `concat`, `len` and
+        // indexing on tuples holding closures, which the expression
+        // evaluator cannot take without the graph.
+        let text = "let g(x, r) { r \"x+1\" }\nfix fill(i, S, k) {\n  if \"i == 0\" () { k S } () {\n    \"i-1\" (j)\n    fill j \"concat(S, [g])\" k\n  }\n} in\nfill 50 [] (S)\nfix run(n, x, k) {\n  if \"n == len(S)\" () { k x } () {\n    \"S[n]\" (f)\n    f x (y)\n    \"n+1\" (m)\n    run m y k\n  }\n} in\nrun 0 0 $exit\n";
+        let (out, live, fast) = run(text);
+        assert!(out.contains("50"), "{out}");
+        let mut m = Machine::new(load(text));
+        m.fast = false;
+        let stepped = m.run(&Limits::default());
+        assert_eq!(format!("{stepped:?}"), out);
+        assert!(fast + 10 > m.counts.total(), "{fast} of {} steps in fast runs", m.counts.total());
         assert_eq!(live, 0, "frames left alive");
     }
 }

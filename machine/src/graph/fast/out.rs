@@ -20,9 +20,10 @@ use super::super::import::Importer;
 use super::super::lit::Lit;
 use super::super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param, Status};
 use super::super::Machine;
-use super::tpl::{Place, TArg, TAtom, TBody, TCmd, TLam, TStage, NO_SLOT};
+use super::res::{Hole, Res};
+use super::tpl::{is_sparam, Place, TArg, TAtom, TBody, TCmd, TLam, TStage, NO_SLOT};
 use super::val::{Frame, V};
-use super::Cur;
+use super::{Cur, Overrides, Suspended};
 use crate::term::{Arg, Atom, Builtin, SExp, Sugar};
 
 /// What a slot of a template holds while it is built.
@@ -46,37 +47,27 @@ struct Out {
     base: Option<Rc<Frame>>,
     /// The shared value built for each closure (by its template and frame).
     closures: FxHashMap<(usize, usize), NodeId>,
+    /// The binder made for each hole of the residuals being built (by
+    /// address).
+    holes: FxHashMap<usize, GVar>,
 }
 
 impl Machine {
-    /// Ends a fast run that started from the body `b` and stands at `cur`:
-    /// builds `cur` and puts it where `b` stood, then frees `b`.
-    pub(super) fn put_back(&mut self, b: NodeId, cur: Cur) {
+    /// Ends a fast run that started from the body `b` and stands at `at`:
+    /// builds it and puts it where `b` stood, then frees `b`.
+    pub(super) fn put_back(&mut self, b: NodeId, at: Suspended) {
         let mut out = Out {
             made: Vec::new(),
             fresh: Vec::new(),
             floor: 0,
             base: None,
             closures: FxHashMap::default(),
+            holes: FxHashMap::default(),
         };
-        let root = match &cur {
-            Cur::Body(lam, frame, None) => {
-                out.base = Some(frame.clone());
-                out.body(self, &lam.body)
-            }
-            Cur::Call(h, span) => {
-                let head = out.value(self, h);
-                out.call(self, head, *span)
-            }
-            Cur::Body(l, frame, Some(span)) => {
-                out.base = Some(frame.clone());
-                let head = out.lambda(self, l).0;
-                out.call(self, head, *span)
-            }
-        };
+        let root = out.state(self, &at.cur, &at.overrides);
         let made = root_first(std::mem::take(&mut out.made));
         drop(out);
-        drop(cur);
+        drop(at);
         self.init_nodes(&made);
         self.replace_body(b, root);
         self.free(b);
@@ -91,6 +82,72 @@ fn root_first(mut made: Vec<NodeId>) -> Vec<NodeId> {
 }
 
 impl Out {
+    /// The body a run stands at, `overrides` standing for atoms of it.
+    fn state(&mut self, m: &mut Machine, cur: &Cur, overrides: &Overrides) -> NodeId {
+        match cur {
+            Cur::Body(lam, frame, None) => {
+                self.base = Some(frame.clone());
+                self.body_with(m, &lam.body, overrides)
+            }
+            Cur::Call(h, span) => {
+                let head = self.value(m, h);
+                self.call(m, head, *span)
+            }
+            Cur::Body(l, frame, Some(span)) => {
+                self.base = Some(frame.clone());
+                let head = self.lambda(m, l).0;
+                self.call(m, head, *span)
+            }
+        }
+    }
+
+    /// A residual: a lambda with fresh binders for its holes, whose body is
+    /// the state its reduction was left at.
+    fn residual(&mut self, m: &mut Machine, r: &Res) -> NodeId {
+        let binders: SmallVec<[GVar; 4]> = r.lam.origins.iter().map(|&o| m.g.fresh_var(o)).collect();
+        let params = binders[1..=r.lam.k]
+            .iter()
+            .enumerate()
+            .map(|(i, &var)| Param {
+                var,
+                rest: r.lam.rest == Some(i),
+            })
+            .collect();
+        let state = r.state.take();
+        debug_assert!(state.is_some(), "a residual built after it was applied");
+        let floor = std::mem::replace(&mut self.floor, self.fresh.len());
+        let base = self.base.take();
+        // Its closures mention its binders: built for this copy alone (a
+        // residual held in several places is built at each, with binders
+        // of its own).
+        let closures = std::mem::take(&mut self.closures);
+        let body = match &state {
+            Some(s) => {
+                for (h, &v) in s.holes.iter().zip(&binders) {
+                    self.holes.insert(Rc::as_ptr(h) as usize, v);
+                }
+                self.state(m, &s.at.cur, &s.at.overrides)
+            }
+            None => {
+                let lit = self.node(m, Kind::Lit(Lit::Int(0)));
+                self.call(m, lit, r.lam.span)
+            }
+        };
+        r.state.set(state);
+        self.closures = closures;
+        self.floor = floor;
+        self.base = base;
+        self.node(
+            m,
+            Kind::Lambda(Box::new(Lambda {
+                sparam: binders[0],
+                params,
+                body,
+                span: r.lam.span,
+            })),
+        )
+    }
+
     /// A node of the subtree being built, over children built before it.
     /// Only their parent links are set: `init_nodes` builds the tour of the
     /// whole subtree in one go once it is done, as for an import.
@@ -144,39 +201,68 @@ impl Out {
             let level = &open[open.len() - 1 - up].0;
             return Slot::Fresh(level[p.ix as usize]);
         }
-        if p.pix == NO_SLOT {
-            // A staging parameter of a lambda applied: `always`.
-            return Slot::Val(V::Lit(Lit::Stage(true)));
-        }
         let frames = open.iter().filter(|l| l.1).count() as u32;
+        if is_sparam(p.pix) {
+            // A staging parameter of a lambda applied: `always`; of one
+            // reduced under, its hole.
+            let hole = (p.pix == NO_SLOT)
+                .then(|| self.base.as_ref().and_then(|f| f.out(p.pup.checked_sub(frames)?)?.sparam.clone()))
+                .flatten();
+            return Slot::Val(match hole {
+                Some(h) => V::Hole(h).resolved().clone(),
+                None => V::Lit(Lit::Stage(true)),
+            });
+        }
         let v = self.base.as_ref().and_then(|f| f.get(p.pup.checked_sub(frames)?, p.pix)).cloned();
         debug_assert!(v.is_some(), "a slot outside every frame");
         Slot::Val(v.unwrap_or(V::Lit(Lit::Int(0))))
     }
 
-    fn stage(&self, s: &TStage) -> SExp {
+    fn stage(&mut self, m: &mut Machine, s: &TStage) -> SExp {
         match s {
             TStage::Const(b) => SExp::Const(*b),
             TStage::Graph(v, _) => SExp::Var(*v),
             TStage::Var(p) | TStage::SelfVar(p) | TStage::SParam(p) => match self.slot(*p) {
                 Slot::Fresh(v) => SExp::Var(v),
-                Slot::Val(V::Lit(Lit::Stage(b))) => SExp::Const(b),
-                Slot::Val(V::Sym(y) | V::RecName(y)) => SExp::Var(y),
-                Slot::Val(_) => SExp::Const(true),
+                Slot::Val(v) => match v.resolved() {
+                    V::Lit(Lit::Stage(b)) => SExp::Const(*b),
+                    V::Sym(y) | V::RecName(y) => SExp::Var(*y),
+                    V::Hole(h) => SExp::Var(self.hole(m, h)),
+                    _ => SExp::Const(true),
+                },
             },
-            TStage::Not(x) => SExp::Not(Box::new(self.stage(x))),
-            TStage::And(a, b) => SExp::And(Box::new(self.stage(a)), Box::new(self.stage(b))),
-            TStage::Or(a, b) => SExp::Or(Box::new(self.stage(a)), Box::new(self.stage(b))),
+            TStage::Not(x) => SExp::Not(Box::new(self.stage(m, x))),
+            TStage::And(a, b) => SExp::And(Box::new(self.stage(m, a)), Box::new(self.stage(m, b))),
+            TStage::Or(a, b) => SExp::Or(Box::new(self.stage(m, a)), Box::new(self.stage(m, b))),
         }
     }
 
     fn body(&mut self, m: &mut Machine, b: &TBody) -> NodeId {
-        let stage = self.stage(&b.stage);
+        self.body_with(m, b, &Overrides::new())
+    }
+
+    /// The body `b`, the values of `overrides` standing for its atoms
+    /// (0: the head, `i`: argument `i`).
+    fn body_with(&mut self, m: &mut Machine, b: &TBody, overrides: &Overrides) -> NodeId {
+        let stage = self.stage(m, &b.stage);
+        let over = |i: u32| overrides.iter().find(|(j, _)| *j == i).map(|(_, v)| v);
         let cmd = match &b.cmd {
             TCmd::App { head, args, sugar, .. } => {
-                let head = self.atom(m, head);
+                let head = match over(0) {
+                    Some(v) => self.value(m, v),
+                    None => self.atom(m, head),
+                };
                 let mut xs = Vec::with_capacity(args.len());
-                args.iter().for_each(|a| self.arg(m, a, &mut xs));
+                for (i, a) in (1u32..).zip(args.iter()) {
+                    match (over(i), a) {
+                        (Some(v), TArg::Atom(_)) => xs.push(self.value(m, v)),
+                        (Some(v), TArg::Splice(_)) => {
+                            let c = self.value(m, v);
+                            xs.push(self.splice(m, c));
+                        }
+                        (None, a) => self.arg(m, a, &mut xs),
+                    }
+                }
                 let args = xs;
                 Cmd::App { head, args, sugar: *sugar }
             }
@@ -326,8 +412,26 @@ impl Out {
         }
     }
 
+    /// The binder of a hole not filled (a fresh variable if its residual
+    /// is not being built, which the run's invariants rule out).
+    fn hole(&mut self, m: &mut Machine, h: &Rc<Hole>) -> GVar {
+        let key = Rc::as_ptr(h) as usize;
+        if let Some(&v) = self.holes.get(&key) {
+            return v;
+        }
+        debug_assert!(false, "a hole outside its residual");
+        let v = m.g.fresh_var(h.origin);
+        self.holes.insert(key, v);
+        v
+    }
+
     fn value(&mut self, m: &mut Machine, v: &V) -> NodeId {
-        match v {
+        match v.resolved() {
+            V::Hole(h) => {
+                let x = self.hole(m, h);
+                self.reference(m, x)
+            }
+            V::Res(r) => self.residual(m, r),
             V::Lit(l) => self.node(m, Kind::Lit(l.clone())),
             V::Sym(x) | V::RecName(x) => self.reference(m, *x),
             V::Val(a) => self.import(m, (**a).clone()),

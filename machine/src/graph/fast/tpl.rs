@@ -183,8 +183,13 @@ pub(super) struct Place {
     pub ix: u32,
     /// How many frames out it lives at run time.
     pub pup: u32,
-    /// Its slot in that frame ([`NO_SLOT`] for a staging parameter).
+    /// Its slot in that frame ([`NO_SLOT`] for a staging parameter,
+    /// [`INLINE_SPARAM`] for that of an inlined lambda).
     pub pix: u32,
+    /// Whether this is the only place its variable is read, in the frame
+    /// that binds it: once read, the slot is dead (a residual read here
+    /// may be applied in place).
+    pub once: bool,
 }
 
 /// The slot of a staging parameter: none. A fast run applies every lambda
@@ -193,6 +198,17 @@ pub(super) struct Place {
 /// lambda not applied yet, it is read only by the analysis, as symbolic,
 /// and by the materializer, as a fresh binder.
 pub(super) const NO_SLOT: u32 = u32::MAX;
+
+/// The slot of the staging parameter of an inlined lambda: none, and
+/// always `always` (an inlined lambda is applied where it runs), where a
+/// lambda with a frame of its own may be reduced under, its staging
+/// parameter then symbolic ([`super::val::Frame::sparam`]).
+pub(super) const INLINE_SPARAM: u32 = u32::MAX - 1;
+
+/// Whether a slot number is that of a staging parameter (no slot).
+pub(super) fn is_sparam(pix: u32) -> bool {
+    pix >= INLINE_SPARAM
+}
 
 /// An atom of a template.
 pub(super) enum TAtom {
@@ -304,6 +320,8 @@ struct Binder {
     pix: u32,
     /// Whether it is a recursive lambda's own name.
     is_self: bool,
+    /// Whether it has a single occurrence.
+    single: bool,
 }
 
 /// Compiles graph nodes into templates.
@@ -433,8 +451,13 @@ impl<'g> Compiler<'g> {
                 level: self.level,
                 ix: i,
                 plevel: self.plevel,
-                pix: if i == 0 { NO_SLOT } else { base + i - 1 },
+                pix: match (i, inline) {
+                    (0, false) => NO_SLOT,
+                    (0, true) => INLINE_SPARAM,
+                    _ => base + i - 1,
+                },
                 is_self: rec && i == n,
+                single: self.single(v),
             };
             old.push((v, self.scope.insert(v, b)));
         }
@@ -471,19 +494,32 @@ impl<'g> Compiler<'g> {
 
     /// The place of a binder in scope, seen from here.
     fn place(&self, b: Binder) -> Place {
+        let pup = self.plevel - b.plevel;
         Place {
             up: self.level - b.level,
             ix: b.ix,
-            pup: self.plevel - b.plevel,
+            pup,
             pix: b.pix,
+            once: b.single && pup == 0,
         }
+    }
+
+    /// Whether the graph variable `v` occurs once.
+    fn single(&self, v: GVar) -> bool {
+        let var = self.g.var(v);
+        let mut live = var
+            .occs
+            .as_slice()
+            .iter()
+            .filter(|&&n| matches!(self.g.kind(n), Kind::Ref(x) if *x == v));
+        live.next().is_some() && live.next().is_none()
     }
 
     fn stage(&self, s: &SExp) -> TStage {
         match s {
             SExp::Const(b) => TStage::Const(*b),
             SExp::Var(v) => match self.scope.get(v) {
-                Some(&b) if b.pix == NO_SLOT => TStage::SParam(self.place(b)),
+                Some(&b) if is_sparam(b.pix) => TStage::SParam(self.place(b)),
                 Some(&b) if !b.is_self => TStage::Var(self.place(b)),
                 Some(&b) => TStage::SelfVar(self.place(b)),
                 None => TStage::Graph(*v, matches!(self.g.var(*v).bound(), Bound::SelfRec(_))),
@@ -634,7 +670,7 @@ impl<'g> Compiler<'g> {
     fn atom_inner(&mut self, n: NodeId) -> Option<TAtom> {
         Some(match self.g.kind(n) {
             Kind::Ref(v) => match self.scope.get(v) {
-                Some(&b) if b.pix == NO_SLOT => TAtom::SParam(self.place(b)),
+                Some(&b) if is_sparam(b.pix) => TAtom::SParam(self.place(b)),
                 Some(&b) => TAtom::Var(self.place(b)),
                 None => match self.g.var(*v).bound() {
                     Bound::Symbolic => TAtom::Sym(*v),
@@ -705,7 +741,13 @@ mod tests {
             w.add(d, d, &Rc::new(s));
             w.done().map(|w| w.len())
         };
-        let v = |up: u32, ix: u32| Place { up, ix, pup: up, pix: ix };
+        let v = |up: u32, ix: u32| Place {
+            up,
+            ix,
+            pup: up,
+            pix: ix,
+            once: false,
+        };
         // Natural staging on the body's own lambda, one frame in: never.
         assert_eq!(watched(1, TStage::SParam(v(0, 0))), Some(0));
         // On the staging parameter of a lambda around the place: maybe (the

@@ -17,8 +17,25 @@ use smallvec::SmallVec;
 
 use super::super::lit::Lit;
 use super::super::node::{GVar, NodeId};
+use super::res::{Hole, Res};
 use super::tpl::TLam;
 use crate::term::{Arg, Atom};
+
+thread_local! {
+    /// Frames and tuples alive on this thread, each counted with its slots
+    /// or elements.
+    static LIVE_VALUES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Frames and tuples alive on this thread, each counted with its slots or
+/// elements: what fast runs hold outside the graph.
+pub(super) fn live_values() -> u64 {
+    LIVE_VALUES.with(Cell::get)
+}
+
+fn count_values(add: usize, sub: usize) {
+    LIVE_VALUES.with(|n| n.set((n.get() + add as u64).saturating_sub(sub as u64)));
+}
 
 /// The deepest closures and tuples nest in the values of a fast run.
 pub(super) const MAX_DEPTH: u32 = 64;
@@ -46,6 +63,12 @@ pub(super) enum V {
     Rec(Rc<TLam>, Rc<Frame>),
     /// A shared value of the graph.
     Shared(NodeId),
+    /// A parameter of a lambda being reduced under (a sub-run's): symbolic
+    /// until the residual is applied, which fills it.
+    Hole(Rc<Hole>),
+    /// A lambda whose body was reduced under it, with its parameters
+    /// symbolic: a residual ([`Res`]).
+    Res(Rc<Res>),
 }
 
 impl Clone for V {
@@ -72,7 +95,28 @@ impl V {
             V::Clo(l, f) => V::Clo(l.clone(), f.clone()),
             V::Rec(l, f) => V::Rec(l.clone(), f.clone()),
             V::Shared(n) => V::Shared(*n),
+            V::Hole(h) => V::Hole(h.clone()),
+            V::Res(r) => V::Res(r.clone()),
         }
+    }
+
+    /// The value it stands for: a filled hole's value (and so on, for a
+    /// hole filled with a hole), else itself.
+    #[inline(always)]
+    pub(super) fn resolved(&self) -> &V {
+        let mut v = self;
+        while let V::Hole(h) = v {
+            match h.value.get() {
+                Some(x) => v = x,
+                None => break,
+            }
+        }
+        v
+    }
+
+    /// Whether it is symbolic: a graph variable or a hole not filled.
+    pub(super) fn is_symbolic(&self) -> bool {
+        matches!(self.resolved(), V::Sym(_) | V::Hole(_))
     }
 
     /// Drops `self`, without a call when it holds nothing to free (a
@@ -96,6 +140,8 @@ impl V {
         match self {
             V::Tup(t) => t.depth,
             V::Clo(_, f) | V::Rec(_, f) => f.depth.get() + 1,
+            V::Res(r) => r.depth,
+            V::Hole(h) => h.value.get().map_or(0, V::depth),
             _ => 0,
         }
     }
@@ -121,9 +167,9 @@ impl V {
 
     /// Its value as a staging variable's (LANGUAGE.md §4).
     pub(super) fn truth(&self) -> bool {
-        match self {
+        match self.resolved() {
             V::Lit(Lit::Stage(b)) => *b,
-            V::Sym(_) => false,
+            V::Sym(_) | V::Hole(_) => false,
             _ => true,
         }
     }
@@ -160,7 +206,11 @@ impl Tup {
     pub(super) fn value(xs: Vec<V>) -> Option<V> {
         let depth = xs.iter().map(V::depth).max().unwrap_or(0) + 1;
         let size = xs.iter().map(V::size).fold(1u32, u32::saturating_add);
-        (depth <= MAX_DEPTH && size <= MAX_SIZE).then(|| V::Tup(Rc::new(Tup { xs, depth, size })))
+        if depth > MAX_DEPTH || size > MAX_SIZE {
+            return None;
+        }
+        count_values(1 + xs.len(), 0);
+        Some(V::Tup(Rc::new(Tup { xs, depth, size })))
     }
 }
 
@@ -180,6 +230,12 @@ pub(super) struct Frame {
     /// environment (a loop's tail call) keeps what stays the same
     /// ([`Frame::rewrite`]).
     pub lam: Option<Rc<TLam>>,
+    /// For the frame of a lambda reduced under (not applied): the hole of
+    /// its staging parameter, which is symbolic there, not `always`.
+    pub sparam: Option<Rc<Hole>>,
+    /// When it was made ([`super::res::next_seq`]): a residual copies the
+    /// frames made while it was reduced.
+    pub seq: u64,
 }
 
 impl Frame {
@@ -190,14 +246,35 @@ impl Frame {
             vals,
             depth: Cell::new(0),
             lam,
+            sparam: None,
+            seq: super::res::next_seq(),
         };
         f.up = up;
         if !f.close_depth() {
             return None;
         }
+        count_values(1 + f.vals.len(), 0);
         #[cfg(test)]
         LIVE_FRAMES.with(|n| n.set(n.get() + 1));
         Some(Rc::new(f))
+    }
+
+    /// The frame of the lambda `lam` reduced under in `up`: `vals` (its
+    /// parameters' holes), `n` slots in all, its staging parameter `sparam`.
+    pub(super) fn reduced_under(up: Rc<Frame>, vals: Slots, lam: Rc<TLam>, sparam: Rc<Hole>) -> Option<Rc<Frame>> {
+        let mut f = Frame::new(Some(up), vals, Some(lam))?;
+        Rc::get_mut(&mut f)?.sparam = Some(sparam);
+        Some(f)
+    }
+
+    /// The frame `up` frames out.
+    #[inline]
+    pub(super) fn out(self: &Rc<Frame>, up: u32) -> Option<&Rc<Frame>> {
+        let mut f = self;
+        for _ in 0..up {
+            f = f.up.as_ref()?;
+        }
+        Some(f)
     }
 
     /// The depth a frame of `vals` in `up` would have, if within the bound.
@@ -212,8 +289,12 @@ impl Frame {
     /// iterative).
     pub(super) fn refill(&mut self, lam: Rc<TLam>, up: Option<Rc<Frame>>, vals: impl Iterator<Item = V>, n: usize, depth: u32) {
         self.up = up;
+        self.seq = super::res::next_seq();
+        // Applied: its staging parameter is `always`.
+        self.sparam = None;
         self.lam = Some(lam);
         if self.vals.len() != n {
+            count_values(n, self.vals.len());
             self.vals.resize_with(n, OnceCell::new);
         }
         let mut filled = 0;
@@ -238,6 +319,8 @@ impl Frame {
     /// applying body writes it ([`Frame::put`] overwrites it, the frame
     /// being held by the run alone).
     pub(super) fn rewrite(&mut self, vals: impl Iterator<Item = V>, depth: u32) {
+        self.seq = super::res::next_seq();
+        self.sparam = None;
         for (c, v) in self.vals.iter_mut().zip(vals) {
             overwrite(c, v);
         }
@@ -285,14 +368,15 @@ impl Frame {
         depth <= MAX_DEPTH
     }
 
-    /// Slot `ix` of the frame `up` frames out (`None`: not written yet).
+    /// Slot `ix` of the frame `up` frames out (`None`: not written yet),
+    /// a filled hole read as its value.
     #[inline(always)]
     pub(super) fn get(self: &Rc<Frame>, up: u32, ix: u32) -> Option<&V> {
         let mut f = self;
         for _ in 0..up {
             f = f.up.as_ref()?;
         }
-        f.vals.get(ix as usize)?.get()
+        f.vals.get(ix as usize)?.get().map(V::resolved)
     }
 }
 
@@ -326,6 +410,8 @@ fn hold(v: V, out: &mut HeldList) {
 }
 
 fn take_frame(f: &mut Frame, out: &mut HeldList) {
+    // Its slots go here; its own drop counts the frame alone.
+    count_values(0, f.vals.len());
     if let Some(u) = f.up.take() {
         out.push(Held::F(u));
     }
@@ -346,6 +432,7 @@ fn drain(mut out: HeldList) {
             }
             Held::T(t) => {
                 if let Ok(mut t) = Rc::try_unwrap(t) {
+                    count_values(0, t.xs.len());
                     for v in t.xs.drain(..) {
                         hold(v, &mut out);
                     }
@@ -375,6 +462,7 @@ thread_local! {
 
 impl Drop for Frame {
     fn drop(&mut self) {
+        count_values(0, 1 + self.vals.len());
         #[cfg(test)]
         LIVE_FRAMES.with(|n| n.set(n.get() - 1));
         // A frame that alone holds nothing that holds more (its `up` shared
@@ -415,6 +503,7 @@ fn take_unique(vals: &mut Slots, out: &mut HeldList) {
 
 impl Drop for Tup {
     fn drop(&mut self) {
+        count_values(0, 1 + self.xs.len());
         if !self.xs.iter().any(frees) {
             return;
         }
@@ -443,7 +532,8 @@ pub(super) fn to_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
             Atom::Tuple(xs)
         }
         V::Shared(n) => shared(*n),
-        V::Clo(..) | V::Rec(..) => return None,
+        V::Hole(h) => return to_atom(h.value.get()?, shared),
+        V::Clo(..) | V::Rec(..) | V::Res(..) => return None,
     })
 }
 
@@ -470,6 +560,8 @@ mod tests {
             vals: SmallVec::new(),
             depth: Cell::new(0),
             lam: None,
+            sparam: None,
+            seq: 0,
         });
         for i in 0..1_000_000 {
             let t = Rc::new(Tup {
@@ -482,6 +574,8 @@ mod tests {
                 vals: slots([V::Tup(t)], 1),
                 depth: Cell::new(0),
                 lam: None,
+                sparam: None,
+                seq: 0,
             });
         }
         drop(f);

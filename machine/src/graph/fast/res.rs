@@ -1,0 +1,245 @@
+//! Residuals: lambdas a fast run reduced under, with their parameters
+//! symbolic, as the reference order has it (a body staged on a value that
+//! is known when the lambda is made runs before the lambda is applied).
+//!
+//! A parameter of a lambda reduced under is a [`Hole`], a cell every value
+//! holding it shares; the reduction stops at a body that is blocked (stuck
+//! on a hole or a graph variable, or inactive), and the residual ([`Res`])
+//! keeps that body and its frames. A β of the residual fills the holes and
+//! makes that body current. When nothing else can apply the residual again
+//! it is applied in place (its state taken, so the shell left in a dead
+//! slot holds nothing); otherwise the frames made while it was reduced are
+//! copied first, with holes of their own ([`copy_state`]). Frames and
+//! holes are numbered as they are made ([`next_seq`]) so that a residual
+//! knows which frames are its own: those made while it was reduced.
+
+use std::cell::{Cell, OnceCell};
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::tpl::TLam;
+use super::val::{Frame, Slots, Tup, V};
+use super::{Overrides, Suspended};
+use crate::term::VarId;
+
+thread_local! {
+    /// The number of the next frame or hole made on this thread.
+    static SEQ: Cell<u64> = const { Cell::new(1) };
+}
+
+/// A number for a frame or hole being made: increasing on each thread.
+pub(super) fn next_seq() -> u64 {
+    SEQ.with(|s| {
+        let n = s.get();
+        s.set(n + 1);
+        n
+    })
+}
+
+/// The number the next frame or hole will get.
+pub(super) fn peek_seq() -> u64 {
+    SEQ.with(Cell::get)
+}
+
+/// A parameter (or staging parameter) of a lambda reduced under: symbolic
+/// until the residual is applied, which fills it.
+pub(super) struct Hole {
+    /// The value it was filled with.
+    pub value: OnceCell<V>,
+    /// The source variable, for the binder a materialized residual makes.
+    pub origin: VarId,
+    /// Whether a body of a closure made while it was symbolic is staged on
+    /// it: filling it would leave that body unlooked at, so a run does not
+    /// apply the residual (the graph machine does).
+    pub watched: Cell<bool>,
+    /// When it was made.
+    pub seq: u64,
+}
+
+impl Hole {
+    pub(super) fn new(origin: VarId) -> Rc<Hole> {
+        Rc::new(Hole {
+            value: OnceCell::new(),
+            origin,
+            watched: Cell::new(false),
+            seq: next_seq(),
+        })
+    }
+}
+
+/// A lambda reduced under.
+pub(super) struct Res {
+    /// Its template (binders, parameters, source).
+    pub lam: Rc<TLam>,
+    /// How deeply closures and tuples nest in it.
+    pub depth: u32,
+    /// The numbers of the frames and holes made while it was reduced.
+    pub seq: (u64, u64),
+    /// Its holes and the body it was left at; taken when it is applied in
+    /// place.
+    pub state: Cell<Option<Box<ResState>>>,
+}
+
+/// What a residual holds until it is applied.
+pub(super) struct ResState {
+    /// Its holes: the staging parameter's, then the parameters'.
+    pub holes: SmallVec<[Rc<Hole>; 4]>,
+    /// The body its reduction was left at.
+    pub at: Suspended,
+}
+
+/// The deepest a copy of a residual's frames recurses.
+const MAX_COPY_DEPTH: u32 = 512;
+
+/// A copy of a residual's state in which the frames, holes and residuals
+/// made while it was reduced (numbered in `seq`) are fresh, so that filling
+/// the copy's holes leaves the original as it was. `None`: too deep, or a
+/// tuple past the bounds.
+pub(super) fn copy_state(st: &ResState, seq: (u64, u64)) -> Option<ResState> {
+    let mut c = Copier {
+        seq,
+        frames: FxHashMap::default(),
+        holes: FxHashMap::default(),
+        depth: 0,
+    };
+    let holes = st.holes.iter().map(|h| c.hole(h)).collect();
+    let at = c.suspended(&st.at)?;
+    Some(ResState { holes, at })
+}
+
+struct Copier {
+    seq: (u64, u64),
+    frames: FxHashMap<usize, Rc<Frame>>,
+    holes: FxHashMap<usize, Rc<Hole>>,
+    depth: u32,
+}
+
+impl Copier {
+    fn inside(&self, seq: u64) -> bool {
+        seq >= self.seq.0 && seq < self.seq.1
+    }
+
+    fn hole(&mut self, h: &Rc<Hole>) -> Rc<Hole> {
+        if !self.inside(h.seq) || h.value.get().is_some() {
+            return h.clone();
+        }
+        let key = Rc::as_ptr(h) as usize;
+        if let Some(n) = self.holes.get(&key) {
+            return n.clone();
+        }
+        let n = Rc::new(Hole {
+            value: OnceCell::new(),
+            origin: h.origin,
+            watched: Cell::new(h.watched.get()),
+            seq: h.seq,
+        });
+        self.holes.insert(key, n.clone());
+        n
+    }
+
+    fn deeper<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
+        if self.depth >= MAX_COPY_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
+    }
+
+    fn frame(&mut self, f: &Rc<Frame>) -> Option<Rc<Frame>> {
+        if !self.inside(f.seq) {
+            return Some(f.clone());
+        }
+        let key = Rc::as_ptr(f) as usize;
+        if let Some(n) = self.frames.get(&key) {
+            return Some(n.clone());
+        }
+        self.deeper(|c| {
+            let up = match &f.up {
+                Some(u) => Some(c.frame(u)?),
+                None => None,
+            };
+            let mut vals = Slots::new();
+            for cell in &f.vals {
+                let v = match cell.get() {
+                    Some(v) => OnceCell::from(c.value(v)?),
+                    None => OnceCell::new(),
+                };
+                vals.push(v);
+            }
+            let mut n = Frame::new(up, vals, f.lam.clone())?;
+            let nm = Rc::get_mut(&mut n)?;
+            // The residual's own, as the original: a copy of the copy
+            // copies it too.
+            nm.seq = f.seq;
+            if let Some(s) = &f.sparam {
+                nm.sparam = Some(c.hole(s));
+            }
+            c.frames.insert(key, n.clone());
+            Some(n)
+        })
+    }
+
+    fn value(&mut self, v: &V) -> Option<V> {
+        Some(match v {
+            V::Hole(h) => match h.value.get() {
+                Some(x) => self.value(x)?,
+                None => V::Hole(self.hole(h)),
+            },
+            V::Clo(l, f) => V::Clo(l.clone(), self.frame(f)?),
+            V::Rec(l, f) => V::Rec(l.clone(), self.frame(f)?),
+            V::Tup(t) => {
+                let xs = self.deeper(|c| t.xs.iter().map(|x| c.value(x)).collect::<Option<Vec<V>>>())?;
+                Tup::value(xs)?
+            }
+            V::Res(r) if self.inside(r.seq.0) => {
+                let Some(st) = r.state.take() else {
+                    // Applied already: a shell in a dead slot.
+                    return Some(v.clone());
+                };
+                let copy = self.deeper(|c| {
+                    let holes = st.holes.iter().map(|h| c.hole(h)).collect();
+                    Some(ResState {
+                        holes,
+                        at: c.suspended(&st.at)?,
+                    })
+                });
+                r.state.set(Some(st));
+                V::Res(Rc::new(Res {
+                    lam: r.lam.clone(),
+                    depth: r.depth,
+                    seq: r.seq,
+                    state: Cell::new(Some(Box::new(copy?))),
+                }))
+            }
+            other => other.clone(),
+        })
+    }
+
+    fn suspended(&mut self, s: &Suspended) -> Option<Suspended> {
+        let cur = match &s.cur {
+            super::Cur::Body(l, f, enter) => super::Cur::Body(l.clone(), self.frame(f)?, *enter),
+            super::Cur::Call(v, span) => super::Cur::Call(self.value(v)?, *span),
+        };
+        let mut overrides = Overrides::new();
+        for (i, v) in &s.overrides {
+            overrides.push((*i, self.value(v)?));
+        }
+        Some(Suspended { cur, overrides })
+    }
+}
+
+impl Res {
+    /// A residual of `lam`, reduced from `seq.0` to `seq.1`.
+    pub(super) fn new(lam: Rc<TLam>, depth: u32, seq: (u64, u64), holes: SmallVec<[Rc<Hole>; 4]>, at: Suspended) -> Res {
+        Res {
+            lam,
+            depth,
+            seq,
+            state: Cell::new(Some(Box::new(ResState { holes, at }))),
+        }
+    }
+}
