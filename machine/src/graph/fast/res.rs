@@ -16,7 +16,6 @@
 use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::tpl::TLam;
@@ -100,8 +99,8 @@ const MAX_COPY_DEPTH: u32 = 512;
 pub(super) fn copy_state(st: &ResState, seq: (u64, u64)) -> Option<ResState> {
     let mut c = Copier {
         seq,
-        frames: FxHashMap::default(),
-        holes: FxHashMap::default(),
+        frames: SmallVec::new(),
+        holes: SmallVec::new(),
         depth: 0,
     };
     let holes = st.holes.iter().map(|h| c.hole(h)).collect();
@@ -109,11 +108,23 @@ pub(super) fn copy_state(st: &ResState, seq: (u64, u64)) -> Option<ResState> {
     Some(ResState { holes, at })
 }
 
+/// The copies made so far, by the address of their original: a residual
+/// owns a few frames and holes, so a list scanned beats a map.
+type Made<T> = SmallVec<[(usize, Rc<T>); 8]>;
+
+/// The most frames and holes a copy makes: past it, the run stops (the
+/// graph copies the residual).
+const MAX_COPIED: usize = 256;
+
 struct Copier {
     seq: (u64, u64),
-    frames: FxHashMap<usize, Rc<Frame>>,
-    holes: FxHashMap<usize, Rc<Hole>>,
+    frames: Made<Frame>,
+    holes: Made<Hole>,
     depth: u32,
+}
+
+fn find<T>(made: &Made<T>, key: usize) -> Option<Rc<T>> {
+    made.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())
 }
 
 impl Copier {
@@ -126,8 +137,8 @@ impl Copier {
             return h.clone();
         }
         let key = Rc::as_ptr(h) as usize;
-        if let Some(n) = self.holes.get(&key) {
-            return n.clone();
+        if let Some(n) = find(&self.holes, key) {
+            return n;
         }
         let n = Rc::new(Hole {
             value: OnceCell::new(),
@@ -135,7 +146,7 @@ impl Copier {
             watched: Cell::new(h.watched.get()),
             seq: h.seq,
         });
-        self.holes.insert(key, n.clone());
+        self.holes.push((key, n.clone()));
         n
     }
 
@@ -154,8 +165,11 @@ impl Copier {
             return Some(f.clone());
         }
         let key = Rc::as_ptr(f) as usize;
-        if let Some(n) = self.frames.get(&key) {
-            return Some(n.clone());
+        if let Some(n) = find(&self.frames, key) {
+            return Some(n);
+        }
+        if self.frames.len() + self.holes.len() >= MAX_COPIED {
+            return None;
         }
         self.deeper(|c| {
             let up = match &f.up {
@@ -178,7 +192,7 @@ impl Copier {
             if let Some(s) = &f.sparam {
                 nm.sparam = Some(c.hole(s));
             }
-            c.frames.insert(key, n.clone());
+            c.frames.push((key, n.clone()));
             Some(n)
         })
     }
