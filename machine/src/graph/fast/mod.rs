@@ -1082,18 +1082,26 @@ mod tests {
     /// whose body is staged on the split point.
     const STAGED_SUM: &str = "let join(a, b, k) {\n  a (x)\n  b (y)\n  k \"x+y\"\n}\nfix psum(lo, hi, k) {\n  if \"hi-lo == 1\" () { k lo } () {\n    \"(lo+hi)/2\" (mid)\n    join (ka) { @mid: psum lo mid ka } (kb) { @mid: psum mid hi kb } k\n  }\n} in\npsum 0 64 $exit\n";
 
-    #[test]
-    fn staged_halves_are_reduced_under_their_lambdas_in_a_run() {
-        let before = val::live_values();
-        let (out, live, fast) = run(STAGED_SUM);
-        assert!(out.contains("2016"), "{out}");
-        // All but `$exit`, which the graph machine executes.
-        let mut m = Machine::new(load(STAGED_SUM));
+    /// Runs `text` with fast runs and stepping alone: the outcome (which
+    /// must hold `expect`) is the same; the steps fast runs took, and the
+    /// steps in all.
+    fn fast_and_stepped(text: &str, expect: &str) -> (u64, u64) {
+        let (out, live, fast) = run(text);
+        assert!(out.contains(expect), "{out}");
+        assert_eq!(live, 0, "frames left alive");
+        let mut m = Machine::new(load(text));
         m.fast = false;
         let stepped = m.run(&Limits::default());
         assert_eq!(format!("{stepped:?}"), out);
-        assert_eq!(fast + 1, m.counts.total(), "every step but `$exit` in fast runs");
-        assert_eq!(live, 0, "frames left alive");
+        (fast, m.counts.total())
+    }
+
+    #[test]
+    fn staged_halves_are_reduced_under_their_lambdas_in_a_run() {
+        let before = val::live_values();
+        let (fast, total) = fast_and_stepped(STAGED_SUM, "2016");
+        // All but `$exit`, which the graph machine executes.
+        assert_eq!(fast + 1, total, "every step but `$exit` in fast runs");
         assert_eq!(val::live_values(), before, "values left alive");
     }
 
@@ -1102,10 +1110,8 @@ mod tests {
         // `f`'s body runs under its lambda (`n` is known), stopping at
         // `k m`; both calls of `f` then apply that residual.
         let text = "\"3\" (n)\nlet f = (k) { @n: \"n+1\" (m) k m }\nf (a) { f (b) { $exit \"a*10+b\" } }\n";
-        let (out, live, fast) = run(text);
-        assert!(out.contains("44"), "{out}");
+        let (fast, _) = fast_and_stepped(text, "44");
         assert!(fast >= 4, "the calls run fast ({fast} steps)");
-        assert_eq!(live, 0, "frames left alive");
     }
 
     #[test]
@@ -1114,13 +1120,7 @@ mod tests {
         // indexing on tuples holding closures, which the expression
         // evaluator cannot take without the graph.
         let text = "let g(x, r) { r \"x+1\" }\nfix fill(i, S, k) {\n  if \"i == 0\" () { k S } () {\n    \"i-1\" (j)\n    fill j \"concat(S, [g])\" k\n  }\n} in\nfill 50 [] (S)\nfix run(n, x, k) {\n  if \"n == len(S)\" () { k x } () {\n    \"S[n]\" (f)\n    f x (y)\n    \"n+1\" (m)\n    run m y k\n  }\n} in\nrun 0 0 $exit\n";
-        let (out, live, fast) = run(text);
-        assert!(out.contains("50"), "{out}");
-        let mut m = Machine::new(load(text));
-        m.fast = false;
-        let stepped = m.run(&Limits::default());
-        assert_eq!(format!("{stepped:?}"), out);
-        assert!(fast + 10 > m.counts.total(), "{fast} of {} steps in fast runs", m.counts.total());
-        assert_eq!(live, 0, "frames left alive");
+        let (fast, total) = fast_and_stepped(text, "50");
+        assert!(fast + 10 > total, "{fast} of {total} steps in fast runs");
     }
 }
