@@ -532,18 +532,11 @@ fn an_exit_value_fills_the_graph_pane_without_its_holder() {
     assert!(screen.contains("[λ(exit)[pt]]"), "{screen}");
 }
 
-/// The builders at `n` numbers, written to a temporary file with their
-/// include made absolute.
+/// The builders at `n` numbers, written to a temporary file.
 fn builders_file(n: u64) -> String {
-    let root = deepcps_tests::root();
-    let text = std::fs::read_to_string(root.join("corpus/bench/arith_builders.dcps")).expect("the builders");
-    let paper = root.join("corpus/paper/").display().to_string();
-    let text = text
-        .replace("\"../paper/", &format!("\"{paper}"))
-        .replace("let N = 5\n", &format!("let N = {n}\n"));
-    let path = std::env::temp_dir().join(format!("deepcps-window-{}-{n}.dcps", std::process::id()));
-    std::fs::write(&path, text).expect("a temporary file");
-    path.display().to_string()
+    let path = deepcps_tests::root().join("corpus/bench/arith_builders.dcps");
+    let copy = deepcps::bench::scale::resized_copy(&path, "N", n, &std::env::temp_dir()).expect("the builders");
+    copy.display().to_string()
 }
 
 #[test]

@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 
 use criterion::Criterion;
+use deepcps::bench::scale::resized_copy;
 use deepcps::debug::worker::{Cmd, Engine, Worker};
 use deepcps_machine::graph::par::Parallel;
 
@@ -19,13 +20,7 @@ use deepcps_machine::graph::par::Parallel;
 /// made absolute), and a debugger on it stopped at `step`.
 fn debugger(n: u64, step: u64) -> Engine {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let text = std::fs::read_to_string(root.join("corpus/bench/arith_builders.dcps")).expect("the builders");
-    let paper = root.join("corpus/paper/").display().to_string();
-    let text = text
-        .replace("\"../paper/", &format!("\"{paper}"))
-        .replace("let N = 5\n", &format!("let N = {n}\n"));
-    let path = std::env::temp_dir().join(format!("deepcps-frames-{}-{n}.dcps", std::process::id()));
-    std::fs::write(&path, text).expect("a temporary file");
+    let path = resized_copy(&root.join("corpus/bench/arith_builders.dcps"), "N", n, &std::env::temp_dir()).expect("the builders");
     let w = Worker::load(&path, Parallel::sequential(), false, u64::MAX).expect("loads");
     let mut e = Engine::inline(w);
     e.send(Cmd::Goto(step));

@@ -23,6 +23,29 @@ pub fn resize(text: &str, var: &str, size: u64) -> Option<String> {
     found.then_some(out)
 }
 
+/// A copy of the program at `path` resized (see [`resize`]) that runs
+/// from anywhere: its relative includes made absolute. Written to `dir`
+/// (benchmarks and tests put it in a temporary folder); returns its path.
+pub fn resized_copy(path: &std::path::Path, var: &str, size: u64, dir: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = resize(&text, var, size).ok_or_else(|| format!("{}: no `let {var} =` line", path.display()))?;
+    let base = path.parent().unwrap_or(std::path::Path::new("."));
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        match line.strip_prefix("include \"") {
+            Some(rest) if !rest.starts_with('/') => {
+                out.push_str("include \"");
+                out.push_str(&base.join(rest).display().to_string());
+            }
+            _ => out.push_str(line),
+        }
+    }
+    let stem = path.file_stem().map_or("program".into(), |s| s.to_string_lossy());
+    let copy = dir.join(format!("{stem}-{var}{size}-{}.dcps", std::process::id()));
+    std::fs::write(&copy, out).map_err(|e| format!("{}: {e}", copy.display()))?;
+    Ok(copy)
+}
+
 /// One measured size of a family.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point {
@@ -101,6 +124,20 @@ mod tests {
             Some("// let N = 3 in a comment\nlet N = 100\nlet NN = 7\nf N")
         );
         assert_eq!(resize(t, "K", 1), None);
+    }
+
+    #[test]
+    fn a_resized_copy_runs_from_anywhere() {
+        let dir = std::env::temp_dir();
+        let builders = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/bench/arith_builders.dcps");
+        let copy = resized_copy(&builders, "N", 7, &dir).expect("a copy");
+        let text = std::fs::read_to_string(&copy).expect("written");
+        let _ = std::fs::remove_file(&copy);
+        assert!(text.contains("\nlet N = 7\n"), "{text}");
+        let include = text.lines().find(|l| l.starts_with("include ")).expect("an include");
+        assert!(include.contains("/corpus/bench/../paper/arith_stack_actions.dcps"), "{include}");
+        assert!(resized_copy(&builders, "K", 7, &dir).is_err_and(|e| e.contains("no `let K =` line")));
+        assert!(resized_copy(&dir.join("no-such-file.dcps"), "N", 7, &dir).is_err());
     }
 
     #[test]
