@@ -331,7 +331,13 @@ fn trees_are_fitted_against_their_leaves_not_their_depth() {
             .and_then(|(_, rest)| rest.split(' ').next())
             .and_then(|k| k.parse().ok())
             .expect("an exponent");
-        assert!((0.5..1.6).contains(&k), "{line}");
+        // Against D, time linear in the leaves reads as a steep power
+        // (about D ln 2 over these sizes, 6 or more); against the leaves,
+        // at most linear. How far below linear it reads depends on fixed
+        // costs and the machine's noise (fast runs take these trees in
+        // well under a millisecond), so only the bound that tells the two
+        // fits apart is checked.
+        assert!(k < 1.6, "{line}");
     }
     assert!(r.out.contains("corpus/bench/psum.dcps D=9"), "{}", r.out);
     let text = std::fs::read_to_string(&svg).expect("svg written");
