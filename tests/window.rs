@@ -52,6 +52,12 @@ fn a_window_holds_its_centre_and_stays_small() {
     let lg = LambdaGraph::build(&w.program.body, &w.program.vars);
     assert_eq!(lg.body_addresses.len(), w.bodies.len());
     assert_eq!(w.states.len(), w.bodies.len());
+    // A bare window of a body is rooted at that body, everything in it
+    // elided (the worklist prints such windows).
+    assert_ne!(ready, m.root, "the ready body is nested in the term");
+    let bare = m.window(ready, WindowSize { up: 0, cap: 0, room: 0 });
+    assert_eq!(bare.bodies.first(), Some(&ready));
+    assert!(bare.enclosing > 0);
 }
 
 #[test]

@@ -196,6 +196,9 @@ impl Machine {
                 Visit::Enter(n) => {
                     let mut whole = false;
                     if let Some(p) = prune.as_deref_mut() {
+                        if matches!(self.g.kind(n), Kind::Body(_)) {
+                            p.bodies.push(n);
+                        }
                         match p.decide(self, n) {
                             Decision::Elide => {
                                 results.push(p.placeholder(self, n, names));
@@ -353,7 +356,7 @@ impl Machine {
 }
 
 /// What a pruned export does with a node.
-pub(super) enum Decision {
+enum Decision {
     /// Leave it out: a placeholder stands for it.
     Elide,
     /// Keep it and everything below it.
@@ -376,6 +379,9 @@ pub(super) struct Prune<'a> {
     pub room: u64,
     /// The elided nodes, in the order met (the views count them).
     pub elided: Vec<NodeId>,
+    /// The bodies met, kept or elided, in the order met: the order in
+    /// which the lambda graph of the export numbers them.
+    pub bodies: Vec<NodeId>,
     /// How many kept-whole regions the export is inside.
     pub inside: usize,
     /// The variable the placeholders print as (made on first use).
@@ -383,7 +389,7 @@ pub(super) struct Prune<'a> {
 }
 
 impl Prune<'_> {
-    pub(super) fn decide(&mut self, m: &Machine, n: NodeId) -> Decision {
+    fn decide(&mut self, m: &Machine, n: NodeId) -> Decision {
         if self.inside > 0 || self.path.contains(&n) {
             return Decision::Open;
         }

@@ -13,7 +13,7 @@
 
 use rustc_hash::FxHashSet;
 
-use super::export::{Decision, Names, Prune};
+use super::export::{Names, Prune};
 use super::node::{GVar, Kind, NodeId, Status};
 use super::Machine;
 use crate::term::{Program, VarId};
@@ -21,7 +21,8 @@ use crate::term::{Program, VarId};
 /// How much of the term a window shows.
 #[derive(Clone, Copy, Debug)]
 pub struct WindowSize {
-    /// Bodies above the focus up to the window's root.
+    /// Bodies above the focus up to the window's root (0: the focus is
+    /// the root).
     pub up: usize,
     /// The most nodes (written out) a part off the path may have to be
     /// shown.
@@ -164,8 +165,8 @@ impl Machine {
             x = p;
         }
         let mut bodies_seen = 0;
-        let mut top = path.len() - 1;
-        for (i, &n) in path.iter().enumerate().skip(1) {
+        let mut top = if size.up == 0 { 0 } else { path.len() - 1 };
+        for (i, &n) in path.iter().enumerate().skip(1).take_while(|_| size.up > 0) {
             if self.g.body(n).is_some() {
                 bodies_seen += 1;
                 if bodies_seen == size.up {
@@ -177,66 +178,21 @@ impl Machine {
         let root = path[top];
         let enclosing = path[top + 1..].iter().filter(|&&n| self.g.body(n).is_some()).count();
         let on_path: FxHashSet<NodeId> = path[..=top].iter().copied().collect();
-        let new_prune = || Prune {
+        let mut prune = Prune {
             path: &on_path,
             cap: size.cap,
             room: size.room,
             elided: Vec::new(),
+            bodies: Vec::new(),
             inside: 0,
             dots: None,
         };
         let mut names = Names::printing(&self.source);
-        let mut prune = new_prune();
         let body = match self.export_pruned(root, &mut names, false, Some(&mut prune)) {
             super::export::Piece::Body(b) => b,
             _ => super::empty_body(),
         };
-        let elided = prune.elided;
-        // The bodies in the lambda graph's order, the same decisions taken
-        // in the same order as the export took them.
-        let mut walk = new_prune();
-        let mut bodies = Vec::new();
-        let mut stack = vec![root];
-        let mut kids = Vec::new();
-        while let Some(n) = stack.pop() {
-            let kind = self.g.kind(n);
-            if let Kind::Share(v) = kind {
-                stack.push(*v);
-                continue;
-            }
-            let decision = walk.decide(self, n);
-            if matches!(kind, Kind::Body(_)) {
-                bodies.push(n);
-            }
-            match decision {
-                Decision::Elide => continue,
-                Decision::Whole => {
-                    // Kept whole: its bodies, with no more decisions in it.
-                    let mut sub = Vec::new();
-                    self.g.for_children(n, |c| sub.push(c));
-                    sub.reverse();
-                    while let Some(m) = sub.pop() {
-                        match self.g.kind(m) {
-                            Kind::Share(v) => {
-                                sub.push(*v);
-                                continue;
-                            }
-                            Kind::Body(_) => bodies.push(m),
-                            _ => {}
-                        }
-                        kids.clear();
-                        self.g.for_children(m, |c| kids.push(c));
-                        sub.extend(kids.iter().rev());
-                    }
-                    walk.inside -= 1;
-                }
-                Decision::Open => {
-                    kids.clear();
-                    self.g.for_children(n, |c| kids.push(c));
-                    stack.extend(kids.iter().rev());
-                }
-            }
-        }
+        let Prune { elided, bodies, .. } = prune;
         let states = bodies
             .iter()
             .map(|&n| {

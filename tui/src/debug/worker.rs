@@ -625,17 +625,10 @@ impl Worker {
 /// printed with everything nested in it left out.
 fn machine_worklist_rows(m: &Machine, places: &Places) -> Vec<ChainRow> {
     let (first, total) = m.pending_in_order(WORKLIST_ROWS);
-    let mut rows = vec![ChainRow {
-        text: format!("worklist: {total} pending"),
-        var: None,
-        focus: false,
-        heading: true,
-    }];
     let bare = WindowSize { up: 0, cap: 0, room: 0 };
-    for (k, &n) in first.iter().enumerate() {
+    let shown = first.iter().map(|&n| {
         let w = m.window(n, bare);
         let text = deepcps_machine::print::Printer::new(&w.program.vars).program_text(&w.program.body);
-        let first: String = text.lines().next().unwrap_or("").trim().chars().take(40).collect();
         let status = match m.body_state(n) {
             Some(BodyState::Pending { ready: true }) => "ready",
             Some(BodyState::Pending { ready: false }) => "pending",
@@ -643,6 +636,23 @@ fn machine_worklist_rows(m: &Machine, places: &Places) -> Vec<ChainRow> {
             _ => "inactive",
         };
         let span = m.g.body(n).map(|b| b.span).unwrap_or_default();
+        (text.lines().next().unwrap_or("").to_string(), status, span)
+    });
+    worklist_layout(shown, total, places)
+}
+
+/// The worklist's rows: a heading with the number pending, then the first
+/// pending bodies (first printed line, status name, source), the next to
+/// run marked, then how many more.
+fn worklist_layout<'a>(shown: impl Iterator<Item = (String, &'a str, Span)>, total: usize, places: &Places) -> Vec<ChainRow> {
+    let mut rows = vec![ChainRow {
+        text: format!("worklist: {total} pending"),
+        var: None,
+        focus: false,
+        heading: true,
+    }];
+    for (k, (line, status, span)) in shown.take(WORKLIST_ROWS).enumerate() {
+        let first: String = line.trim().chars().take(40).collect();
         let mark = if k == 0 { "▶" } else { " " };
         rows.push(ChainRow {
             text: format!(" {mark} {first} ({status}) {}", describe_short(places, span)),
@@ -679,34 +689,12 @@ fn worklist_rows(program: &ProgramView, places: &Places) -> Vec<ChainRow> {
     // Post-order from the printed extents: by end, then the inner (later
     // starting) body first, since chained bodies end together.
     pending.sort_by_key(|&i| (program.bodies[i].end, std::cmp::Reverse(program.bodies[i].start)));
-    let mut rows = vec![ChainRow {
-        text: format!("worklist: {} pending", pending.len()),
-        var: None,
-        focus: false,
-        heading: true,
-    }];
-    for (k, &i) in pending.iter().take(WORKLIST_ROWS).enumerate() {
+    let shown = pending.iter().map(|&i| {
         let b = &program.bodies[i];
         let text = program.text.get(b.start..b.end).unwrap_or("");
-        let first = text.lines().next().unwrap_or("").trim();
-        let first: String = first.chars().take(40).collect();
-        let mark = if k == 0 { "▶" } else { " " };
-        rows.push(ChainRow {
-            text: format!(" {mark} {first} ({}) {}", b.status.name(), describe_short(places, b.span)),
-            var: None,
-            focus: k == 0,
-            heading: false,
-        });
-    }
-    if pending.len() > WORKLIST_ROWS {
-        rows.push(ChainRow {
-            text: format!("   … {} more", pending.len() - WORKLIST_ROWS),
-            var: None,
-            focus: false,
-            heading: false,
-        });
-    }
-    rows
+        (text.lines().next().unwrap_or("").to_string(), b.status.name(), b.span)
+    });
+    worklist_layout(shown, pending.len(), places)
 }
 
 /// `file:line:col` with the file's name only (not its directories).

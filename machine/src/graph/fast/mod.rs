@@ -972,7 +972,8 @@ impl Run<'_> {
                 }
                 // Tuple operations first, on the values as they are (the
                 // evaluator would take a closure or a shared value apart).
-                if vals.iter().any(|v| matches!(v.resolved(), V::Tup(_))) {
+                let tuples_tried = vals.iter().any(|v| matches!(v.resolved(), V::Tup(_)));
+                if tuples_tried {
                     if let Some(v) = tuples::eval(e, &vals) {
                         return Some(v);
                     }
@@ -981,7 +982,9 @@ impl Run<'_> {
                 for v in &vals {
                     match val::to_atom(v, &|n| self.m.export_raw(n)) {
                         Some(a) => ops.push(a),
-                        // A closure: only tuple operations can take it.
+                        // A closure: only tuple operations can take it
+                        // (tried above if a tuple is among the operands).
+                        None if tuples_tried => return None,
                         None => return tuples::eval(e, &vals),
                     }
                 }
