@@ -175,6 +175,38 @@ fn check(src: &str, max_steps: u64, par: &Parallel) -> Result<u64, String> {
     same(&seq, &got).map(|()| units)
 }
 
+/// Staged halves are split between threads although fast runs take them:
+/// a run stops where a body holds two lambdas whose bodies are active, the
+/// default schedule looks for a frontier at once, and each unit's machine
+/// runs its half in fast runs again (the main machine then takes only a
+/// few steps). Same outcome and counts as on one thread.
+#[test]
+fn staged_halves_are_split_between_threads_in_fast_runs() {
+    big_stack(|| {
+        let src = "let join(a, b, k) {\n  a (x)\n  b (y)\n  k \"x+y\"\n}\nfix psum(lo, hi, k) {\n  if \"hi-lo == 1\" () { k lo } () {\n    \"(lo+hi)/2\" (mid)\n    join (ka) { @mid: psum lo mid ka } (kb) { @mid: psum mid hi kb } k\n  }\n} in\npsum 0 4096 $exit\n";
+        let program = load_source(src).expect("loads");
+        let limits = Limits::default();
+        let (seq, _) = report(program.clone(), &limits, &Parallel::sequential());
+        assert!(
+            matches!(&seq.outcome, Outcome::Exit(deepcps_machine::term::Atom::Int(8386560))),
+            "{:?}",
+            seq.outcome
+        );
+        let mut m = Machine::new(program);
+        let got = m.report_par(&limits, &Parallel::new(2).expect("pool"));
+        same(&seq, &got).expect("the same run on 2 threads");
+        let stats = m.par_stats();
+        assert!(stats.units >= 2, "no round: {stats:?}");
+        let total = m.counts.total();
+        assert!(stats.steps * 10 > total * 9, "{} of {total} steps in rounds", stats.steps);
+        assert!(
+            m.fast_steps_done * 10 > total * 9,
+            "{} of {total} steps in fast runs",
+            m.fast_steps_done
+        );
+    });
+}
+
 /// Several ready `$exit`s: the first in the reference order wins, on any
 /// number of threads, however the rounds fall; the same for runtime errors.
 #[test]

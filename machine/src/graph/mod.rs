@@ -107,6 +107,14 @@ pub struct Machine {
     pub fast: bool,
     /// When a fast run is tried next.
     backoff: fast::Backoff,
+    /// Fast runs stop where a body holds two or more lambdas whose bodies
+    /// are active (independent reductions a round can spread over threads)
+    /// from this step on; `u64::MAX`: never (the sequential machine, a unit
+    /// that may not split again). Set by the parallel driver.
+    pub(crate) split_from: u64,
+    /// A fast run stopped at such a branch: the parallel driver looks for
+    /// a frontier now.
+    pub(crate) split_asked: bool,
     /// Steps executed in fast runs so far (for `--stats`).
     pub fast_steps_done: u64,
     /// The call sites of bodies, recorded only when tracing a runtime
@@ -160,6 +168,8 @@ impl Machine {
             record_round_events: false,
             fast: true,
             backoff: Default::default(),
+            split_from: u64::MAX,
+            split_asked: false,
             fast_steps_done: 0,
             calls: None,
         }

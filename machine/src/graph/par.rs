@@ -211,6 +211,8 @@ struct UnitOut {
     peak: usize,
     copied: u64,
     bound: u64,
+    /// Steps its machine executed in fast runs.
+    fast: u64,
     events: Vec<(u64, StepEvents)>,
     stats: ParStats,
 }
@@ -266,6 +268,9 @@ impl Machine {
         let mut next_clock = 0;
         let mut interval = if cx.par.eager { 1 } else { FIRST_INTERVAL };
         let mut next_look = if cx.depth > 0 { 0 } else { u64::MAX };
+        self.split_from = if cx.depth > 0 && !cx.record { 0 } else { u64::MAX };
+        // The step count of the last look for a frontier.
+        let mut last_look = None;
         loop {
             let steps = self.counts.total();
             if steps >= next_clock {
@@ -291,6 +296,7 @@ impl Machine {
                 return Outcome::Residual;
             }
             if steps >= next_look {
+                last_look = Some(steps);
                 match self.frontier(MAX_UNITS) {
                     Some(units) => {
                         if let Some(end) = self.round(&units, cx) {
@@ -318,7 +324,19 @@ impl Machine {
             if !cx.record {
                 let budget = cx.max_steps - steps;
                 let clock = || cx.deadline.is_some_and(|d| Instant::now() >= d) || cx.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
-                if self.fast_steps(budget, &mut |_, _, _| {}, &clock).is_some() {
+                let ran = self.fast_steps(budget, &mut |_, _, _| {}, &clock).is_some();
+                if std::mem::take(&mut self.split_asked) {
+                    // The run stopped where independent reductions branch:
+                    // look now. If the look does nothing, the next run does
+                    // not stop there again.
+                    let now = self.counts.total();
+                    if last_look != Some(now) {
+                        next_look = now;
+                        continue;
+                    }
+                    self.split_from = now + 1;
+                }
+                if ran {
                     continue;
                 }
             }
@@ -435,6 +453,7 @@ impl Machine {
             self.counts += out.counts;
             self.copied += out.copied;
             self.bound_count += out.bound;
+            self.fast_steps_done += out.fast;
             self.par_stats.units += 1;
             self.par_stats.steps += steps;
             self.par_stats.add_nested(&out.stats);
@@ -501,6 +520,7 @@ impl Machine {
             peak: m.g.peak_live,
             copied: m.copied,
             bound: m.bound_count,
+            fast: m.fast_steps_done,
             events: std::mem::take(&mut m.round_events),
             stats: m.par_stats,
         })

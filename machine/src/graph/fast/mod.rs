@@ -213,6 +213,11 @@ struct Run<'m> {
     overrides: Overrides,
     /// The reductions under lambdas in progress, innermost last.
     subs: Vec<SubRun>,
+    /// Whether the run stops at a body holding two or more lambdas whose
+    /// bodies are active, for a parallel round ([`Machine::split_from`]).
+    split: bool,
+    /// It stopped there.
+    split_asked: bool,
 }
 
 impl Machine {
@@ -252,6 +257,8 @@ impl Machine {
             args: Vec::with_capacity(8),
             overrides: Overrides::new(),
             subs: Vec::new(),
+            split: steps >= self.split_from,
+            split_asked: false,
         };
         let frame = Frame::new(None, val::slots([], entry.nslots as usize), Some(entry.clone()))?;
         let mut cur = Cur::Body(entry, frame, None);
@@ -310,8 +317,10 @@ impl Machine {
         let bound = run.bound;
         let overrides = std::mem::take(&mut run.overrides);
         let subs = std::mem::take(&mut run.subs);
+        let split = run.split_asked;
         drop(run);
-        self.back_off(steps, if bounded { EARLY } else { done });
+        self.split_asked = split;
+        self.back_off(steps, if bounded || split { EARLY } else { done });
         if done == 0 {
             debug_assert!(subs.is_empty(), "a reduction under a lambda with no step");
             return None;
@@ -568,18 +577,29 @@ impl Run<'_> {
         };
         let atoms = std::iter::once(head).chain(args.iter().map(|(TArg::Atom(x) | TArg::Splice(x))| x));
         let mut start = None;
+        // At the top of a run that may split, the lambdas to reduce under
+        // are counted: two or more are independent reductions.
+        let split = self.split && self.subs.is_empty();
+        let mut active = 0;
         for (i, x) in (0u32..).zip(atoms) {
             if self.overrides.iter().any(|(j, _)| *j == i) {
                 continue;
             }
             match x {
                 TAtom::Lam(l) if self.stage(&l.body.stage, 1, 1, frame) => {
-                    start = Some((i, l.clone()));
-                    break;
+                    active += 1;
+                    start = start.or_else(|| Some((i, l.clone())));
+                    if !split {
+                        break;
+                    }
                 }
                 _ if self.atom_quiet(x, frame) => {}
                 _ => return None,
             }
+        }
+        if active >= 2 {
+            self.split_asked = true;
+            return None;
         }
         let Some((atom, l)) = start else { return Some(false) };
         if self.subs.len() >= MAX_SUBS || l.inline_at.is_some() {
