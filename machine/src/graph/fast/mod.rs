@@ -1129,6 +1129,17 @@ mod tests {
     }
 
     #[test]
+    fn a_blocked_bodys_continuation_is_reduced_under_in_a_run() {
+        // Each `@pt:` addition is blocked on the symbolic `pt`, while the
+        // continuation `(r)[pt] { @ct: .. }` is active (staged on the
+        // `ct` of a lambda applied): the specialiser's pattern. It is a
+        // lambda of its own, not inlined, so that the run reduces under it.
+        let text = "fix run(n, x, pt, k) {\n  if \"n == 0\" () { k pt x } () {\n    (a)[ct] {\n      @pt: \"a+1\" (r)[pt]\n      @ct: \"n-1\" (m)\n      run m r pt k\n    } x\n  }\n} in\n$exit (exit, x)[pt] { @always: run 20 x pt (pt, v) { @pt: exit v } }\n";
+        let (fast, total) = fast_and_stepped(text, "Exit(Lambda");
+        assert_eq!(fast + 1, total, "every step but `$exit` in fast runs");
+    }
+
+    #[test]
     fn a_residual_applied_twice_is_copied_first() {
         // `f`'s body runs under its lambda (`n` is known), stopping at
         // `k m`; both calls of `f` then apply that residual.

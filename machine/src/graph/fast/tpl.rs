@@ -576,7 +576,30 @@ impl<'g> Compiler<'g> {
                         w.done(),
                     )
                 } else {
+                    let top = self.tops.last().copied();
                     let lam = self.deeper(|c| c.lambda(*head, None, true))?;
+                    if !matches!(&lam.watch, Some(v) if v.is_empty()) {
+                        // A body in it may be active while it is not
+                        // applied (its applier blocked): a lambda with a
+                        // frame of its own, which a run can reduce under.
+                        if let (Some(t), Some(top)) = (self.tops.last_mut(), top) {
+                            *t = top;
+                        }
+                        let head = self.atom(*head)?;
+                        atom_watch(&head, &mut w);
+                        let args = xs.into_iter().map(TArg::Atom).collect();
+                        return Some(TBody {
+                            stage,
+                            cmd: TCmd::App {
+                                head,
+                                args,
+                                sugar,
+                                plain: true,
+                            },
+                            span,
+                            watch: w.done(),
+                        });
+                    }
                     w.add_all(0, 0, &lam.watch);
                     (
                         TCmd::Let {
