@@ -67,6 +67,19 @@ impl Machine {
     /// tuples, records, maps and shared values); other nodes change kind in
     /// place (a bound occurrence) or are not asked about.
     pub(crate) fn classify(&mut self, root: NodeId) -> Closed {
+        self.classify_with(root, false)
+    }
+
+    /// Like [`Machine::classify`], but walking the shared values in it
+    /// whose memo says open as if not known (a [`Closed::No`] grows stale
+    /// when an outer variable is bound: a list built by a loop is open
+    /// while its cells are made, from the loop's parameters, and closed
+    /// once they are bound). Every subtree found closed is memoized so.
+    pub(crate) fn reclassify(&mut self, root: NodeId) -> Closed {
+        self.classify_with(root, true)
+    }
+
+    fn classify_with(&mut self, root: NodeId, fresh: bool) -> Closed {
         let Depths(mut binders) = std::mem::take(&mut self.closed_scratch);
         debug_assert!(binders.is_empty(), "depths left by the last walk");
         let mut stack = vec![Visit::Enter(root)];
@@ -83,11 +96,11 @@ impl Machine {
                             Closed::Small | Closed::Big => continue,
                             // Open: what it mentions is not known here, so
                             // take it as free outside the walk.
-                            Closed::No => {
+                            Closed::No if !fresh => {
                                 min = 0;
                                 continue;
                             }
-                            Closed::Unknown => {
+                            Closed::No | Closed::Unknown => {
                                 stack.push(Visit::Enter(t));
                                 continue;
                             }

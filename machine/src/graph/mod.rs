@@ -78,7 +78,8 @@ pub struct Machine {
     /// The most nodes an exit value may have written out
     /// ([`Machine::expanded_size`]) for `$exit` to build it; past it the
     /// machine keeps `exit_too_large` and returns a placeholder value. No
-    /// limit unless a report sets it from [`Limits::max_nodes`].
+    /// limit unless a report sets it from [`Limits::max_nodes`]. Fast runs
+    /// also hold no more values than the graph may still grow by.
     max_term: u64,
     /// The exit value `$exit` declined to build (see `max_term`).
     exit_too_large: Option<crate::run::TooLarge>,

@@ -170,7 +170,7 @@ impl Own {
     fn value(&self, l: &Rc<TLam>, env: Option<&Rc<Frame>>) -> Option<V> {
         match (self, env) {
             (Own::None, _) => None,
-            (Own::Rec, Some(e)) => Some(V::Rec(l.clone(), e.clone())),
+            (Own::Rec, Some(e)) => Some(V::rec(l.clone(), e.clone())),
             (Own::Rec, None) => None,
             (Own::Shared(t), _) => Some(V::Shared(*t)),
         }
@@ -238,7 +238,7 @@ impl Machine {
         if !unknown.is_empty() {
             // Classify the shared values it met, and compile again.
             for t in unknown {
-                self.classify(t);
+                self.reclassify(t);
             }
             let mut c = Compiler::new(&self.g, 0);
             entry = c.entry(b);
@@ -263,6 +263,10 @@ impl Machine {
         let frame = Frame::new(None, val::slots([], entry.nslots as usize), Some(entry.clone()))?;
         let mut cur = Cur::Body(entry, frame, None);
         let live_before = val::live_values();
+        // What the run may hold: its bound, and no more than the graph may
+        // still grow by (`--max-nodes`), so that a run does not take a
+        // program far past the node limit before the loop looks at it.
+        let cap = MAX_LIVE.min(self.max_term.saturating_sub(self.g.live as u64).max(1));
         let mut done = 0u64;
         let mut counts = self.counts;
         // Whether the run ended at a bound rather than at a step it does
@@ -308,7 +312,7 @@ impl Machine {
                             break;
                         }
                     }
-                    if val::live_values() >= live_before + MAX_LIVE || ((steps + done).is_multiple_of(CLOCK_EVERY) && clock()) {
+                    if val::live_values() >= live_before + cap || ((steps + done).is_multiple_of(CLOCK_EVERY) && clock()) {
                         break;
                     }
                 }
@@ -390,7 +394,7 @@ impl Run<'_> {
                 let span = body.span;
                 match &body.cmd {
                     TCmd::Fix { lam: rl, scope } => {
-                        let rec = V::Rec(rl.clone(), frame.clone());
+                        let rec = V::rec(rl.clone(), frame.clone());
                         let Some(f) = Frame::new(Some(frame.clone()), val::slots([rec], scope.nslots as usize), Some(scope.clone())) else {
                             return Step::Stop;
                         };
@@ -770,8 +774,8 @@ impl Run<'_> {
         };
         match h {
             V::Res(r) => self.apply_res(r, vals, once, cur).map(|a| (lambda_rule, a)),
-            V::Clo(l, env) => self.beta(l, Some(env), vals, Own::None, cur).map(|g| (lambda_rule, g)),
-            V::Rec(l, env) => self.beta(l, Some(env), vals, Own::Rec, cur).map(|g| (Rule::Beta, g)),
+            V::Clo(l, env, _) => self.beta(l, Some(env), vals, Own::None, cur).map(|g| (lambda_rule, g)),
+            V::Rec(l, env, _) => self.beta(l, Some(env), vals, Own::Rec, cur).map(|g| (Rule::Beta, g)),
             V::Shared(t) => match self.m.g.kind(t) {
                 Kind::Lambda(_) => {
                     let l = self.shared_lam(t, None)?;
@@ -848,7 +852,7 @@ impl Run<'_> {
     #[inline]
     fn loop_call(&self, head: &TAtom, args: &[TArg], frame: &Rc<Frame>) -> Option<usize> {
         let TAtom::Var(p) = head else { return None };
-        let Some(V::Rec(l, env)) = frame.get(p.pup, p.pix) else {
+        let Some(V::Rec(l, env, _)) = frame.get(p.pup, p.pix) else {
             return None;
         };
         let mine = frame.lam.as_ref().is_some_and(|m| Rc::ptr_eq(m, l)) && frame.up.as_ref().is_some_and(|u| Rc::ptr_eq(u, env));
@@ -922,6 +926,11 @@ impl Run<'_> {
     fn splice(&self, t: V, out: &mut impl Extend<V>) -> Option<()> {
         match t.resolved().clone() {
             V::Tup(t) => out.extend(t.xs.iter().map(|x| x.resolved().clone())),
+            V::Shared(t) => {
+                for &c in tuples::graph_tuple(&self.m.g, t)? {
+                    out.extend([tuples::graph_elem(&self.m.g, c)?]);
+                }
+            }
             V::Val(a) => match &*a {
                 crate::term::Atom::Tuple(xs) => {
                     for x in xs {
@@ -965,11 +974,11 @@ impl Run<'_> {
             TAtom::Shared(t) => V::Shared(*t),
             TAtom::Lam(l) => {
                 self.watch_holes(&l.watch, frame);
-                V::Clo(l.clone(), frame.clone())
+                V::closure(l.clone(), frame.clone())
             }
             TAtom::Rec(l) => {
                 self.watch_holes(&l.watch, frame);
-                V::Rec(l.clone(), frame.clone())
+                V::rec(l.clone(), frame.clone())
             }
             TAtom::Tuple(xs) => {
                 let mut out: SmallVec<[V; 4]> = SmallVec::new();
@@ -992,9 +1001,9 @@ impl Run<'_> {
                 }
                 // Tuple operations first, on the values as they are (the
                 // evaluator would take a closure or a shared value apart).
-                let tuples_tried = vals.iter().any(|v| matches!(v.resolved(), V::Tup(_)));
+                let tuples_tried = vals.iter().any(|v| tuples::is_tuple(&self.m.g, v));
                 if tuples_tried {
-                    if let Some(v) = tuples::eval(e, &vals) {
+                    if let Some(v) = tuples::eval(&self.m.g, e, &vals) {
                         return Some(v);
                     }
                 }
@@ -1005,7 +1014,7 @@ impl Run<'_> {
                         // A closure: only tuple operations can take it
                         // (tried above if a tuple is among the operands).
                         None if tuples_tried => return None,
-                        None => return tuples::eval(e, &vals),
+                        None => return tuples::eval(&self.m.g, e, &vals),
                     }
                 }
                 let r = eval_with(e, &|v| {
@@ -1136,6 +1145,42 @@ mod tests {
         // lambda of its own, not inlined, so that the run reduces under it.
         let text = "fix run(n, x, pt, k) {\n  if \"n == 0\" () { k pt x } () {\n    (a)[ct] {\n      @pt: \"a+1\" (r)[pt]\n      @ct: \"n-1\" (m)\n      run m r pt k\n    } x\n  }\n} in\n$exit (exit, x)[pt] { @always: run 20 x pt (pt, v) { @pt: exit v } }\n";
         let (fast, total) = fast_and_stepped(text, "Exit(Lambda");
+        assert_eq!(fast + 1, total, "every step but `$exit` in fast runs");
+    }
+
+    #[test]
+    fn a_long_list_of_the_graph_is_taken_apart_in_a_run() {
+        // The graph builds a list of 300 cells (runs off); then a run takes
+        // it apart cell by cell, reading the shared list from the graph
+        // instead of compiling it (300 cells nest deeper than a template).
+        let text = "fix build(i, P, k) {\n  if \"i == 0\" () { k P } () { \"i-1\" (j) build j [i, P] k }\n} in\nbuild 300 [] (P)\nfix sum(n, P, acc, k) {\n  if \"n == 0\" () { k acc } () {\n    (x, rest) { \"acc+x\" (a) \"n-1\" (m) sum m rest a k } !P\n  }\n} in\nsum 300 P 0 $exit\n";
+        let stepped = fast_and_stepped(text, "45150").1;
+        let mut m = Machine::new(load(text));
+        m.fast = false;
+        let built = Limits {
+            max_steps: 1205,
+            ..Limits::default()
+        };
+        assert!(matches!(m.run(&built), crate::run::Outcome::Limit(_)));
+        m.fast = true;
+        let out = format!("{:?}", m.run(&Limits::default()));
+        assert!(out.contains("45150"), "{out}");
+        assert_eq!(m.counts.total(), stepped);
+        assert!(
+            m.fast_steps_done + 10 > stepped - 1205,
+            "{} of {} steps after the build in fast runs",
+            m.fast_steps_done,
+            stepped - 1205
+        );
+    }
+
+    #[test]
+    fn a_long_list_made_in_a_run_is_no_deeper_than_its_cells() {
+        // 3,000 cells, each a tuple in the one before: a run builds and
+        // takes the list apart without stopping (closures bound how deeply
+        // values nest, tuples do not).
+        let text = "fix build(i, P, k) {\n  if \"i == 0\" () { k P } () { \"i-1\" (j) build j [[i, i], P] k }\n} in\nbuild 3000 [] (P)\nfix sum(n, P, acc, k) {\n  if \"n == 0\" () { k acc } () {\n    (x, rest) { (y, z) { \"acc+y\" (a) \"n-1\" (m) sum m rest a k } !x } !P\n  }\n} in\nsum 3000 P 0 $exit\n";
+        let (fast, total) = fast_and_stepped(text, "4501500");
         assert_eq!(fast + 1, total, "every step but `$exit` in fast runs");
     }
 

@@ -9,7 +9,8 @@
 //! closures hold closures costs what it holds, not what it would print.
 //! The nodes are then given their tour, statuses and waiters in one go, as
 //! an imported term is. Recursion here is bounded: templates nest at most
-//! as deeply as the compiler allows, values at most [`super::val::MAX_DEPTH`].
+//! as deeply as the compiler allows, closures at most
+//! [`super::val::MAX_DEPTH`]; nested tuples are walked with a stack.
 
 use std::rc::Rc;
 
@@ -22,7 +23,7 @@ use super::super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param, St
 use super::super::Machine;
 use super::res::{Hole, Res};
 use super::tpl::{is_sparam, Place, TArg, TAtom, TBody, TCmd, TLam, TStage, NO_SLOT};
-use super::val::{Frame, V};
+use super::val::{Frame, Tup, V};
 use super::{Cur, Overrides, Suspended};
 use crate::term::{Arg, Atom, Builtin, SExp, Sugar};
 
@@ -47,9 +48,24 @@ struct Out {
     base: Option<Rc<Frame>>,
     /// The shared value built for each closure (by its template and frame).
     closures: FxHashMap<(usize, usize), NodeId>,
+    /// The shared value built for each big tuple (by address).
+    tuples: FxHashMap<usize, NodeId>,
     /// The binder made for each hole of the residuals being built (by
     /// address).
     holes: FxHashMap<usize, GVar>,
+}
+
+/// A tuple standing for this many nodes or more is built once, as a shared
+/// value, however many places hold it.
+const SHARED_TUPLE: u32 = 64;
+
+/// A tuple being built ([`Out::tuple`]): its elements so far, and for a big
+/// one the nodes made before it (its own are a subtree of their own).
+struct OpenTuple<'t> {
+    tup: &'t Tup,
+    next: usize,
+    built: Vec<NodeId>,
+    outer: Option<Vec<NodeId>>,
 }
 
 impl Machine {
@@ -62,6 +78,7 @@ impl Machine {
             floor: 0,
             base: None,
             closures: FxHashMap::default(),
+            tuples: FxHashMap::default(),
             holes: FxHashMap::default(),
         };
         let root = out.state(self, &at.cur, &at.overrides);
@@ -121,6 +138,7 @@ impl Out {
         // residual held in several places is built at each, with binders
         // of its own).
         let closures = std::mem::take(&mut self.closures);
+        let tuples = std::mem::take(&mut self.tuples);
         let body = match &state {
             Some(s) => {
                 for (h, &v) in s.holes.iter().zip(&binders) {
@@ -135,6 +153,7 @@ impl Out {
         };
         r.state.set(state);
         self.closures = closures;
+        self.tuples = tuples;
         self.floor = floor;
         self.base = base;
         self.node(
@@ -355,8 +374,10 @@ impl Out {
         };
         match x {
             TAtom::Tuple(xs) => return xs.iter().for_each(|x| self.arg(m, x, out)),
+            TAtom::Shared(t) if matches!(m.g.kind(*t), Kind::Tuple(_)) => return self.graph_elems(m, *t, out),
             TAtom::Var(p) => match self.slot(*p) {
                 Slot::Val(V::Tup(t)) => return t.xs.iter().for_each(|x| out.push(self.value(m, x))),
+                Slot::Val(V::Shared(t)) if matches!(m.g.kind(t), Kind::Tuple(_)) => return self.graph_elems(m, t, out),
                 Slot::Val(V::Val(t)) if matches!(&*t, Atom::Tuple(_)) => {
                     if let Atom::Tuple(xs) = &*t {
                         for x in xs {
@@ -376,6 +397,30 @@ impl Out {
         }
         let c = self.atom(m, x);
         out.push(self.splice(m, c));
+    }
+
+    /// The elements of the shared graph tuple `t`, pushed on `out` (a
+    /// splice of it, as `bind` leaves one): a shared element gets a holder
+    /// of its own, any other is copied.
+    fn graph_elems(&mut self, m: &mut Machine, t: NodeId, out: &mut Vec<NodeId>) {
+        let Kind::Tuple(xs) = m.g.kind(t) else { return };
+        for c in xs.clone() {
+            let n = match m.g.kind(c) {
+                Kind::Share(u) => {
+                    let u = *u;
+                    self.holder(m, u)
+                }
+                Kind::Lit(l) => {
+                    let l = l.clone();
+                    self.node(m, Kind::Lit(l))
+                }
+                _ => {
+                    let a = m.export_raw(c);
+                    self.import(m, a)
+                }
+            };
+            out.push(n);
+        }
     }
 
     fn splice(&mut self, m: &mut Machine, c: NodeId) -> NodeId {
@@ -425,6 +470,76 @@ impl Out {
         v
     }
 
+    /// The nodes of a tuple, the tuples nested in it walked with a stack
+    /// of their own (a list nests as deeply as it is long; what else it
+    /// holds nests at most [`super::val::MAX_DEPTH`] deep). A big tuple is
+    /// built once, as a subtree of its own, and shared: what holds it gets
+    /// a holder.
+    fn tuple(&mut self, m: &mut Machine, t: &Tup) -> NodeId {
+        if let Some(h) = self.tuple_holder(m, t) {
+            return h;
+        }
+        let mut stack = vec![self.open_tuple(t)];
+        while let Some(top) = stack.last_mut() {
+            let tup = top.tup;
+            if let Some(x) = tup.xs.get(top.next) {
+                top.next += 1;
+                let n = match x.resolved() {
+                    V::Tup(u) => match self.tuple_holder(m, u) {
+                        Some(h) => h,
+                        None => {
+                            let o = self.open_tuple(u);
+                            stack.push(o);
+                            continue;
+                        }
+                    },
+                    v => self.value(m, v),
+                };
+                if let Some(top) = stack.last_mut() {
+                    top.built.push(n);
+                }
+                continue;
+            }
+            let Some(done) = stack.pop() else { break };
+            let n = self.close_tuple(m, done);
+            match stack.last_mut() {
+                Some(up) => up.built.push(n),
+                None => return n,
+            }
+        }
+        debug_assert!(false, "the walk returns at its root");
+        self.node(m, Kind::Tuple(Vec::new()))
+    }
+
+    /// A holder of the big tuple `u` if it is built already.
+    fn tuple_holder(&mut self, m: &mut Machine, u: &Tup) -> Option<NodeId> {
+        if u.size < SHARED_TUPLE {
+            return None;
+        }
+        let n = *self.tuples.get(&(std::ptr::from_ref(u) as usize))?;
+        Some(self.holder(m, n))
+    }
+
+    /// Starts building the tuple `u` (a big one as a subtree of its own).
+    fn open_tuple<'t>(&mut self, u: &'t Tup) -> OpenTuple<'t> {
+        OpenTuple {
+            tup: u,
+            next: 0,
+            built: Vec::with_capacity(u.xs.len()),
+            outer: (u.size >= SHARED_TUPLE).then(|| std::mem::take(&mut self.made)),
+        }
+    }
+
+    /// Ends building a tuple: its node, or for a big one a holder of it.
+    fn close_tuple(&mut self, m: &mut Machine, o: OpenTuple<'_>) -> NodeId {
+        let n = self.node(m, Kind::Tuple(o.built));
+        let Some(outer) = o.outer else { return n };
+        let sub = root_first(std::mem::replace(&mut self.made, outer));
+        m.init_nodes(&sub);
+        self.tuples.insert(std::ptr::from_ref(o.tup) as usize, n);
+        self.holder(m, n)
+    }
+
     fn value(&mut self, m: &mut Machine, v: &V) -> NodeId {
         match v.resolved() {
             V::Hole(h) => {
@@ -435,12 +550,9 @@ impl Out {
             V::Lit(l) => self.node(m, Kind::Lit(l.clone())),
             V::Sym(x) | V::RecName(x) => self.reference(m, *x),
             V::Val(a) => self.import(m, (**a).clone()),
-            V::Tup(t) => {
-                let xs = t.xs.iter().map(|x| self.value(m, x)).collect();
-                self.node(m, Kind::Tuple(xs))
-            }
+            V::Tup(t) => self.tuple(m, t),
             V::Shared(t) => self.holder(m, *t),
-            V::Clo(l, f) | V::Rec(l, f) => {
+            V::Clo(l, f, _) | V::Rec(l, f, _) => {
                 let rec = matches!(v, V::Rec(..));
                 let key = (Rc::as_ptr(l) as usize, Rc::as_ptr(f) as usize);
                 let target = match self.closures.get(&key) {

@@ -203,8 +203,8 @@ impl Copier {
                 Some(x) => self.value(x)?,
                 None => V::Hole(self.hole(h)),
             },
-            V::Clo(l, f) => V::Clo(l.clone(), self.frame(f)?),
-            V::Rec(l, f) => V::Rec(l.clone(), self.frame(f)?),
+            V::Clo(l, f, d) => V::Clo(l.clone(), self.frame(f)?, *d),
+            V::Rec(l, f, d) => V::Rec(l.clone(), self.frame(f)?, *d),
             V::Tup(t) => {
                 let xs = self.deeper(|c| t.xs.iter().map(|x| c.value(x)).collect::<Option<Vec<V>>>())?;
                 Tup::value(xs)?

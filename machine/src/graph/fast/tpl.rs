@@ -65,6 +65,11 @@ pub(super) struct TLam {
     /// The bodies inside this lambda whose staging expressions might be
     /// true, depending on the frames outside it ([`Watch`]).
     pub watch: Watch,
+    /// The slots of the frames around the place it is made in that it (or
+    /// a lambda in it) reads: how many frames out from that place, which
+    /// slot. A closure of it reaches the values there and no others, so it
+    /// nests one deeper than they do ([`super::val::V::closure`]).
+    pub caps: Box<[(u32, u32)]>,
 }
 
 /// The bodies nested in a place that might turn pending when the frames
@@ -335,14 +340,18 @@ pub(super) struct Compiler<'g> {
     plevel: u32,
     /// The slots taken so far in each open frame, innermost last.
     tops: Vec<u32>,
+    /// The slots of frames further out that each open frame's lambda
+    /// reads (as [`TLam::caps`]), innermost last.
+    caps: Vec<Vec<(u32, u32)>>,
     /// Nesting depth of the recursion.
     nest: u32,
     /// Nodes compiled so far (bounded by [`MAX_COMPILED`]).
     pub used: usize,
-    /// Shared values met whose closedness is not known yet: the caller
-    /// classifies them (`Machine::classify`) and compiles again, so that
-    /// closed ones stay shared instead of being built anew at every place
-    /// that holds them.
+    /// Shared values met that are not known to be closed (not classified
+    /// yet, or classified open, which may have grown stale): the caller
+    /// classifies them afresh (`Machine::reclassify`) and compiles again,
+    /// so that closed ones stay shared instead of being built anew at
+    /// every place that holds them.
     pub unknown: Vec<NodeId>,
     /// Whether to note those (else they are compiled with the template).
     pub note_unknown: bool,
@@ -356,6 +365,7 @@ impl<'g> Compiler<'g> {
             level: 0,
             plevel: 0,
             tops: Vec::new(),
+            caps: Vec::new(),
             nest: 0,
             used,
             unknown: Vec::new(),
@@ -375,8 +385,10 @@ impl<'g> Compiler<'g> {
         self.level += 1;
         self.plevel += 1;
         self.tops.push(0);
+        self.caps.push(Vec::new());
         let body = self.body(b);
         let nslots = self.tops.pop().unwrap_or(0);
+        self.caps.pop();
         self.plevel -= 1;
         self.level -= 1;
         let body = body?;
@@ -387,6 +399,7 @@ impl<'g> Compiler<'g> {
             inline_at: None,
             nslots,
             watch: None,
+            caps: Box::new([]),
             span: body.span,
             body,
         }))
@@ -442,6 +455,7 @@ impl<'g> Compiler<'g> {
         } else {
             self.plevel += 1;
             self.tops.push(n);
+            self.caps.push(Vec::new());
             0
         };
         self.level += 1;
@@ -469,11 +483,11 @@ impl<'g> Compiler<'g> {
             };
         }
         self.level -= 1;
-        let nslots = if inline {
-            0
+        let (nslots, caps) = if inline {
+            (0, Vec::new())
         } else {
             self.plevel -= 1;
-            self.tops.pop().unwrap_or(0)
+            (self.tops.pop().unwrap_or(0), self.caps.pop().unwrap_or_default())
         };
         let body = b?;
         let mut w = Watching::new();
@@ -489,7 +503,24 @@ impl<'g> Compiler<'g> {
             body,
             span,
             watch: w.done(),
+            caps: caps.into(),
         }))
+    }
+
+    /// Notes that the lambdas of the frames opened since `b`'s read its
+    /// slot ([`TLam::caps`]).
+    fn capture(&mut self, b: Binder) {
+        if is_sparam(b.pix) {
+            return;
+        }
+        for k in b.plevel + 1..=self.plevel {
+            if let Some(c) = self.caps.get_mut(k as usize - 1) {
+                let at = (k - 1 - b.plevel, b.pix);
+                if !c.contains(&at) {
+                    c.push(at);
+                }
+            }
+        }
     }
 
     /// The place of a binder in scope, seen from here.
@@ -694,7 +725,10 @@ impl<'g> Compiler<'g> {
         Some(match self.g.kind(n) {
             Kind::Ref(v) => match self.scope.get(v) {
                 Some(&b) if is_sparam(b.pix) => TAtom::SParam(self.place(b)),
-                Some(&b) => TAtom::Var(self.place(b)),
+                Some(&b) => {
+                    self.capture(b);
+                    TAtom::Var(self.place(b))
+                }
                 None => match self.g.var(*v).bound() {
                     Bound::Symbolic => TAtom::Sym(*v),
                     Bound::SelfRec(_) => TAtom::RecName(*v),
@@ -714,10 +748,15 @@ impl<'g> Compiler<'g> {
                     Kind::Lambda(_) | Kind::Rec { .. } | Kind::Record(_) | Kind::Map(_) if self.g.nodes[t.ix()].closed.is_closed() => {
                         TAtom::Shared(t)
                     }
-                    Kind::Lambda(_) | Kind::Rec { .. }
-                        if self.note_unknown && self.g.nodes[t.ix()].closed == super::super::node::Closed::Unknown =>
+                    // A closed tuple (a list's cell, holding the next as a
+                    // shared value) stands as itself: a run reads its cells
+                    // from the graph as it takes them apart.
+                    Kind::Tuple(_) if self.g.nodes[t.ix()].closed.is_closed() => TAtom::Shared(t),
+                    Kind::Lambda(_) | Kind::Rec { .. } | Kind::Tuple(_)
+                        if self.note_unknown && !self.g.nodes[t.ix()].closed.is_closed() =>
                     {
-                        // This compile is done again once `t` is classified.
+                        // This compile is done again once `t` is classified
+                        // afresh.
                         self.unknown.push(t);
                         TAtom::Shared(t)
                     }

@@ -5,9 +5,14 @@
 //! quick forms, it answers only where the answer is sure: a known tuple, an
 //! index in range; anything else is `None` and the graph machine decides,
 //! with its errors and stuck variables (LANGUAGE.md §8).
+//!
+//! A big closed tuple of the graph (a list the graph built or a run put
+//! back) stands in a run as itself, [`V::Shared`]: its elements are read
+//! from the graph where they are needed, one cell at a time, rather than
+//! the whole tuple compiled into the run.
 
 use super::super::lit::Lit;
-use super::super::node::hole_index;
+use super::super::node::{hole_index, Graph, Kind, NodeId};
 use super::val::{Tup, V};
 use crate::expr::{Expr, ExprKind};
 use crate::term::Atom;
@@ -15,16 +20,64 @@ use crate::term::Atom;
 /// The deepest expression taken (the walk recurses).
 const MAX_DEPTH: u32 = 32;
 
-/// The value of `e`, placeholder `k` standing for `ops[k]`.
-pub(super) fn eval(e: &Expr, ops: &[V]) -> Option<V> {
-    eval_at(e, ops, 0)
+/// The deepest small tuple of the graph read into a run's values (the
+/// reading recurses; big ones are shared values of their own).
+const MAX_READ_DEPTH: u32 = 16;
+
+/// The elements of the graph tuple `t`, if it is one.
+pub(super) fn graph_tuple(g: &Graph, t: NodeId) -> Option<&[NodeId]> {
+    match g.kind(t) {
+        Kind::Tuple(xs) => Some(xs),
+        _ => None,
+    }
 }
 
-fn eval_at(e: &Expr, ops: &[V], depth: u32) -> Option<V> {
+/// The value of the element `c` of a closed graph tuple (`None`: one a
+/// run does not hold, such as a lambda written in place).
+pub(super) fn graph_elem(g: &Graph, c: NodeId) -> Option<V> {
+    graph_elem_at(g, c, 0)
+}
+
+fn graph_elem_at(g: &Graph, c: NodeId, depth: u32) -> Option<V> {
+    Some(match g.kind(c) {
+        Kind::Lit(l) => V::Lit(l.clone()),
+        Kind::Share(u) => V::Shared(*u),
+        Kind::Tuple(xs) if depth < MAX_READ_DEPTH => {
+            let xs = xs.iter().map(|&x| graph_elem_at(g, x, depth + 1)).collect::<Option<Vec<V>>>()?;
+            Tup::value(xs)?
+        }
+        _ => return None,
+    })
+}
+
+/// The elements of a tuple value: a run's or a shared graph tuple's.
+pub(super) fn elems(g: &Graph, v: &V) -> Option<Vec<V>> {
+    match v.resolved() {
+        V::Tup(t) => Some(t.xs.iter().map(|x| x.resolved().clone()).collect()),
+        V::Shared(t) => graph_tuple(g, *t)?.iter().map(|&c| graph_elem(g, c)).collect(),
+        _ => None,
+    }
+}
+
+/// Whether `v` is a tuple value (a run's or a shared graph tuple).
+pub(super) fn is_tuple(g: &Graph, v: &V) -> bool {
+    match v.resolved() {
+        V::Tup(_) => true,
+        V::Shared(t) => graph_tuple(g, *t).is_some(),
+        _ => false,
+    }
+}
+
+/// The value of `e`, placeholder `k` standing for `ops[k]`.
+pub(super) fn eval(g: &Graph, e: &Expr, ops: &[V]) -> Option<V> {
+    eval_at(g, e, ops, 0)
+}
+
+fn eval_at(g: &Graph, e: &Expr, ops: &[V], depth: u32) -> Option<V> {
     if depth > MAX_DEPTH {
         return None;
     }
-    let sub = |x: &Expr| eval_at(x, ops, depth + 1);
+    let sub = |x: &Expr| eval_at(g, x, ops, depth + 1);
     match &e.kind {
         ExprKind::Val(Atom::Var(v)) => Some(ops.get(hole_index(*v)?)?.resolved().clone()),
         ExprKind::Val(Atom::Int(i)) => Some(V::Lit(Lit::Int(*i))),
@@ -33,22 +86,29 @@ fn eval_at(e: &Expr, ops: &[V], depth: u32) -> Option<V> {
             Tup::value(xs)
         }
         ExprKind::Index(t, i) => {
-            let (V::Tup(t), V::Lit(Lit::Int(i))) = (sub(t)?, sub(i)?) else {
+            let (t, V::Lit(Lit::Int(i))) = (sub(t)?, sub(i)?) else {
                 return None;
             };
-            let x = t.xs.get(usize::try_from(i).ok()?)?;
-            Some(x.resolved().clone())
+            let i = usize::try_from(i).ok()?;
+            match t {
+                V::Tup(t) => Some(t.xs.get(i)?.resolved().clone()),
+                V::Shared(t) => graph_elem(g, *graph_tuple(g, t)?.get(i)?),
+                _ => None,
+            }
         }
         ExprKind::Call(name, xs) => match (&**name, &xs[..]) {
             ("concat", [a, b]) => {
-                let (V::Tup(a), V::Tup(b)) = (sub(a)?, sub(b)?) else {
-                    return None;
-                };
-                Tup::value(a.xs.iter().chain(&b.xs).map(|x| x.resolved().clone()).collect())
+                let mut xs = elems(g, &sub(a)?)?;
+                xs.extend(elems(g, &sub(b)?)?);
+                Tup::value(xs)
             }
             ("len" | "count", [a]) => {
-                let V::Tup(a) = sub(a)? else { return None };
-                Some(V::Lit(Lit::Int(i64::try_from(a.xs.len()).ok()?)))
+                let n = match sub(a)? {
+                    V::Tup(a) => a.xs.len(),
+                    V::Shared(t) => graph_tuple(g, t)?.len(),
+                    _ => return None,
+                };
+                Some(V::Lit(Lit::Int(i64::try_from(n).ok()?)))
             }
             _ => None,
         },

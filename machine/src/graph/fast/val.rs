@@ -37,12 +37,18 @@ fn count_values(add: usize, sub: usize) {
     LIVE_VALUES.with(|n| n.set((n.get() + add as u64).saturating_sub(sub as u64)));
 }
 
-/// The deepest closures and tuples nest in the values of a fast run.
+/// The deepest closures nest in the values of a fast run, through what
+/// each reaches (tuples nest without bound).
 pub(super) const MAX_DEPTH: u32 = 64;
 
 /// The most nodes a tuple of a fast run stands for (each closure counted
-/// as one): bounds what materializing a value costs.
-pub(super) const MAX_SIZE: u32 = 4096;
+/// as one). A big tuple is materialized once however many places hold it
+/// (as a shared value), so this bounds only its own size.
+pub(super) const MAX_SIZE: u32 = 1 << 22;
+
+/// Tuples nested deeper than this are not made terms for the expression
+/// evaluator ([`to_atom`] recurses).
+const MAX_ATOM_DEPTH: u32 = 64;
 
 /// A value.
 pub(super) enum V {
@@ -56,11 +62,12 @@ pub(super) enum V {
     Val(Rc<Atom>),
     /// A tuple.
     Tup(Rc<Tup>),
-    /// A lambda and the frame it was made in.
-    Clo(Rc<TLam>, Rc<Frame>),
+    /// A lambda and the frame it was made in, with how deeply closures
+    /// nest in what it reaches there, itself included ([`V::closure`]).
+    Clo(Rc<TLam>, Rc<Frame>, u32),
     /// A recursive value: its lambda (whose last slot is its name) and the
-    /// frame it was made in.
-    Rec(Rc<TLam>, Rc<Frame>),
+    /// frame it was made in, with its depth as a closure's.
+    Rec(Rc<TLam>, Rc<Frame>, u32),
     /// A shared value of the graph.
     Shared(NodeId),
     /// A parameter of a lambda being reduced under (a sub-run's): symbolic
@@ -92,8 +99,8 @@ impl V {
             V::RecName(v) => V::RecName(*v),
             V::Val(a) => V::Val(a.clone()),
             V::Tup(t) => V::Tup(t.clone()),
-            V::Clo(l, f) => V::Clo(l.clone(), f.clone()),
-            V::Rec(l, f) => V::Rec(l.clone(), f.clone()),
+            V::Clo(l, f, d) => V::Clo(l.clone(), f.clone(), *d),
+            V::Rec(l, f, d) => V::Rec(l.clone(), f.clone(), *d),
             V::Shared(n) => V::Shared(*n),
             V::Hole(h) => V::Hole(h.clone()),
             V::Res(r) => V::Res(r.clone()),
@@ -139,11 +146,30 @@ impl V {
     pub(super) fn depth(&self) -> u32 {
         match self {
             V::Tup(t) => t.depth,
-            V::Clo(_, f) | V::Rec(_, f) => f.depth.get() + 1,
+            V::Clo(_, _, d) | V::Rec(_, _, d) => *d,
             V::Res(r) => r.depth,
             V::Hole(h) => h.value.get().map_or(0, V::depth),
             _ => 0,
         }
+    }
+
+    /// The depth of a closure of `l` made in `f`: one more than the
+    /// deepest value it reaches there (the slots `l` reads, [`TLam::caps`]:
+    /// the materializer walks those and no others).
+    pub(super) fn closure_depth(l: &TLam, f: &Rc<Frame>) -> u32 {
+        1 + l.caps.iter().filter_map(|&(up, ix)| f.get(up, ix)).map(V::depth).max().unwrap_or(0)
+    }
+
+    /// A closure of `l` made in `f`.
+    pub(super) fn closure(l: Rc<TLam>, f: Rc<Frame>) -> V {
+        let d = V::closure_depth(&l, &f);
+        V::Clo(l, f, d)
+    }
+
+    /// A recursive value of `l` made in `f`.
+    pub(super) fn rec(l: Rc<TLam>, f: Rc<Frame>) -> V {
+        let d = V::closure_depth(&l, &f);
+        V::Rec(l, f, d)
     }
 
     /// How many nodes it stands for, counting a closure as one.
@@ -194,7 +220,9 @@ pub(super) fn slots(vals: impl IntoIterator<Item = V>, n: usize) -> Slots {
 pub(super) struct Tup {
     /// The elements.
     pub xs: Vec<V>,
-    /// One more than the deepest element.
+    /// How deeply closures nest in its elements: nested tuples add
+    /// nothing (a list is as deep as its elements; the materializer walks
+    /// nested tuples with a stack of its own).
     pub depth: u32,
     /// One more than the sizes of the elements.
     pub size: u32,
@@ -204,7 +232,7 @@ impl Tup {
     /// A tuple of `xs`, or `None` if it would nest deeper or be bigger than
     /// a fast run allows.
     pub(super) fn value(xs: Vec<V>) -> Option<V> {
-        let depth = xs.iter().map(V::depth).max().unwrap_or(0) + 1;
+        let depth = xs.iter().map(V::depth).max().unwrap_or(0);
         let size = xs.iter().map(V::size).fold(1u32, u32::saturating_add);
         if depth > MAX_DEPTH || size > MAX_SIZE {
             return None;
@@ -395,7 +423,7 @@ type HeldList = SmallVec<[Held; 8]>;
 /// Whether dropping `v` frees a frame or tuple (which may hold more).
 fn frees(v: &V) -> bool {
     match v {
-        V::Clo(_, f) | V::Rec(_, f) => Rc::strong_count(f) == 1,
+        V::Clo(_, f, _) | V::Rec(_, f, _) => Rc::strong_count(f) == 1,
         V::Tup(t) => Rc::strong_count(t) == 1,
         _ => false,
     }
@@ -403,7 +431,7 @@ fn frees(v: &V) -> bool {
 
 fn hold(v: V, out: &mut HeldList) {
     match v {
-        V::Clo(_, f) | V::Rec(_, f) => out.push(Held::F(f)),
+        V::Clo(_, f, _) | V::Rec(_, f, _) => out.push(Held::F(f)),
         V::Tup(t) => out.push(Held::T(t)),
         _ => {}
     }
@@ -520,19 +548,26 @@ impl Drop for Tup {
 /// The atom of a value, for an expression's operand (`None`: a closure,
 /// which an expression cannot hold without its graph).
 pub(super) fn to_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
+    to_atom_at(v, shared, 0)
+}
+
+fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32) -> Option<Atom> {
     Some(match v {
         V::Lit(l) => l.to_atom(),
         V::Sym(x) | V::RecName(x) => Atom::Var(*x),
         V::Val(a) => (**a).clone(),
         V::Tup(t) => {
+            if depth >= MAX_ATOM_DEPTH {
+                return None;
+            }
             let mut xs = Vec::with_capacity(t.xs.len());
             for x in &t.xs {
-                xs.push(Arg::Atom(to_atom(x, shared)?));
+                xs.push(Arg::Atom(to_atom_at(x, shared, depth + 1)?));
             }
             Atom::Tuple(xs)
         }
         V::Shared(n) => shared(*n),
-        V::Hole(h) => return to_atom(h.value.get()?, shared),
+        V::Hole(h) => return to_atom_at(h.value.get()?, shared, depth),
         V::Clo(..) | V::Rec(..) | V::Res(..) => return None,
     })
 }
@@ -541,11 +576,9 @@ pub(super) fn to_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_long_chain_of_frames_drops_without_recursing() {
-        // 10^6 frames, each holding the previous through a tuple (the depth
-        // bound is for the materializer; this builds the chain by hand).
-        let lam = Rc::new(TLam {
+    /// A template that does nothing but read the slots `caps` around it.
+    fn a_lambda(caps: &[(u32, u32)]) -> Rc<TLam> {
+        Rc::new(TLam {
             origins: Box::new([]),
             k: 0,
             rest: None,
@@ -554,7 +587,15 @@ mod tests {
             body: super::super::tpl::tests_support::empty_body(),
             span: Default::default(),
             watch: None,
-        });
+            caps: caps.into(),
+        })
+    }
+
+    #[test]
+    fn a_long_chain_of_frames_drops_without_recursing() {
+        // 10^6 frames, each holding the previous through a tuple (the depth
+        // bound is for the materializer; this builds the chain by hand).
+        let lam = a_lambda(&[]);
         let mut f = Rc::new(Frame {
             up: None,
             vals: SmallVec::new(),
@@ -565,7 +606,7 @@ mod tests {
         });
         for i in 0..1_000_000 {
             let t = Rc::new(Tup {
-                xs: vec![V::Lit(Lit::Int(i)), V::Clo(lam.clone(), f)],
+                xs: vec![V::Lit(Lit::Int(i)), V::Clo(lam.clone(), f, 1)],
                 depth: 0,
                 size: 0,
             });
@@ -582,14 +623,29 @@ mod tests {
     }
 
     #[test]
-    fn tuples_and_frames_refuse_to_nest_too_deeply() {
+    fn lists_nest_freely_and_closures_refuse_to_nest_too_deeply() {
+        // A list of 10^5 cells is as deep as its elements, and drops
+        // without recursing.
+        let mut list = V::Lit(Lit::Int(0));
+        for i in 0..100_000 {
+            list = Tup::value(vec![V::Lit(Lit::Int(i)), list]).expect("a list nests freely");
+        }
+        assert_eq!(list.depth(), 0);
+        drop(list);
+        // A closure nests as deeply as what it reads: one that reads the
+        // slot holding the one before is one deeper each time...
+        let reads = a_lambda(&[(0, 0)]);
         let mut v = V::Lit(Lit::Int(0));
         for _ in 0..MAX_DEPTH {
-            v = Tup::value(vec![v]).expect("within the bound");
+            let f = Frame::new(None, slots([v], 1), None).expect("within the bound");
+            v = V::closure(reads.clone(), f);
         }
         assert_eq!(v.depth(), MAX_DEPTH);
-        assert!(Tup::value(vec![v.clone()]).is_none());
-        assert!(Frame::new(None, slots([v.clone()], 1), None).is_some());
+        let f = Frame::new(None, slots([v.clone()], 1), None).expect("a frame as deep as its slots");
+        assert!(V::closure(reads, f.clone()).depth() > MAX_DEPTH);
+        assert!(Frame::new(Some(f.clone()), slots([V::closure(a_lambda(&[(0, 0)]), f.clone())], 1), None).is_none());
+        // ...one that does not read it is not.
+        assert_eq!(V::closure(a_lambda(&[]), f).depth(), 1);
         let wide: Vec<V> = (0..MAX_SIZE).map(|i| V::Lit(Lit::Int(i64::from(i)))).collect();
         assert!(Tup::value(wide).is_none());
     }
