@@ -15,9 +15,10 @@
 //! the same step, and stops (materializing its state back into the graph,
 //! [`out`]) at anything else: a body that is inactive, stuck, failing or
 //! about to `$exit`, a splice or a head it does not know, a body after
-//! which a body nested in it might be pending ([`tpl::Watch`]), values that
-//! nest or grow past its bounds, the step budget it was given, the clock
-//! (read every 1024 steps) and [`MAX_MADE`] values made. The
+//! which a body nested in it might be pending ([`tpl::Watch`]) and that it
+//! cannot reduce under ([`Run::descend`]), closures that nest or tuples that
+//! grow past its bounds, the step budget it was given, the clock (read
+//! every 1024 steps) and [`MAX_LIVE`] values held. The
 //! graph machine then takes the next step itself, with its diagnostics.
 //! So the counts by kind, the result and every error are the graph
 //! machine's; the equivalence tests compare them with the reference
@@ -506,7 +507,7 @@ impl Run<'_> {
                         let expr = matches!(&**args, [TArg::Atom(TAtom::Expr(..))]);
                         // A residual standing for the head is held by the
                         // overrides alone.
-                        let once = matches!(head, TAtom::Var(p) if p.once) || self.overrides.iter().any(|(j, _)| *j == 0);
+                        let once = last_read(head, frame) || self.overrides.iter().any(|(j, _)| *j == 0);
                         (h, vals, expr, span, once)
                     }
                 }
@@ -1026,6 +1027,26 @@ impl Run<'_> {
             }
         })
     }
+}
+
+/// Whether reading the head `a` in `frame` is the last read of a slot that
+/// holds a residual itself (not a hole it fills, which other slots may
+/// hold too): the only occurrence of its variable ([`tpl::Place::once`]),
+/// in the frame that binds it or in a frame whose chain up to that one
+/// nothing else holds, so that no other invocation can read the slot.
+fn last_read(a: &TAtom, frame: &Rc<Frame>) -> bool {
+    let TAtom::Var(p) = a else { return false };
+    if !p.once {
+        return false;
+    }
+    let mut f = frame;
+    for _ in 0..p.pup {
+        match &f.up {
+            Some(u) if Rc::strong_count(u) == 1 => f = u,
+            _ => return false,
+        }
+    }
+    matches!(f.vals.get(p.pix as usize).and_then(|c| c.get()), Some(V::Res(_)))
 }
 
 /// Marks the unfilled holes the staging expression `s` of a body `d`

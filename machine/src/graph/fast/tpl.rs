@@ -18,8 +18,12 @@
 //! changes.
 //!
 //! Each body carries what the fast run needs to know, without looking, about
-//! the bodies nested in it: whether any could be pending once the body runs
-//! ([`TBody::inert`]). See [`TLam::slack`].
+//! the bodies nested in it: which could be pending once the body runs
+//! ([`TBody::watch`]). A lambda applied where it stands is inlined only if
+//! no body in it may be active while it is not applied: one the run may
+//! have to reduce under gets a frame of its own. Each lambda also lists the
+//! slots around it that it reads ([`TLam::caps`]), which bounds how deeply
+//! its closures nest.
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -191,9 +195,12 @@ pub(super) struct Place {
     /// Its slot in that frame ([`NO_SLOT`] for a staging parameter,
     /// [`INLINE_SPARAM`] for that of an inlined lambda).
     pub pix: u32,
-    /// Whether this is the only place its variable is read, in the frame
-    /// that binds it: once read, the slot is dead (a residual read here
-    /// may be applied in place).
+    /// Whether this is the only place its variable is read. Read from the
+    /// frame that binds it, the slot is dead once read; read from a frame
+    /// further in, it is dead if nothing else holds the frames in between
+    /// (no other invocation of the lambdas between can read it again). A
+    /// residual read from a dead slot may be applied in place
+    /// (`Run::last_read`).
     pub once: bool,
 }
 
@@ -531,7 +538,7 @@ impl<'g> Compiler<'g> {
             ix: b.ix,
             pup,
             pix: b.pix,
-            once: b.single && pup == 0,
+            once: b.single,
         }
     }
 
