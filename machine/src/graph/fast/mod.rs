@@ -92,10 +92,12 @@ const MAX_WAIT: u64 = 4096;
 
 /// The most values a run holds at once (a frame counted with its slots, a
 /// tuple with its elements, [`val::live_values`]) before it hands its state
-/// back: what a run holds outside the graph (and so outside `--max-nodes`)
-/// stays bounded however long it runs, about 6 MB of slots and elements,
-/// less than the graph would take for the same values.
-const MAX_LIVE: u64 = 1 << 18;
+/// back: what a run holds outside the graph stays bounded however long it
+/// runs, about 24 MB of slots and elements, less than the graph would take
+/// for the same values (and no more than `--max-nodes` leaves the graph).
+/// A list of 10^5 cells (the specialiser's program at its largest size)
+/// fits: one that does not is finished on the graph, much more slowly.
+const MAX_LIVE: u64 = 1 << 20;
 
 /// A run asks whether to stop (time, interrupt) at each multiple of this
 /// many steps, as the run loop reads the clock.
