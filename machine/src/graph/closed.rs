@@ -67,7 +67,7 @@ impl Machine {
     /// tuples, records, maps and shared values); other nodes change kind in
     /// place (a bound occurrence) or are not asked about.
     pub(crate) fn classify(&mut self, root: NodeId) -> Closed {
-        self.classify_with(root, false)
+        self.classify_with(root, false, u64::MAX).0.unwrap_or(Closed::Unknown)
     }
 
     /// Like [`Machine::classify`], but walking the shared values in it
@@ -75,21 +75,38 @@ impl Machine {
     /// when an outer variable is bound: a list built by a loop is open
     /// while its cells are made, from the loop's parameters, and closed
     /// once they are bound). Every subtree found closed is memoized so.
+    /// Such walks are paid for by steps: all of them visit at most as many
+    /// nodes as the machine has executed steps (and 4096 more), so a big
+    /// value that stays open (the builders' fragments, met at every fast
+    /// run tried) costs a bounded share of the run. A walk out of credit
+    /// stops and concludes nothing (`Unknown`) about `root`.
     pub(crate) fn reclassify(&mut self, root: NodeId) -> Closed {
-        self.classify_with(root, true)
+        let credit = (self.counts.total() + 4096).saturating_sub(self.reclassify_spent);
+        let (c, visited) = self.classify_with(root, true, credit);
+        self.reclassify_spent += visited;
+        c.unwrap_or(Closed::Unknown)
     }
 
-    fn classify_with(&mut self, root: NodeId, fresh: bool) -> Closed {
+    /// The walk of [`Machine::classify`] (`fresh`: of
+    /// [`Machine::reclassify`]), visiting at most `budget` nodes: the
+    /// class (`None` if out of budget) and the nodes visited.
+    fn classify_with(&mut self, root: NodeId, fresh: bool, budget: u64) -> (Option<Closed>, u64) {
         let Depths(mut binders) = std::mem::take(&mut self.closed_scratch);
         debug_assert!(binders.is_empty(), "depths left by the last walk");
         let mut stack = vec![Visit::Enter(root)];
         // The depth of the binding nodes above the node entered, and the
         // least binder depth and the size of the subtree being summed.
         let (mut depth, mut min, mut size) = (0u32, u32::MAX, 0u32);
-        let mut result = Closed::Unknown;
+        let mut result = Some(Closed::Unknown);
+        let mut visited = 0u64;
         while let Some(visit) = stack.pop() {
             match visit {
                 Visit::Enter(n) => {
+                    if visited >= budget {
+                        result = None;
+                        break;
+                    }
+                    visited += 1;
                     if let Kind::Share(t) = *self.g.kind(n) {
                         size = size.saturating_add(1);
                         match self.g.nodes[t.ix()].closed {
@@ -162,7 +179,7 @@ impl Machine {
                         self.g.nodes[n.ix()].closed = c;
                     }
                     if n == root {
-                        result = c;
+                        result = Some(c);
                     }
                     depth = above;
                     min = min.min(outer_min);
@@ -174,7 +191,7 @@ impl Machine {
             self.g.var_mut(v).depth = 0;
         }
         self.closed_scratch = Depths(binders);
-        result
+        (result, visited)
     }
 
     /// Whether `n`, met inside a region being copied, is a lambda worth

@@ -116,6 +116,9 @@ pub struct Machine {
     /// A fast run stopped at such a branch: the parallel driver looks for
     /// a frontier now.
     pub(crate) split_asked: bool,
+    /// Nodes visited so far by [`Machine::reclassify`], which may visit no
+    /// more than the steps executed (and 4096).
+    reclassify_spent: u64,
     /// Steps executed in fast runs so far (for `--stats`).
     pub fast_steps_done: u64,
     /// The call sites of bodies, recorded only when tracing a runtime
@@ -171,6 +174,7 @@ impl Machine {
             backoff: Default::default(),
             split_from: u64::MAX,
             split_asked: false,
+            reclassify_spent: 0,
             fast_steps_done: 0,
             calls: None,
         }

@@ -1151,12 +1151,17 @@ mod tests {
         (fast, m.counts.total())
     }
 
+    /// Runs `text` as [`fast_and_stepped`] does, and checks that every step
+    /// but `$exit` (which the graph machine executes) was in fast runs.
+    fn all_but_exit_fast(text: &str, expect: &str) {
+        let (fast, total) = fast_and_stepped(text, expect);
+        assert_eq!(fast + 1, total, "every step but `$exit` in fast runs");
+    }
+
     #[test]
     fn staged_halves_are_reduced_under_their_lambdas_in_a_run() {
         let before = val::live_values();
-        let (fast, total) = fast_and_stepped(STAGED_SUM, "2016");
-        // All but `$exit`, which the graph machine executes.
-        assert_eq!(fast + 1, total, "every step but `$exit` in fast runs");
+        all_but_exit_fast(STAGED_SUM, "2016");
         assert_eq!(val::live_values(), before, "values left alive");
     }
 
@@ -1167,8 +1172,7 @@ mod tests {
         // `ct` of a lambda applied): the specialiser's pattern. It is a
         // lambda of its own, not inlined, so that the run reduces under it.
         let text = "fix run(n, x, pt, k) {\n  if \"n == 0\" () { k pt x } () {\n    (a)[ct] {\n      @pt: \"a+1\" (r)[pt]\n      @ct: \"n-1\" (m)\n      run m r pt k\n    } x\n  }\n} in\n$exit (exit, x)[pt] { @always: run 20 x pt (pt, v) { @pt: exit v } }\n";
-        let (fast, total) = fast_and_stepped(text, "Exit(Lambda");
-        assert_eq!(fast + 1, total, "every step but `$exit` in fast runs");
+        all_but_exit_fast(text, "Exit(Lambda");
     }
 
     #[test]
@@ -1203,8 +1207,7 @@ mod tests {
         // takes the list apart without stopping (closures bound how deeply
         // values nest, tuples do not).
         let text = "fix build(i, P, k) {\n  if \"i == 0\" () { k P } () { \"i-1\" (j) build j [[i, i], P] k }\n} in\nbuild 3000 [] (P)\nfix sum(n, P, acc, k) {\n  if \"n == 0\" () { k acc } () {\n    (x, rest) { (y, z) { \"acc+y\" (a) \"n-1\" (m) sum m rest a k } !x } !P\n  }\n} in\nsum 3000 P 0 $exit\n";
-        let (fast, total) = fast_and_stepped(text, "4501500");
-        assert_eq!(fast + 1, total, "every step but `$exit` in fast runs");
+        all_but_exit_fast(text, "4501500");
     }
 
     #[test]
