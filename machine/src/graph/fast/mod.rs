@@ -868,11 +868,9 @@ impl Run<'_> {
         if let Some(l) = self.lams.get(&lam) {
             return Some(l.clone());
         }
-        // Each with a budget of its own: a run that calls many closed
-        // lambdas (a list of functions) compiles each once.
-        let mut c = Compiler::new(&self.m.g, 0);
+        let mut c = Compiler::new(&self.m.g, self.used);
         let l = c.lambda(lam, name, false);
-        self.used += c.used;
+        self.used = c.used;
         let l = l?;
         self.lams.insert(lam, l.clone());
         Some(l)

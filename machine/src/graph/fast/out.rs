@@ -187,14 +187,7 @@ impl Out {
         id
     }
 
-    /// A holder of the shared value `t` (or of the subtree `t` just built,
-    /// which becomes one); a closed value written in place in the graph
-    /// (which a run reads where it stands) is copied instead.
     fn holder(&mut self, m: &mut Machine, t: NodeId) -> NodeId {
-        if m.g.nodes[t.ix()].parent != NodeId::NONE {
-            let a = m.export_raw(t);
-            return self.import(m, a);
-        }
         let h = m.share(t);
         self.made.push(h);
         h

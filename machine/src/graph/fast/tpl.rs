@@ -776,14 +776,6 @@ impl<'g> Compiler<'g> {
                 let (name, lam) = (*name, *lam);
                 TAtom::Rec(self.lambda(lam, Some(name), false)?)
             }
-            // A big closed tuple written in place (a list whose last holder
-            // took it): read where it stands, as a shared one.
-            Kind::Tuple(_) if self.g.nodes[n.ix()].closed == super::super::node::Closed::Big => TAtom::Shared(n),
-            Kind::Tuple(_) if self.note_unknown && !self.g.nodes[n.ix()].closed.is_closed() => {
-                // This compile is done again once `n` is classified afresh.
-                self.unknown.push(n);
-                TAtom::Shared(n)
-            }
             Kind::Tuple(xs) => {
                 let mut out = Vec::with_capacity(xs.len());
                 for &x in xs {

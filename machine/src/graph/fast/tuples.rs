@@ -6,14 +6,13 @@
 //! index in range; anything else is `None` and the graph machine decides,
 //! with its errors and stuck variables (LANGUAGE.md §8).
 //!
-//! A closed tuple of the graph (a list the graph built or a run put back,
-//! shared or written in place) stands in a run as itself, [`V::Shared`]:
-//! its elements are read from the graph where they are needed, one cell at
-//! a time, rather than the whole tuple compiled into the run; a closed
-//! lambda among them stands as itself too, compiled when it is applied.
+//! A big closed tuple of the graph (a list the graph built or a run put
+//! back) stands in a run as itself, [`V::Shared`]: its elements are read
+//! from the graph where they are needed, one cell at a time, rather than
+//! the whole tuple compiled into the run.
 
 use super::super::lit::Lit;
-use super::super::node::{hole_index, Closed, Graph, Kind, NodeId};
+use super::super::node::{hole_index, Graph, Kind, NodeId};
 use super::val::{Tup, V};
 use crate::expr::{Expr, ExprKind};
 use crate::term::Atom;
@@ -40,13 +39,9 @@ pub(super) fn graph_elem(g: &Graph, c: NodeId) -> Option<V> {
 }
 
 fn graph_elem_at(g: &Graph, c: NodeId, depth: u32) -> Option<V> {
-    let closed = g.nodes[c.ix()].closed;
     Some(match g.kind(c) {
         Kind::Lit(l) => V::Lit(l.clone()),
         Kind::Share(u) => V::Shared(*u),
-        // Closed values written in place: read where they stand.
-        Kind::Lambda(_) | Kind::Rec { .. } if closed.is_closed() => V::Shared(c),
-        Kind::Tuple(_) if closed == Closed::Big => V::Shared(c),
         Kind::Tuple(xs) if depth < MAX_READ_DEPTH => {
             let xs = xs.iter().map(|&x| graph_elem_at(g, x, depth + 1)).collect::<Option<Vec<V>>>()?;
             Tup::value(xs)?
