@@ -928,12 +928,7 @@ impl Run<'_> {
     /// else, which the graph machine decides).
     fn splice(&self, t: V, out: &mut impl Extend<V>) -> Option<()> {
         match t.resolved().clone() {
-            V::Tup(t) => out.extend(t.xs.iter().map(|x| x.resolved().clone())),
-            V::Shared(t) => {
-                for &c in tuples::graph_tuple(&self.m.g, t)? {
-                    out.extend([tuples::graph_elem(&self.m.g, c)?]);
-                }
-            }
+            t @ (V::Tup(_) | V::Shared(_)) => tuples::elems_into(&self.m.g, &t, out)?,
             V::Val(a) => match &*a {
                 crate::term::Atom::Tuple(xs) => {
                     for x in xs {

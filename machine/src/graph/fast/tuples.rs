@@ -50,13 +50,20 @@ fn graph_elem_at(g: &Graph, c: NodeId, depth: u32) -> Option<V> {
     })
 }
 
-/// The elements of a tuple value: a run's or a shared graph tuple's.
-pub(super) fn elems(g: &Graph, v: &V) -> Option<Vec<V>> {
+/// The elements of a tuple value (a run's or a shared graph tuple's),
+/// pushed on `out` (`None`: not a tuple, or an element a run does not
+/// hold; `out` may then hold some of them).
+pub(super) fn elems_into(g: &Graph, v: &V, out: &mut impl Extend<V>) -> Option<()> {
     match v.resolved() {
-        V::Tup(t) => Some(t.xs.iter().map(|x| x.resolved().clone()).collect()),
-        V::Shared(t) => graph_tuple(g, *t)?.iter().map(|&c| graph_elem(g, c)).collect(),
-        _ => None,
+        V::Tup(t) => out.extend(t.xs.iter().map(|x| x.resolved().clone())),
+        V::Shared(t) => {
+            for &c in graph_tuple(g, *t)? {
+                out.extend([graph_elem(g, c)?]);
+            }
+        }
+        _ => return None,
     }
+    Some(())
 }
 
 /// Whether `v` is a tuple value (a run's or a shared graph tuple).
@@ -98,8 +105,9 @@ fn eval_at(g: &Graph, e: &Expr, ops: &[V], depth: u32) -> Option<V> {
         }
         ExprKind::Call(name, xs) => match (&**name, &xs[..]) {
             ("concat", [a, b]) => {
-                let mut xs = elems(g, &sub(a)?)?;
-                xs.extend(elems(g, &sub(b)?)?);
+                let mut xs = Vec::new();
+                elems_into(g, &sub(a)?, &mut xs)?;
+                elems_into(g, &sub(b)?, &mut xs)?;
                 Tup::value(xs)
             }
             ("len" | "count", [a]) => {
