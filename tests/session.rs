@@ -192,10 +192,7 @@ fn step_exit_and_budget_stops() {
     assert_eq!(s.steps(), 329);
     assert!(s.end().is_none());
     let next = s.next().expect("a next step");
-    assert_eq!(
-        next.what,
-        deepcps_machine::graph::NextKind::Rule(deepcps_machine::reference::Rule::Exit)
-    );
+    assert_eq!(next.what, deepcps_machine::graph::NextKind::Rule(deepcps_machine::run::Rule::Exit));
     assert_eq!(s.run(u64::MAX, None, None), Stop::Ended);
     assert_eq!(s.steps(), 330);
 }

@@ -24,6 +24,8 @@ pub mod reference;
 pub mod run;
 pub mod session;
 pub mod span;
+pub mod subst;
 pub mod syntax;
 pub mod term;
+pub mod verdict;
 pub mod view;

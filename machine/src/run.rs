@@ -7,9 +7,36 @@ use std::time::{Duration, Instant};
 
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
-use crate::reference::Rule;
 use crate::span::Span;
 use crate::term::Atom;
+
+/// The rule kinds, for counting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// β.
+    Beta,
+    /// β of `"e" (x) b`.
+    Expr,
+    /// `if`.
+    If,
+    /// `fix`.
+    Fix,
+    /// `$exit`.
+    Exit,
+}
+
+impl Rule {
+    /// The rule's name, as in `--stats` and `--trace`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Beta => "beta",
+            Rule::Expr => "expr",
+            Rule::If => "if",
+            Rule::Fix => "fix",
+            Rule::Exit => "exit",
+        }
+    }
+}
 
 /// A machine the run loop ([`drive`]) steps until it stops.
 pub trait Stepper {

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use super::node::NodeId;
 use super::Machine;
 use crate::error::RuntimeError;
-use crate::reference::Rule;
+use crate::run::Rule;
 use crate::run::{Limits, Outcome};
 use crate::span::Span;
 use crate::term::Program;

@@ -8,7 +8,7 @@
 //!    of the term ([`tour`]): the first pending body in post-order, in
 //!    `O(log size)`; it never scans the term;
 //! 2. decides what the body does ([`status`]), exactly as the reference
-//!    reducer's `prepare` would, evaluating expressions in place;
+//!    verdict ([`crate::verdict`]) would, evaluating expressions in place;
 //! 3. executes one rule ([`rules`]): β binds the callee's parameters in
 //!    place ([`bind`]), moving each argument into the occurrence of its
 //!    parameter (sharing or copying it for the others, [`share`]);
@@ -40,11 +40,10 @@ pub mod window;
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
 use crate::print::Printer;
-use crate::reference::rules::{prepare, Look as RefLook};
-use crate::reference::{Reducer, Rule};
-use crate::run::{drive, Counts, Limits, Outcome, Report, Stepper};
+use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper};
 use crate::span::Span;
 use crate::term::{self, Atom, Program, SExp, VarId, Vars};
+use crate::verdict::{stuck, verdict, Verdict};
 use export::Names;
 use import::Importer;
 use node::{Graph, Kind, NodeId, Status};
@@ -373,7 +372,7 @@ impl Machine {
         let span = self.g.body(b).map(|x| x.span).unwrap_or_default();
         if let Some(body) = self.export_body(b, &mut names) {
             let mut vars = names.vars.unwrap_or_default();
-            if let RefLook::Error(mut e) = prepare(&body, &mut vars, &[]) {
+            if let Verdict::Error(mut e) = verdict(&body, &mut vars, &[]) {
                 e.calls = self.calls_of(b);
                 return e;
             }
@@ -467,22 +466,12 @@ impl Machine {
                 let vars = self.exit_vars.clone().unwrap_or_default();
                 let text = Printer::new(&vars).limited(max_output).atom_text(v);
                 // The stuck warnings of an exit value do not need the term.
-                let r = Reducer {
-                    body: empty_body(),
-                    vars,
-                    counts: self.counts,
-                };
-                (text, r.stuck_warnings_in(v), None)
+                (text, stuck::in_value(v, &vars), None)
             }
             _ => match self.to_program_within(limit) {
                 Ok(p) => {
                     let text = Printer::new(&p.vars).limited(max_output).program_text(&p.body);
-                    let r = Reducer {
-                        body: p.body,
-                        vars: p.vars,
-                        counts: self.counts,
-                    };
-                    (text, r.stuck_warnings(), None)
+                    (text, stuck::in_body(&p.body, &p.vars), None)
                 }
                 Err(mut e) => {
                     e.what = match outcome {
@@ -597,12 +586,7 @@ impl Machine {
     /// Warnings for the stuck bodies of the current term.
     pub fn stuck_warnings(&self) -> Vec<Diagnostic> {
         let p = self.to_program();
-        Reducer {
-            body: p.body,
-            vars: p.vars,
-            counts: self.counts,
-        }
-        .stuck_warnings()
+        stuck::in_body(&p.body, &p.vars)
     }
 }
 

@@ -7,7 +7,7 @@ use super::lit::Lit;
 use super::node::{Cmd, Kind, NodeId, NodeList};
 use super::status::{Plan, Shape};
 use super::Machine;
-use crate::reference::Rule;
+use crate::run::Rule;
 use crate::term::{Atom, SExp};
 
 /// What one executed step did.

@@ -1,5 +1,5 @@
 //! Readiness of one body in the graph (LANGUAGE.md §5): inactive, stuck,
-//! failing or ready with a rule. It mirrors `reference::rules::prepare`
+//! failing or ready with a rule. It mirrors [`verdict`](crate::verdict::verdict)
 //! decision for decision, on graph nodes instead of terms, and without
 //! looking below the body's own head and arguments.
 
@@ -8,8 +8,8 @@ use super::node::{hole_index, Bound, Cmd, GVar, Graph, Kind, NodeId, Status};
 use super::Machine;
 use crate::error::ErrorKind;
 use crate::expr::eval::{eval_with, EvalError};
-use crate::reference::rules::eval_atom;
 use crate::term::{Arg, Atom, Builtin, SExp};
+use crate::verdict::eval_atom;
 use std::sync::atomic::Ordering;
 
 /// One argument after evaluation.
@@ -224,7 +224,7 @@ impl Machine {
     }
 
     /// Decides what body `b` would do if executed now: as
-    /// `reference::rules::prepare`, stuck wins over failure (the first
+    /// [`verdict`](crate::verdict::verdict), stuck wins over failure (the first
     /// failing argument stands as a placeholder and decides only after
     /// every stuck decision).
     pub fn look(&self, b: NodeId) -> Look {
@@ -365,7 +365,7 @@ impl Machine {
         }
     }
 
-    /// The arity rules of β (LANGUAGE.md §5), as `reference::rules::beta`:
+    /// The arity rules of β (LANGUAGE.md §5), as the verdict's:
     /// a symbolic splice it cannot match, then `failed`, then the arity.
     fn beta_check(&self, arity: Arity, args: Shapes, expr: bool, failed: Option<Look>) -> Look {
         let k = arity.k;
@@ -408,7 +408,7 @@ impl Machine {
         Look::Ready(Plan::Beta { args, expr })
     }
 
-    /// `if`, as `reference::rules::rule_if`: a symbolic splice or a
+    /// `if`, as the verdict's: a symbolic splice or a
     /// symbolic condition of three arguments, then `failed`, then the
     /// arity and the type of the condition.
     fn if_check(&self, args: Shapes, failed: Option<Look>) -> Look {

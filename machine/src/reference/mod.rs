@@ -4,21 +4,21 @@
 //! the first ready body in the reference order and replaces it by a fresh
 //! copy of what it reduces to.
 //!
-//! - [`subst`]: capture-free substitution with fresh binders;
-//! - [`rules`]: readiness of a body and one method per rewrite rule.
+//! It decides each body with the language's [`verdict`](crate::verdict)
+//! and executes it by substitution ([`crate::subst`]):
+//! - [`rules`]: one function per rewrite rule.
 
 pub mod rules;
-pub mod subst;
 
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
 use crate::expr::{Expr, ExprKind};
 use crate::print::Printer;
-use crate::run::{drive, Counts, Limits, Outcome, Report, Stepper};
+use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper};
 use crate::span::Span;
 use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, VarId, Vars};
-pub use rules::Rule;
-use rules::{execute, prepare, Look};
+use crate::verdict::{stuck, verdict, Verdict};
+use rules::execute;
 
 /// What a walk found.
 enum Event {
@@ -87,19 +87,12 @@ impl Reducer {
 
     /// Warnings for the stuck bodies in the current term.
     pub fn stuck_warnings(&self) -> Vec<Diagnostic> {
-        let mut out = Vec::new();
-        let mut vars = self.vars.clone();
-        collect_stuck_body(&self.body, &mut vars, &mut Vec::new(), &mut out);
-        out
+        stuck::in_body(&self.body, &self.vars)
     }
 
     /// Warnings for the stuck bodies held by an exit value.
     pub fn stuck_warnings_in(&self, value: &Atom) -> Vec<Diagnostic> {
-        let mut out = Vec::new();
-        let mut vars = self.vars.clone();
-        let mut recs = Vec::new();
-        collect_stuck_atom(value, &mut vars, &mut recs, &mut out);
-        out
+        stuck::in_value(value, &self.vars)
     }
 
     /// Runs to the end and reports, printing the result canonically.
@@ -153,11 +146,11 @@ fn walk_body(b: &mut Body, vars: &mut Vars, dry: bool, recs: &mut Recs) -> Optio
             }
         }
     }
-    match prepare(b, vars, recs) {
-        Look::Inactive | Look::Stuck(_) => None,
+    match verdict(b, vars, recs) {
+        Verdict::Inactive | Verdict::Stuck(_) => None,
         _ if dry => Some(Event::Pending),
-        Look::Error(e) => Some(Event::Failed(e)),
-        Look::Ready(r) => {
+        Verdict::Error(e) => Some(Event::Failed(e)),
+        Verdict::Ready(r) => {
             let span = b.span;
             let (rule, exit) = execute(b, r, vars);
             Some(Event::Stepped(rule, exit, span))
@@ -249,95 +242,6 @@ fn any_active(b: &Body, concrete: &[VarId]) -> bool {
                 })
         }
         Cmd::Fix(f) => any_active(&f.lam.body, concrete) || any_active(&f.body, concrete),
-    }
-}
-
-/// What is left to do while collecting stuck bodies.
-enum Collect<'t> {
-    /// Look into an atom.
-    Atom(&'t Atom),
-    /// Look into a body: first what is nested in it, then the body itself.
-    Body(&'t Body),
-    /// Everything nested in this body was looked at: check the body.
-    Check(&'t Body),
-    /// Leave the scope of the innermost recursive value.
-    PopRec,
-}
-
-/// Collects warnings for the stuck bodies nested anywhere in `a`.
-fn collect_stuck_atom(a: &Atom, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
-    collect_stuck(Collect::Atom(a), vars, recs, out);
-}
-
-/// Collects warnings for the stuck bodies of `b` and nested in it.
-fn collect_stuck_body(b: &Body, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
-    collect_stuck(Collect::Body(b), vars, recs, out);
-}
-
-/// The walk of [`collect_stuck_body`], in the reference order (nested bodies
-/// first, left to right, then the body), with an explicit stack: deep chains
-/// and values do not recurse.
-fn collect_stuck(start: Collect<'_>, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
-    let mut todo = vec![start];
-    while let Some(t) = todo.pop() {
-        match t {
-            Collect::PopRec => {
-                recs.pop();
-            }
-            Collect::Check(b) => check_stuck(b, vars, recs, out),
-            Collect::Body(b) => {
-                todo.push(Collect::Check(b));
-                match &b.cmd {
-                    Cmd::App(app) => {
-                        for a in app.args.iter().rev() {
-                            let (Arg::Atom(x) | Arg::Splice(x)) = a;
-                            todo.push(Collect::Atom(x));
-                        }
-                        todo.push(Collect::Atom(&app.head));
-                    }
-                    Cmd::Fix(fix) => {
-                        todo.push(Collect::Body(&fix.body));
-                        todo.push(Collect::Body(&fix.lam.body));
-                    }
-                }
-            }
-            Collect::Atom(a) => match a {
-                Atom::Lambda(l) => todo.push(Collect::Body(&l.body)),
-                Atom::Rec(r) => {
-                    recs.push((r.name, r.clone()));
-                    todo.push(Collect::PopRec);
-                    todo.push(Collect::Body(&r.lam.body));
-                }
-                Atom::Tuple(xs) => {
-                    for x in xs.iter().rev() {
-                        let (Arg::Atom(x) | Arg::Splice(x)) = x;
-                        todo.push(Collect::Atom(x));
-                    }
-                }
-                Atom::Record(fs) => todo.extend(fs.iter().rev().map(|(_, x)| Collect::Atom(x))),
-                Atom::Map(kvs) => {
-                    for (k, v) in kvs.iter().rev() {
-                        todo.push(Collect::Atom(v));
-                        todo.push(Collect::Atom(k));
-                    }
-                }
-                Atom::Expr(e) => todo.extend(e.vals().into_iter().rev().map(Collect::Atom)),
-                _ => {}
-            },
-        }
-    }
-}
-
-/// The warning for `b` itself, if it is stuck.
-fn check_stuck(b: &Body, vars: &mut Vars, recs: &mut Recs, out: &mut Vec<Diagnostic>) {
-    if let Look::Stuck(s) = prepare(b, vars, recs) {
-        let name = vars.name(s.var).unwrap_or("an anonymous staging parameter").to_string();
-        out.push(Diagnostic::warning(
-            "stuck",
-            format!("stuck body: {} (`{name}`)", s.what),
-            b.span,
-            format!("waits for `{name}`"),
-        ));
     }
 }
 

@@ -36,7 +36,7 @@ use crate::error::RuntimeError;
 use crate::graph::events::{Binding, StepEvents};
 use crate::graph::par::Parallel;
 use crate::graph::{Anchor, Machine, Next, NextKind};
-use crate::reference::Rule;
+use crate::run::Rule;
 use crate::run::{Counts, Limits, Outcome, StopReason};
 use crate::span::Span;
 use crate::term::{Atom, Program, VarId};

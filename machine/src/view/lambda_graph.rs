@@ -211,7 +211,7 @@ struct Builder<'v> {
     source: &'v Vars,
     names: Names<'v>,
     fv: FreeVars,
-    /// A copy of the variable table for `prepare`, which may add to it.
+    /// A copy of the variable table for the verdict, which may add to it.
     scratch: Vars,
     /// The recursive values around the current position (stub lambdas).
     recs: Vec<(VarId, Box<RecLambda>)>,

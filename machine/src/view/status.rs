@@ -2,19 +2,19 @@
 //! stuck, failing, pending, or ready.
 //!
 //! The status comes from the reference reducer's own rule
-//! ([`prepare`]), applied to a *shallow*
+//! ([`verdict`]), applied to a *shallow*
 //! copy of the body: the lambdas held by its head and arguments keep their
-//! parameters but lose their bodies. `prepare` clones what it evaluates, and
+//! parameters but lose their bodies. the verdict clones what it evaluates, and
 //! on a deep term the arguments of one body can hold the whole rest of the
-//! program; the lambdas' bodies never change what `prepare` decides (only
+//! program; the lambdas' bodies never change what the verdict decides (only
 //! their parameters count, for the arity), so the shallow copy decides the
 //! same and costs only the size of the body's own atoms.
 
 use std::sync::Arc;
 
 use crate::expr::{Expr, ExprKind};
-use crate::reference::rules::{prepare, stage_value, Look, RecScope};
 use crate::term::{App, Arg, Atom, Body, Cmd, RecLambda, SExp, VarId, Vars};
+use crate::verdict::{stage_value, verdict, RecScope, Verdict};
 
 /// What a body is in the current term.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,7 +79,7 @@ pub fn local_status(b: &Body, vars: &mut Vars, recs: &RecScope) -> Status {
         return Status::Inactive;
     }
     let app = match &b.cmd {
-        // `prepare` decides a `fix` without looking at it.
+        // the verdict decides a `fix` without looking at it.
         Cmd::Fix(_) => return Status::Pending,
         Cmd::App(app) => app,
     };
@@ -99,15 +99,15 @@ pub fn local_status(b: &Body, vars: &mut Vars, recs: &RecScope) -> Status {
         }),
         span: b.span,
     };
-    match prepare(&shallow, vars, recs) {
-        Look::Inactive => Status::Inactive,
-        Look::Stuck(s) => Status::Stuck { var: s.var, what: s.what },
-        Look::Error(e) => Status::Error(e.message),
-        Look::Ready(_) => Status::Pending,
+    match verdict(&shallow, vars, recs) {
+        Verdict::Inactive => Status::Inactive,
+        Verdict::Stuck(s) => Status::Stuck { var: s.var, what: s.what },
+        Verdict::Error(e) => Status::Error(e.message),
+        Verdict::Ready(_) => Status::Pending,
     }
 }
 
-/// A recursive value with a stub lambda, for the scope `prepare` takes.
+/// A recursive value with a stub lambda, for the scope the verdict takes.
 pub(crate) fn stub_rec(r: &RecLambda) -> Box<RecLambda> {
     Box::new(RecLambda {
         name: r.name,

@@ -51,7 +51,7 @@ use super::lit::Lit;
 use super::node::{Kind, NodeId};
 use super::Machine;
 use crate::expr::eval::eval_with;
-use crate::reference::Rule;
+use crate::run::Rule;
 use crate::span::Span;
 use crate::term::Builtin;
 use res::{Hole, Res, ResState};

@@ -34,7 +34,7 @@ use super::super::lit::Lit;
 use super::super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId};
 use super::quick::Q;
 use crate::expr::Expr;
-use crate::reference::Rule;
+use crate::run::Rule;
 use crate::span::Span;
 use crate::term::{Builtin, SExp, Sugar, VarId};
 

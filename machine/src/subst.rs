@@ -1,4 +1,4 @@
-//! Capture-free substitution for the reference reducer: a copy of a term in
+//! Capture-free substitution, the reference reducer's β and `fix`: a copy of a term in
 //! which some variables are replaced by values and every binder inside gets a
 //! fresh variable (LANGUAGE.md §5, "a fresh copy of b").
 //!
