@@ -52,12 +52,55 @@ impl Machine {
         let Kind::Tuple(xs) = self.g.kind(t) else { return };
         for x in xs.clone() {
             if self.shareable(x) && !matches!(self.g.kind(x), Kind::Share(_)) && self.g.tour.marks_in(x) == 0 {
-                let h = self.g.alloc(Kind::Share(x));
-                self.shared.insert(x, std::iter::once(h).collect());
-                self.g.replace_child(t, x, h);
-                self.g.nodes[x.ix()].parent = NodeId::NONE;
+                self.hold_in_place(t, x);
             }
         }
+    }
+
+    /// Makes the value `x`, a child of `p`, a shared value held where it
+    /// stood by its only holder.
+    fn hold_in_place(&mut self, p: NodeId, x: NodeId) {
+        let h = self.g.alloc(Kind::Share(x));
+        self.shared.insert(x, std::iter::once(h).collect());
+        self.g.replace_child(p, x, h);
+        self.g.nodes[x.ix()].parent = NodeId::NONE;
+    }
+
+    /// Makes the closed list `x`, written in place in the term, a shared
+    /// value held where it stands, and so every lambda and tuple along it:
+    /// its elements, the elements of the tuples among them, and so on. A fast
+    /// run then reads it a cell at a time (`fast/tuples.rs`) instead of
+    /// compiling it whole, which a long list does not fit. As for
+    /// [`Machine::share_elements`], nothing else reads the difference.
+    /// Returns whether it did: `x` is a tuple, closed, with no pending
+    /// body and no expression to evaluate (those are evaluated when the
+    /// body holding the tuple executes, which a holder would hide).
+    pub(crate) fn share_list_in_place(&mut self, x: NodeId) -> bool {
+        let p = self.g.nodes[x.ix()].parent;
+        if p == NodeId::NONE
+            || !matches!(self.g.kind(x), Kind::Tuple(_))
+            || self.tuple_has_expr(x)
+            || !self.closed(x).is_closed()
+            || self.g.tour.marks_in(x) != 0
+        {
+            return false;
+        }
+        self.hold_in_place(p, x);
+        let mut tuples = vec![x];
+        while let Some(t) = tuples.pop() {
+            let Kind::Tuple(xs) = self.g.kind(t) else { continue };
+            for e in xs.clone() {
+                match self.g.kind(e) {
+                    Kind::Tuple(_) => {
+                        self.hold_in_place(t, e);
+                        tuples.push(e);
+                    }
+                    Kind::Lambda(_) | Kind::Rec { .. } => self.hold_in_place(t, e),
+                    _ => {}
+                }
+            }
+        }
+        true
     }
 
     /// Replaces the holder `s` (attached or detached) by a value of its own:

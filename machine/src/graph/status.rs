@@ -159,7 +159,7 @@ impl Machine {
     /// per step (`[x, xs]`) is walked once in all, not once per step.
     ///
     /// [`Node::plain`]: super::node::Node::plain
-    fn tuple_has_expr(&self, n: NodeId) -> bool {
+    pub(crate) fn tuple_has_expr(&self, n: NodeId) -> bool {
         let mut stack = vec![n];
         let mut tuples = Vec::new();
         while let Some(n) = stack.pop() {

@@ -76,6 +76,14 @@ pub(super) enum QV {
 }
 
 impl QV {
+    /// The value it is.
+    pub(super) fn value(self) -> V {
+        match self {
+            QV::I(i) => V::Lit(Lit::Int(i)),
+            QV::B(b) => V::Lit(Lit::Bool(b)),
+        }
+    }
+
     /// The quick value of a value, if it has one.
     #[inline(always)]
     pub(super) fn of(v: &V) -> Option<QV> {
@@ -181,10 +189,7 @@ impl Q {
             Q::Leaves(op, a, b) => bin(*op, a.value(ops)?, b.value(ops)?),
             q => q.value(ops),
         };
-        Some(match v? {
-            QV::I(i) => V::Lit(Lit::Int(i)),
-            QV::B(b) => V::Lit(Lit::Bool(b)),
-        })
+        Some(v?.value())
     }
 
     /// The value of a leaf (a slot or a literal) without a call; `None`
@@ -206,34 +211,40 @@ impl Q {
             Q::Slot(up, ix) => ops.slot(*up, *ix),
             Q::Int(i) => Some(QV::I(*i)),
             Q::Bool(b) => Some(QV::B(*b)),
-            Q::Neg(x) => match x.leaf(ops)? {
-                QV::I(i) => Some(QV::I(i.checked_neg()?)),
-                QV::B(_) => None,
-            },
-            Q::Not(x) => match x.leaf(ops)? {
-                QV::B(b) => Some(QV::B(!b)),
-                QV::I(_) => None,
-            },
-            Q::Bin(op @ (BinOp::And | BinOp::Or), a, b) => {
-                let QV::B(l) = a.leaf(ops)? else { return None };
-                if l == (*op == BinOp::Or) {
-                    Some(QV::B(l))
-                } else {
-                    match b.leaf(ops)? {
-                        QV::B(r) => Some(QV::B(r)),
-                        QV::I(_) => None,
-                    }
-                }
-            }
+            Q::Neg(x) => unary(UnOp::Neg, x.leaf(ops)?),
+            Q::Not(x) => unary(UnOp::Not, x.leaf(ops)?),
+            Q::Bin(op @ (BinOp::And | BinOp::Or), a, b) => logic(*op, a.leaf(ops)?, || b.leaf(ops)),
             Q::Bin(op, a, b) => bin(*op, a.leaf(ops)?, b.leaf(ops)?),
         }
+    }
+}
+
+/// `-x` or `!x` on a quick value, where the answer is sure.
+pub(super) fn unary(op: UnOp, x: QV) -> Option<QV> {
+    match (op, x) {
+        (UnOp::Neg, QV::I(i)) => Some(QV::I(i.checked_neg()?)),
+        (UnOp::Not, QV::B(b)) => Some(QV::B(!b)),
+        _ => None,
+    }
+}
+
+/// `&&` or `||` (`op`) on the quick value `l` and, only if `l` does not
+/// decide, the right operand `r`, where the answer is sure.
+pub(super) fn logic(op: BinOp, l: QV, r: impl FnOnce() -> Option<QV>) -> Option<QV> {
+    let QV::B(l) = l else { return None };
+    if l == (op == BinOp::Or) {
+        return Some(QV::B(l));
+    }
+    match r()? {
+        QV::B(r) => Some(QV::B(r)),
+        QV::I(_) => None,
     }
 }
 
 /// A binary operator other than `&&` and `||` on quick values, where the
 /// answer is sure.
 #[inline(always)]
-fn bin(op: BinOp, l: QV, r: QV) -> Option<QV> {
+pub(super) fn bin(op: BinOp, l: QV, r: QV) -> Option<QV> {
     Some(match (l, r) {
         (QV::I(x), QV::I(y)) => match op {
             BinOp::Add => QV::I(x.checked_add(y)?),
