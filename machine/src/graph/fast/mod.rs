@@ -1225,6 +1225,25 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_of_lets_with_active_bodies_compiles_in_quadratic_time() {
+        // 30 statements, each an expression applied to its continuation,
+        // whose body is staged on `always`: each continuation needs a
+        // frame of its own, found by trying it inlined first. Tried again
+        // whenever the ones around it are compiled again, the chain took
+        // 2^30 tries.
+        let mut text = String::from("\"1\" (a0)\n");
+        for j in 1..=30 {
+            text += &format!("@always: \"a{}+1\" (a{j})\n", j - 1);
+        }
+        text += "$exit a30\n";
+        let m = Machine::new(load(&text));
+        let b = m.next_ready().expect("a ready body");
+        let mut c = Compiler::new(&m.g, 0);
+        assert!(c.entry(b).is_some(), "too big to compile");
+        assert!(c.used < 4 * 30 * 30, "{} nodes compiled", c.used);
+    }
+
+    #[test]
     fn a_long_list_of_residual_functions_is_called_in_a_run() {
         // The wide specialiser at W = 200: the list of residual functions
         // is written in place in the body that calls them (each element

@@ -362,6 +362,12 @@ pub(super) struct Compiler<'g> {
     pub unknown: Vec<NodeId>,
     /// Whether to note those (else they are compiled with the template).
     pub note_unknown: bool,
+    /// Lambdas applied where they stand that were found to need a frame of
+    /// their own (a body in them may be active while they are not
+    /// applied): a chain of them compiles in quadratic time, not in
+    /// exponential time (each would be tried inlined again whenever the
+    /// lambdas around it are compiled again).
+    framed: rustc_hash::FxHashSet<NodeId>,
 }
 
 impl<'g> Compiler<'g> {
@@ -377,6 +383,7 @@ impl<'g> Compiler<'g> {
             used,
             unknown: Vec::new(),
             note_unknown: false,
+            framed: Default::default(),
         }
     }
 
@@ -615,8 +622,20 @@ impl<'g> Compiler<'g> {
                     )
                 } else {
                     let top = self.tops.last().copied();
-                    let lam = self.deeper(|c| c.lambda(*head, None, true))?;
-                    if !matches!(&lam.watch, Some(v) if v.is_empty()) {
+                    let inlined = if self.framed.contains(head) {
+                        None
+                    } else {
+                        let lam = self.deeper(|c| c.lambda(*head, None, true))?;
+                        if matches!(&lam.watch, Some(v) if v.is_empty()) {
+                            Some(lam)
+                        } else {
+                            // Known from now on: compiling the lambdas
+                            // around it again does not try it inlined.
+                            self.framed.insert(*head);
+                            None
+                        }
+                    };
+                    let Some(lam) = inlined else {
                         // A body in it may be active while it is not
                         // applied (its applier blocked): a lambda with a
                         // frame of its own, which a run can reduce under.
@@ -637,7 +656,7 @@ impl<'g> Compiler<'g> {
                             span,
                             watch: w.done(),
                         });
-                    }
+                    };
                     w.add_all(0, 0, &lam.watch);
                     (
                         TCmd::Let {
