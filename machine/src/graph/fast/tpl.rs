@@ -336,6 +336,16 @@ struct Binder {
     single: bool,
 }
 
+/// A frame open while compiling ([`Compiler::frames`]).
+#[derive(Default)]
+struct OpenFrame {
+    /// The slots taken so far.
+    top: u32,
+    /// The slots of frames further out that its lambda reads (as
+    /// [`TLam::caps`]).
+    caps: Vec<(u32, u32)>,
+}
+
 /// Compiles graph nodes into templates.
 pub(super) struct Compiler<'g> {
     g: &'g Graph,
@@ -345,11 +355,8 @@ pub(super) struct Compiler<'g> {
     level: u32,
     /// Frames open around the node being compiled.
     plevel: u32,
-    /// The slots taken so far in each open frame, innermost last.
-    tops: Vec<u32>,
-    /// The slots of frames further out that each open frame's lambda
-    /// reads (as [`TLam::caps`]), innermost last.
-    caps: Vec<Vec<(u32, u32)>>,
+    /// The frames open around the node being compiled, innermost last.
+    frames: Vec<OpenFrame>,
     /// Nesting depth of the recursion.
     nest: u32,
     /// Nodes compiled so far (bounded by [`MAX_COMPILED`]).
@@ -377,8 +384,7 @@ impl<'g> Compiler<'g> {
             scope: FxHashMap::default(),
             level: 0,
             plevel: 0,
-            tops: Vec::new(),
-            caps: Vec::new(),
+            frames: Vec::new(),
             nest: 0,
             used,
             unknown: Vec::new(),
@@ -398,11 +404,9 @@ impl<'g> Compiler<'g> {
     pub(super) fn entry(&mut self, b: NodeId) -> Option<Rc<TLam>> {
         self.level += 1;
         self.plevel += 1;
-        self.tops.push(0);
-        self.caps.push(Vec::new());
+        self.frames.push(OpenFrame::default());
         let body = self.body(b);
-        let nslots = self.tops.pop().unwrap_or(0);
-        self.caps.pop();
+        let nslots = self.frames.pop().map_or(0, |f| f.top);
         self.plevel -= 1;
         self.level -= 1;
         let body = body?;
@@ -462,14 +466,13 @@ impl<'g> Compiler<'g> {
         // Slots for all but the staging parameter.
         let n = u32::try_from(binders.len()).ok()?.checked_sub(1)?;
         let base = if inline {
-            let top = self.tops.last_mut()?;
+            let top = &mut self.frames.last_mut()?.top;
             let base = *top;
             *top = top.checked_add(n)?;
             base
         } else {
             self.plevel += 1;
-            self.tops.push(n);
-            self.caps.push(Vec::new());
+            self.frames.push(OpenFrame { top: n, caps: Vec::new() });
             0
         };
         self.level += 1;
@@ -501,7 +504,7 @@ impl<'g> Compiler<'g> {
             (0, Vec::new())
         } else {
             self.plevel -= 1;
-            (self.tops.pop().unwrap_or(0), self.caps.pop().unwrap_or_default())
+            self.frames.pop().map_or((0, Vec::new()), |f| (f.top, f.caps))
         };
         let body = b?;
         let mut w = Watching::new();
@@ -528,10 +531,10 @@ impl<'g> Compiler<'g> {
             return;
         }
         for k in b.plevel + 1..=self.plevel {
-            if let Some(c) = self.caps.get_mut(k as usize - 1) {
+            if let Some(f) = self.frames.get_mut(k as usize - 1) {
                 let at = (k - 1 - b.plevel, b.pix);
-                if !c.contains(&at) {
-                    c.push(at);
+                if !f.caps.contains(&at) {
+                    f.caps.push(at);
                 }
             }
         }
@@ -621,7 +624,7 @@ impl<'g> Compiler<'g> {
                         w.done(),
                     )
                 } else {
-                    let top = self.tops.last().copied();
+                    let top = self.frames.last().map(|f| f.top);
                     let inlined = if self.framed.contains(head) {
                         None
                     } else {
@@ -639,8 +642,8 @@ impl<'g> Compiler<'g> {
                         // A body in it may be active while it is not
                         // applied (its applier blocked): a lambda with a
                         // frame of its own, which a run can reduce under.
-                        if let (Some(t), Some(top)) = (self.tops.last_mut(), top) {
-                            *t = top;
+                        if let (Some(f), Some(top)) = (self.frames.last_mut(), top) {
+                            f.top = top;
                         }
                         let head = self.atom(*head)?;
                         atom_watch(&head, &mut w);
