@@ -493,7 +493,9 @@ impl Machine {
 
     /// Checks the graph's invariants (for tests): parent links, statuses up
     /// to date, pending marks, each tree's tour mirroring its child lists,
-    /// and no leaked nodes. Returns the first broken one.
+    /// and no leaked nodes. Returns the first broken one. They hold between
+    /// steps until `$exit`; the exit rule leaves the term as it stands,
+    /// which is not checked.
     pub fn check(&self) -> Result<(), String> {
         for (v, slot) in self.g.vars.iter().enumerate() {
             if slot.renamed != node::NO_VAR {
