@@ -271,14 +271,14 @@ pub(super) fn bin(op: BinOp, l: QV, r: QV) -> Option<QV> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::expr::eval::eval_with;
     use crate::expr::parse::parse_expr;
     use crate::span::FileId;
 
     /// Parses `text` with `a`, `b`, `c` as placeholders 0, 1, 2.
-    fn parse(text: &str) -> Expr {
+    pub(in crate::graph::fast) fn parse(text: &str) -> Expr {
         let e = parse_expr(text, FileId(0), 0).expect("parses");
         e.map_leaves(&mut |x| match &x.kind {
             ExprKind::Name(n) => match &**n {

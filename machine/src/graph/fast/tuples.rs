@@ -134,23 +134,9 @@ fn eval_at(g: &Graph, e: &Expr, ops: &[V], depth: u32) -> Option<V> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::quick::tests::parse;
     use super::*;
     use crate::expr::eval::{eval_with, values_equal};
-    use crate::expr::parse::parse_expr;
-    use crate::span::FileId;
-
-    /// Parses `text` with `a`, `b` as placeholders 0, 1.
-    fn parse(text: &str) -> Expr {
-        let e = parse_expr(text, FileId(0), 0).expect("parses");
-        e.map_leaves(&mut |x| match &x.kind {
-            ExprKind::Name(n) => match &**n {
-                "a" => ExprKind::Val(Atom::Var(super::super::super::node::hole(0))),
-                "b" => ExprKind::Val(Atom::Var(super::super::super::node::hole(1))),
-                _ => x.kind.clone(),
-            },
-            k => k.clone(),
-        })
-    }
 
     /// A value of a run as a term, for the evaluator (numbers, booleans
     /// and tuples of them).
