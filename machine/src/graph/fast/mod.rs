@@ -1229,8 +1229,8 @@ mod tests {
         // 30 statements, each an expression applied to its continuation,
         // whose body is staged on `always`: each continuation needs a
         // frame of its own, found by trying it inlined first. Tried again
-        // whenever the ones around it are compiled again, the chain took
-        // 2^30 tries.
+        // whenever the ones around it are compiled again, the chain would
+        // take 2^30 tries (it stopped at the compile bound).
         let mut text = String::from("\"1\" (a0)\n");
         for j in 1..=30 {
             text += &format!("@always: \"a{}+1\" (a{j})\n", j - 1);
