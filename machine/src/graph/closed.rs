@@ -228,11 +228,8 @@ impl Machine {
     pub(crate) fn hoist(&mut self, n: NodeId) -> NodeId {
         debug_assert!(self.g.nodes[n.ix()].closed.is_closed());
         let p = self.g.nodes[n.ix()].parent;
-        let h = self.g.alloc(Kind::Share(n));
-        self.g.replace_child(p, n, h);
-        self.g.nodes[n.ix()].parent = NodeId::NONE;
+        let h = self.hold_in_place(p, n);
         self.g.nodes[n.ix()].hoisted = true;
-        self.shared.insert(n, std::iter::once(h).collect());
         h
     }
 

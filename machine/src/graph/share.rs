@@ -58,12 +58,13 @@ impl Machine {
     }
 
     /// Makes the value `x`, a child of `p`, a shared value held where it
-    /// stood by its only holder.
-    fn hold_in_place(&mut self, p: NodeId, x: NodeId) {
+    /// stood by its only holder. Returns the holder.
+    pub(crate) fn hold_in_place(&mut self, p: NodeId, x: NodeId) -> NodeId {
         let h = self.g.alloc(Kind::Share(x));
         self.shared.insert(x, std::iter::once(h).collect());
         self.g.replace_child(p, x, h);
         self.g.nodes[x.ix()].parent = NodeId::NONE;
+        h
     }
 
     /// Makes the closed list `x`, written in place in the term, a shared
@@ -95,7 +96,9 @@ impl Machine {
                         self.hold_in_place(t, e);
                         tuples.push(e);
                     }
-                    Kind::Lambda(_) | Kind::Rec { .. } => self.hold_in_place(t, e),
+                    Kind::Lambda(_) | Kind::Rec { .. } => {
+                        self.hold_in_place(t, e);
+                    }
                     _ => {}
                 }
             }

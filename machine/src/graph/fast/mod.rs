@@ -233,26 +233,26 @@ impl Machine {
             return None;
         }
         let b = self.next_ready()?;
+        // The entry compiled, and the graph nodes that took.
+        let compile = |m: &Machine| {
+            let mut c = Compiler::new(&m.g, 0);
+            (c.entry(b), c.used)
+        };
         let mut c = Compiler::new(&self.g, 0);
         c.note_unknown = true;
-        let mut entry = c.entry(b);
-        let mut used = c.used;
+        let (mut entry, mut used) = (c.entry(b), c.used);
         let unknown = c.unknown;
         if !unknown.is_empty() {
             // Classify the shared values it met, and compile again.
             for t in unknown {
                 self.reclassify(t);
             }
-            let mut c = Compiler::new(&self.g, 0);
-            entry = c.entry(b);
-            used = c.used;
+            (entry, used) = compile(self);
         }
         if entry.is_none() && self.share_lists_of(b) {
             // Too big to compile with the lists written in it: they are
             // read from the graph instead.
-            let mut c = Compiler::new(&self.g, 0);
-            entry = c.entry(b);
-            used = c.used;
+            (entry, used) = compile(self);
         }
         let Some(entry) = entry else {
             // An entry too big to compile.
