@@ -151,3 +151,52 @@ fn a_core_time_loop_runs_fast_to_its_end() {
     assert_eq!(m.fast_steps_done, 12_005, "{}", r.counts);
     assert_eq!(m.live_nodes(), 3);
 }
+
+/// A builder made by `mk` is applied inside another reduction (`wrap`'s)
+/// to a symbolic stack and a known continuation: the continuation call
+/// that its reduction left blocked, nested in the residual of `pop`'s
+/// continuation, wakes when the residual is applied, and the run reduces
+/// it there instead of handing the state back.
+const NESTED_RESIDUAL: &str = r#"let pop(S, return) {
+  "S[0]" (v)
+  "S[1]" (t)
+  return v t
+}
+let mk(n, return)[bt] {
+  return (s, k) {
+    '@s:' pop s (v, t) {
+      '@bt:' "n+1" (m1)
+      k m1 v t
+    }
+  }
+}
+let wrap(g, return)[wt] {
+  return (s2, ret) {
+    '@wt:' g s2 (a, b, c) {
+      "a*10" (x)
+      ret x b c
+    }
+  }
+}
+mk 5 (f)
+wrap f (h)
+h [7, [8, []]] (x, b, c) {
+  $exit "x+b"
+}
+"#;
+
+#[test]
+fn a_body_blocked_in_a_nested_residual_wakes_in_a_run() {
+    let p = load_source(NESTED_RESIDUAL).expect("loads");
+    let mut reference = Reducer::new(p.clone());
+    let want = reference.run(&Limits::default());
+    let mut m = Machine::new(p.clone());
+    let r = m.report(&Limits::default());
+    assert_eq!(r.text.trim_end(), "67");
+    assert!(matches!(want, Outcome::Exit(_)), "{}", outcome(&want));
+    assert_eq!(m.counts, reference.counts);
+    // All but the first steps (to the first ready body with fast runs
+    // allowed) and `$exit`.
+    assert_eq!(m.fast_steps_done, 13, "{}", r.counts);
+    agree(p, 40).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -139,8 +139,20 @@ struct SubRun {
     /// it).
     depth: u32,
     holes: SmallVec<[Rc<Hole>; 4]>,
-    /// The number of the first frame or hole it made.
+    /// The numbers of the frames and holes it made before, if it resumes
+    /// a residual ([`res::Seqs`]).
+    before: res::Seqs,
+    /// The number of the first frame or hole it makes now.
     start: u64,
+}
+
+impl SubRun {
+    /// The numbers of the frames and holes it made, up to now.
+    fn seqs(&self) -> res::Seqs {
+        let mut s = self.before.clone();
+        s.push((self.start, res::peek_seq()));
+        s
+    }
 }
 
 /// The deepest reductions under lambdas nest in one run.
@@ -385,7 +397,8 @@ impl Machine {
 fn fold(cur: Cur, overrides: Overrides, mut subs: Vec<SubRun>) -> Suspended {
     let mut at = Suspended { cur, overrides };
     while let Some(sr) = subs.pop() {
-        let res = Res::new(sr.lam, 0, (sr.start, res::peek_seq()), sr.holes, at);
+        let seq = sr.seqs();
+        let res = Res::new(sr.lam, 0, seq, sr.holes, at);
         let mut overrides = sr.overrides;
         overrides.push((sr.atom, V::Res(Rc::new(res))));
         at = Suspended { cur: sr.parent, overrides };
@@ -411,15 +424,7 @@ impl Run<'_> {
                     };
                 }
                 let body = &lam.body;
-                // A body's own staging parameter (natural staging) is
-                // `always` where it runs (its lambda applied, or reduced
-                // under only when the body's stage is true).
-                let natural = match &*body.stage {
-                    TStage::SParam(p) => p.up == 0 && (p.pix != NO_SLOT || frame.sparam.is_none()),
-                    TStage::Const(b) => *b,
-                    _ => false,
-                };
-                if !natural && !self.stage(&body.stage, 0, 0, frame) {
+                if !self.active(lam, frame) {
                     return Step::Blocked;
                 }
                 let span = body.span;
@@ -489,7 +494,7 @@ impl Run<'_> {
                         // Under a lambda, a body whose head is symbolic is
                         // stuck, whatever its arguments (stuck wins over
                         // failure).
-                        if !self.subs.is_empty() && self.overrides.is_empty() && self.head_is_symbolic(head, frame) {
+                        if !self.subs.is_empty() && self.symbolic_head(head, frame, &self.overrides) {
                             return Step::Blocked;
                         }
                         // The arguments of a β, in the run's buffer.
@@ -552,6 +557,12 @@ impl Run<'_> {
         self.args = vals;
         match r {
             Some((rule, after)) => {
+                // The residuals that stood for its arguments are values
+                // now, where a filled hole would not be looked for (the
+                // head's, if any, was applied).
+                for (_, v) in overrides.iter().filter(|(j, _)| *j != 0) {
+                    self.watch_escaping(v);
+                }
                 drop(overrides);
                 Step::Done { rule, span, after }
             }
@@ -587,6 +598,103 @@ impl Run<'_> {
         }
     }
 
+    /// Whether the body of `lam` is active in `frame` (its staging
+    /// expression true). A body's own staging parameter (natural staging)
+    /// is `always` where it runs (its lambda applied, or reduced under only
+    /// when the body's stage is true).
+    #[inline(always)]
+    fn active(&self, lam: &TLam, frame: &Rc<Frame>) -> bool {
+        let body = &lam.body;
+        let natural = match &*body.stage {
+            TStage::SParam(p) => p.up == 0 && (p.pix != NO_SLOT || frame.sparam.is_none()),
+            TStage::Const(b) => *b,
+            _ => false,
+        };
+        natural || self.stage(&body.stage, 0, 0, frame)
+    }
+
+    /// Whether the head `a` in `frame` is symbolic, unless a residual
+    /// stands for it (`overrides`).
+    fn symbolic_head(&self, a: &TAtom, frame: &Rc<Frame>, overrides: &Overrides) -> bool {
+        !overrides.iter().any(|(j, _)| *j == 0) && self.head_is_symbolic(a, frame)
+    }
+
+    /// Whether the residual `v` (standing for an atom of a body) holds a
+    /// body that a hole filled since woke: its body left blocked is not
+    /// any more, or a lambda or residual standing in it has a body that
+    /// is active.
+    fn wakes(&self, v: &V) -> bool {
+        let V::Res(r) = v else { return false };
+        let Some(st) = r.state.take() else { return false };
+        let woke = self.woken(&st.at);
+        r.state.set(Some(st));
+        woke
+    }
+
+    /// Whether the body a reduction under a lambda was left at may have a
+    /// step to take now ([`Run::wakes`]).
+    fn woken(&self, at: &Suspended) -> bool {
+        let Cur::Body(lam, frame, None) = &at.cur else { return false };
+        let TCmd::App { head, args, .. } = &lam.body.cmd else {
+            return self.active(lam, frame) || !self.quiet(&lam.body.watch, frame);
+        };
+        if self.active(lam, frame) && !self.symbolic_head(head, frame, &at.overrides) {
+            return true;
+        }
+        let atoms = std::iter::once(head).chain(args.iter().map(|(TArg::Atom(x) | TArg::Splice(x))| x));
+        (0u32..).zip(atoms).any(|(i, x)| match at.overrides.iter().find(|(j, _)| *j == i) {
+            Some((_, v)) => self.wakes(v),
+            None => match x {
+                TAtom::Lam(l) => self.stage(&l.body.stage, 1, 1, frame) || !self.quiet(&l.watch, frame),
+                _ => !self.atom_quiet(x, frame),
+            },
+        })
+    }
+
+    /// A residual that stood for an atom of a body that executed becomes a
+    /// value, where a run does not look for the bodies in it that a hole
+    /// being filled wakes: the holes those bodies wait on (all but the
+    /// residual's own, and its residuals') are marked watched, so that a
+    /// run leaves their filling to the graph ([`Hole::watched`]).
+    fn watch_escaping(&self, v: &V) {
+        let mut own: SmallVec<[*const Hole; 8]> = SmallVec::new();
+        self.watch_escaping_in(v, &mut own);
+    }
+
+    fn watch_escaping_in(&self, v: &V, own: &mut SmallVec<[*const Hole; 8]>) {
+        let V::Res(r) = v else { return };
+        let Some(st) = r.state.take() else { return };
+        let n = own.len();
+        own.extend(st.holes.iter().map(Rc::as_ptr));
+        if let Cur::Body(lam, frame, _) = &st.at.cur {
+            let mut mark = |h: &Rc<Hole>| {
+                if !own.contains(&Rc::as_ptr(h)) {
+                    h.watched.set(true);
+                }
+            };
+            stage_holes(&lam.body.stage, 0, 0, frame, &mut mark);
+            match &lam.body.watch {
+                Some(w) => w.iter().for_each(|(d, pd, s)| stage_holes(s, *d, *pd, frame, &mut mark)),
+                None => self.subs.iter().flat_map(|sr| sr.holes.iter()).for_each(&mut mark),
+            }
+            if let TCmd::App { head, .. } = &lam.body.cmd {
+                let h = match head {
+                    TAtom::Var(p) => frame.get(p.pup, p.pix).cloned(),
+                    TAtom::SParam(p) => Some(self.sparam(p, frame)),
+                    _ => None,
+                };
+                if let Some(V::Hole(h)) = h.as_ref().map(V::resolved) {
+                    mark(h);
+                }
+            }
+        }
+        for (_, x) in &st.at.overrides {
+            self.watch_escaping_in(x, own);
+        }
+        own.truncate(n);
+        r.state.set(Some(st));
+    }
+
     /// What may follow a step that leaves the body of `w` current in
     /// `frame`.
     #[inline(always)]
@@ -617,13 +725,23 @@ impl Run<'_> {
         let split = self.split && self.subs.is_empty();
         let mut active = 0;
         for (i, x) in (0u32..).zip(atoms) {
-            if self.overrides.iter().any(|(j, _)| *j == i) {
+            if let Some((_, v)) = self.overrides.iter().find(|(j, _)| *j == i) {
+                // A residual: a body in it may have woken.
+                if self.wakes(v) {
+                    active += 1;
+                    start = start.or(Some((i, None)));
+                    if !split {
+                        break;
+                    }
+                }
                 continue;
             }
             match x {
-                TAtom::Lam(l) if self.stage(&l.body.stage, 1, 1, frame) => {
+                // A lambda whose body is active, or holds one: its body
+                // (blocked at once in the second case) is reduced under.
+                TAtom::Lam(l) if self.stage(&l.body.stage, 1, 1, frame) || !self.quiet(&l.watch, frame) => {
                     active += 1;
-                    start = start.or_else(|| Some((i, l.clone())));
+                    start = start.or_else(|| Some((i, Some(l.clone()))));
                     if !split {
                         break;
                     }
@@ -637,7 +755,11 @@ impl Run<'_> {
             return None;
         }
         let Some((atom, l)) = start else { return Some(false) };
-        if self.subs.len() >= MAX_SUBS || l.inline_at.is_some() {
+        if self.subs.len() >= MAX_SUBS {
+            return None;
+        }
+        let Some(l) = l else { return self.resume(cur, atom) };
+        if l.inline_at.is_some() {
             return None;
         }
         let start = res::peek_seq();
@@ -658,7 +780,37 @@ impl Run<'_> {
             lam: l,
             depth,
             holes,
+            before: res::Seqs::new(),
             start,
+        });
+        Some(true)
+    }
+
+    /// Reduces further under the residual standing for atom `atom` of the
+    /// current body, a body in it woken by a hole filled since: the
+    /// reduction goes on where it was left, `cur` waiting for the new
+    /// residual (`Some(true)`). `None`: something else holds the residual.
+    fn resume(&mut self, cur: &mut Cur, atom: u32) -> Option<bool> {
+        let pos = self.overrides.iter().position(|(j, _)| *j == atom)?;
+        let V::Res(r) = &self.overrides[pos].1 else { return None };
+        if Rc::strong_count(r) != 1 {
+            return None;
+        }
+        let st = r.state.take()?;
+        let (lam, depth, before) = (r.lam.clone(), r.depth.saturating_sub(1), r.seq.clone());
+        self.overrides.remove(pos);
+        let ResState { holes, at } = *st;
+        let parent = std::mem::replace(cur, at.cur);
+        let overrides = std::mem::replace(&mut self.overrides, at.overrides);
+        self.subs.push(SubRun {
+            parent,
+            overrides,
+            atom,
+            lam,
+            depth,
+            holes,
+            before,
+            start: res::peek_seq(),
         });
         Some(true)
     }
@@ -694,31 +846,16 @@ impl Run<'_> {
         }
         let sr = self.subs.pop()?;
         // A body blocked on a hole of an enclosing reduction turns pending
-        // when that hole is filled, inside this residual, where a run
-        // would not look: that residual is left to the graph.
-        if let Cur::Body(lam, frame, _) = &*cur {
-            let mut outer = |h: &Rc<Hole>| {
-                if !sr.holes.iter().any(|o| Rc::ptr_eq(o, h)) {
-                    h.watched.set(true);
-                }
-            };
-            stage_holes(&lam.body.stage, 0, 0, frame, &mut outer);
-            if let TCmd::App { head, .. } = &lam.body.cmd {
-                let v = match head {
-                    TAtom::Var(p) => frame.get(p.pup, p.pix).cloned(),
-                    TAtom::SParam(p) => Some(self.sparam(p, frame)),
-                    _ => None,
-                };
-                if let Some(V::Hole(h)) = v.as_ref().map(V::resolved) {
-                    outer(h);
-                }
-            }
-        }
+        // when that hole is filled: the residual stands for an atom of the
+        // body holding it, where the run looks when it resumes that body
+        // ([`Run::wakes`]), and once that body executes, its holes are
+        // watched ([`Run::watch_escaping`]).
+        let seq = sr.seqs();
         let state = Suspended {
             cur: std::mem::replace(cur, sr.parent),
             overrides: std::mem::replace(&mut self.overrides, sr.overrides),
         };
-        let res = Res::new(sr.lam, depth, (sr.start, res::peek_seq()), sr.holes, state);
+        let res = Res::new(sr.lam, depth, seq, sr.holes, state);
         self.overrides.push((sr.atom, V::Res(Rc::new(res))));
         Some(())
     }
@@ -742,7 +879,7 @@ impl Run<'_> {
         let state = if unique {
             st
         } else {
-            let copy = res::copy_state(&st, r.seq);
+            let copy = res::copy_state(&st, &r.seq);
             r.state.set(Some(st));
             Box::new(copy?)
         };
@@ -757,6 +894,7 @@ impl Run<'_> {
         *cur = next;
         self.overrides = overrides;
         Some(match &*cur {
+            Cur::Body(_, _, None) if self.overrides.iter().any(|(_, v)| self.wakes(v)) => After::Look,
             Cur::Body(lam, f, None) => self.after(&lam.body.watch, f),
             // An `if`'s branch about to be entered, or a value about to be
             // applied: nothing else is nested.

@@ -11,7 +11,12 @@
 //! slot holds nothing); otherwise the frames made while it was reduced are
 //! copied first, with holes of their own ([`copy_state`]). Frames and
 //! holes are numbered as they are made ([`next_seq`]) so that a residual
-//! knows which frames are its own: those made while it was reduced.
+//! knows which frames are its own: those made while it was reduced (one
+//! span of numbers, and one more each time a body of it that a filled
+//! hole woke is reduced further, [`Seqs`]). A copy numbers its frames and
+//! holes afresh, span by span at the same offsets, so that they belong to
+//! the reduction in progress that made the copy and its residuals keep
+//! spans of their own.
 
 use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
@@ -41,6 +46,19 @@ pub(super) fn next_seq() -> u64 {
 pub(super) fn peek_seq() -> u64 {
     SEQ.with(Cell::get)
 }
+
+/// Takes `n` numbers at once: the first of them.
+fn take_seqs(n: u64) -> u64 {
+    SEQ.with(|s| {
+        let first = s.get();
+        s.set(first + n);
+        first
+    })
+}
+
+/// The spans of numbers of the frames and holes a residual made, each
+/// `(first, end)`, in the order they were made.
+pub(super) type Seqs = SmallVec<[(u64, u64); 2]>;
 
 /// A parameter (or staging parameter) of a lambda reduced under: symbolic
 /// until the residual is applied, which fills it.
@@ -75,7 +93,7 @@ pub(super) struct Res {
     /// How deeply closures and tuples nest in it.
     pub depth: u32,
     /// The numbers of the frames and holes made while it was reduced.
-    pub seq: (u64, u64),
+    pub seq: Seqs,
     /// Its holes and the body it was left at; taken when it is applied in
     /// place.
     pub state: Cell<Option<Box<ResState>>>,
@@ -96,9 +114,9 @@ const MAX_COPY_DEPTH: u32 = 512;
 /// made while it was reduced (numbered in `seq`) are fresh, so that filling
 /// the copy's holes leaves the original as it was. `None`: too deep, or a
 /// tuple past the bounds.
-pub(super) fn copy_state(st: &ResState, seq: (u64, u64)) -> Option<ResState> {
+pub(super) fn copy_state(st: &ResState, seq: &Seqs) -> Option<ResState> {
     let mut c = Copier {
-        seq,
+        spans: seq.iter().map(|&(a, b)| (a, b, take_seqs(b - a))).collect(),
         frames: SmallVec::new(),
         holes: SmallVec::new(),
         depth: 0,
@@ -117,7 +135,8 @@ type Made<T> = SmallVec<[(usize, Rc<T>); 8]>;
 const MAX_COPIED: usize = 256;
 
 struct Copier {
-    seq: (u64, u64),
+    /// The spans copied, each `(first, end, first number of the copy)`.
+    spans: SmallVec<[(u64, u64, u64); 2]>,
     frames: Made<Frame>,
     holes: Made<Hole>,
     depth: u32,
@@ -129,7 +148,15 @@ fn find<T>(made: &Made<T>, key: usize) -> Option<Rc<T>> {
 
 impl Copier {
     fn inside(&self, seq: u64) -> bool {
-        seq >= self.seq.0 && seq < self.seq.1
+        self.renumber(seq).is_some()
+    }
+
+    /// The number of the copy of what was numbered `seq`, if it is copied.
+    fn renumber(&self, seq: u64) -> Option<u64> {
+        self.spans
+            .iter()
+            .find(|&&(a, b, _)| seq >= a && seq < b)
+            .map(|&(a, _, to)| to + (seq - a))
     }
 
     fn hole(&mut self, h: &Rc<Hole>) -> Rc<Hole> {
@@ -144,7 +171,7 @@ impl Copier {
             value: OnceCell::new(),
             origin: h.origin,
             watched: Cell::new(h.watched.get()),
-            seq: h.seq,
+            seq: self.renumber(h.seq).unwrap_or(h.seq),
         });
         self.holes.push((key, n.clone()));
         n
@@ -186,9 +213,9 @@ impl Copier {
             }
             let mut n = Frame::new(up, vals, f.lam.clone())?;
             let nm = Rc::get_mut(&mut n)?;
-            // The residual's own, as the original: a copy of the copy
-            // copies it too.
-            nm.seq = f.seq;
+            // At the original's offset: a residual made while the
+            // original was reduced owns the copy's as it owned that.
+            nm.seq = c.renumber(f.seq).unwrap_or(f.seq);
             if let Some(s) = &f.sparam {
                 nm.sparam = Some(c.hole(s));
             }
@@ -209,7 +236,7 @@ impl Copier {
                 let xs = self.deeper(|c| t.xs.iter().map(|x| c.value(x)).collect::<Option<Vec<V>>>())?;
                 Tup::value(xs)?
             }
-            V::Res(r) if self.inside(r.seq.0) => {
+            V::Res(r) if r.seq.first().is_some_and(|&(a, _)| self.inside(a)) => {
                 let Some(st) = r.state.take() else {
                     // Applied already: a shell in a dead slot.
                     return Some(v.clone());
@@ -222,10 +249,18 @@ impl Copier {
                     })
                 });
                 r.state.set(Some(st));
+                let seq = r
+                    .seq
+                    .iter()
+                    .map(|&(a, b)| match self.renumber(a) {
+                        Some(to) => (to, to + (b - a)),
+                        None => (a, b),
+                    })
+                    .collect();
                 V::Res(Rc::new(Res {
                     lam: r.lam.clone(),
                     depth: r.depth,
-                    seq: r.seq,
+                    seq,
                     state: Cell::new(Some(Box::new(copy?))),
                 }))
             }
@@ -247,8 +282,9 @@ impl Copier {
 }
 
 impl Res {
-    /// A residual of `lam`, reduced from `seq.0` to `seq.1`.
-    pub(super) fn new(lam: Rc<TLam>, depth: u32, seq: (u64, u64), holes: SmallVec<[Rc<Hole>; 4]>, at: Suspended) -> Res {
+    /// A residual of `lam`, reduced while the numbers in `seq` were
+    /// given out.
+    pub(super) fn new(lam: Rc<TLam>, depth: u32, seq: Seqs, holes: SmallVec<[Rc<Hole>; 4]>, at: Suspended) -> Res {
         Res {
             lam,
             depth,
