@@ -200,3 +200,36 @@ fn a_body_blocked_in_a_nested_residual_wakes_in_a_run() {
     assert_eq!(m.fast_steps_done, 13, "{}", r.counts);
     agree(p, 40).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A residual that waits on a hole of the reduction around it (`k x x`
+/// under `(x)`, on `mk`'s `k`) becomes a value (`keep` puts it in a
+/// tuple) before that reduction ends. When the outer residual is applied,
+/// the body in the tuple turns pending where a run does not look: the
+/// run must leave that β to the graph, or the step under `(x)` is lost.
+const ESCAPED_RESIDUAL: &str = r#"let keep(h, return) { return [h] }
+let mk(return)[bt] {
+  return (k) {
+    '@bt:' keep (x)[xt] { '@bt:' k x x } (t)
+    k 1 t
+  }
+}
+mk (f)
+f (v, t) {
+  "v+1" (w)
+  $exit w
+}
+"#;
+
+#[test]
+fn a_residual_that_became_a_value_wakes_on_the_graph() {
+    let p = load_source(ESCAPED_RESIDUAL).expect("loads");
+    let mut reference = Reducer::new(p.clone());
+    let want = reference.run(&Limits::default());
+    assert!(matches!(want, Outcome::Exit(_)), "{}", outcome(&want));
+    let mut m = Machine::new(p.clone());
+    let r = m.report(&Limits::default());
+    assert_eq!(r.text.trim_end(), "2");
+    assert_eq!(m.counts, reference.counts);
+    assert_eq!(reference.counts.total(), 11);
+    agree(p, 20).unwrap_or_else(|e| panic!("{e}"));
+}

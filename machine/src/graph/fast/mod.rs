@@ -147,9 +147,10 @@ struct SubRun {
 }
 
 impl SubRun {
-    /// The numbers of the frames and holes it made, up to now.
-    fn seqs(&self) -> res::Seqs {
-        let mut s = self.before.clone();
+    /// The numbers of the frames and holes it made, up to now (taken:
+    /// it ends).
+    fn take_seqs(&mut self) -> res::Seqs {
+        let mut s = std::mem::take(&mut self.before);
         s.push((self.start, res::peek_seq()));
         s
     }
@@ -396,9 +397,9 @@ impl Machine {
 /// parent the body to build.
 fn fold(cur: Cur, overrides: Overrides, mut subs: Vec<SubRun>) -> Suspended {
     let mut at = Suspended { cur, overrides };
-    while let Some(sr) = subs.pop() {
-        let seq = sr.seqs();
-        let res = Res::new(sr.lam, 0, seq, sr.holes, at);
+    while let Some(mut sr) = subs.pop() {
+        let seq = sr.take_seqs();
+        let res = Res::new(sr.lam, 0, seq, None, sr.holes, at);
         let mut overrides = sr.overrides;
         overrides.push((sr.atom, V::Res(Rc::new(res))));
         at = Suspended { cur: sr.parent, overrides };
@@ -494,7 +495,7 @@ impl Run<'_> {
                         // Under a lambda, a body whose head is symbolic is
                         // stuck, whatever its arguments (stuck wins over
                         // failure).
-                        if !self.subs.is_empty() && self.symbolic_head(head, frame, &self.overrides) {
+                        if !self.subs.is_empty() && self.overrides.is_empty() && self.head_is_symbolic(head, frame) {
                             return Step::Blocked;
                         }
                         // The arguments of a β, in the run's buffer.
@@ -560,10 +561,12 @@ impl Run<'_> {
                 // The residuals that stood for its arguments are values
                 // now, where a filled hole would not be looked for (the
                 // head's, if any, was applied).
-                for (_, v) in overrides.iter().filter(|(j, _)| *j != 0) {
-                    self.watch_escaping(v);
+                if !overrides.is_empty() {
+                    for (_, v) in overrides.iter().filter(|(j, _)| *j != 0) {
+                        self.watch_escaping(v);
+                    }
+                    drop(overrides);
                 }
-                drop(overrides);
                 Step::Done { rule, span, after }
             }
             None => {
@@ -615,6 +618,7 @@ impl Run<'_> {
 
     /// Whether the head `a` in `frame` is symbolic, unless a residual
     /// stands for it (`overrides`).
+    #[inline(always)]
     fn symbolic_head(&self, a: &TAtom, frame: &Rc<Frame>, overrides: &Overrides) -> bool {
         !overrides.iter().any(|(j, _)| *j == 0) && self.head_is_symbolic(a, frame)
     }
@@ -625,6 +629,9 @@ impl Run<'_> {
     /// is active.
     fn wakes(&self, v: &V) -> bool {
         let V::Res(r) = v else { return false };
+        if r.outer.as_ref().is_some_and(|o| o.iter().all(|h| h.value.get().is_none())) {
+            return false;
+        }
         let Some(st) = r.state.take() else { return false };
         let woke = self.woken(&st.at);
         r.state.set(Some(st));
@@ -653,29 +660,33 @@ impl Run<'_> {
 
     /// A residual that stood for an atom of a body that executed becomes a
     /// value, where a run does not look for the bodies in it that a hole
-    /// being filled wakes: the holes those bodies wait on (all but the
-    /// residual's own, and its residuals') are marked watched, so that a
-    /// run leaves their filling to the graph ([`Hole::watched`]).
+    /// being filled wakes: the holes of enclosing reductions those bodies
+    /// may wait on are marked watched, so that a run leaves their filling
+    /// to the graph ([`Hole::watched`]).
     fn watch_escaping(&self, v: &V) {
-        let mut own: SmallVec<[*const Hole; 8]> = SmallVec::new();
-        self.watch_escaping_in(v, &mut own);
+        let V::Res(r) = v else { return };
+        match &r.outer {
+            Some(o) => o.iter().for_each(|h| h.watched.set(true)),
+            None => self.subs.iter().flat_map(|sr| sr.holes.iter()).for_each(|h| h.watched.set(true)),
+        }
     }
 
-    fn watch_escaping_in(&self, v: &V, own: &mut SmallVec<[*const Hole; 8]>) {
-        let V::Res(r) = v else { return };
-        let Some(st) = r.state.take() else { return };
-        let n = own.len();
-        own.extend(st.holes.iter().map(Rc::as_ptr));
-        if let Cur::Body(lam, frame, _) = &st.at.cur {
-            let mut mark = |h: &Rc<Hole>| {
-                if !own.contains(&Rc::as_ptr(h)) {
-                    h.watched.set(true);
-                }
-            };
-            stage_holes(&lam.body.stage, 0, 0, frame, &mut mark);
-            match &lam.body.watch {
-                Some(w) => w.iter().for_each(|(d, pd, s)| stage_holes(s, *d, *pd, frame, &mut mark)),
-                None => self.subs.iter().flat_map(|sr| sr.holes.iter()).for_each(&mut mark),
+    /// The holes of enclosing reductions that a body of the state `at` (a
+    /// reduction under a lambda with the holes `own` left there) may wait
+    /// on: those its staging expression, its head and the bodies nested in
+    /// it read, and those of the residuals standing for its atoms. `None`:
+    /// not known (the nested bodies are too many to watch).
+    fn outer_holes(&self, own: &[Rc<Hole>], at: &Suspended) -> Option<SmallVec<[Rc<Hole>; 2]>> {
+        let mut outer: SmallVec<[Rc<Hole>; 2]> = SmallVec::new();
+        let mut add = |h: &Rc<Hole>| {
+            if h.value.get().is_none() && !own.iter().chain(outer.iter()).any(|o| Rc::ptr_eq(o, h)) {
+                outer.push(h.clone());
+            }
+        };
+        if let Cur::Body(lam, frame, _) = &at.cur {
+            stage_holes(&lam.body.stage, 0, 0, frame, &mut add);
+            for (d, pd, s) in lam.body.watch.as_ref()?.iter() {
+                stage_holes(s, *d, *pd, frame, &mut add);
             }
             if let TCmd::App { head, .. } = &lam.body.cmd {
                 let h = match head {
@@ -684,15 +695,16 @@ impl Run<'_> {
                     _ => None,
                 };
                 if let Some(V::Hole(h)) = h.as_ref().map(V::resolved) {
-                    mark(h);
+                    add(h);
                 }
             }
         }
-        for (_, x) in &st.at.overrides {
-            self.watch_escaping_in(x, own);
+        for (_, v) in &at.overrides {
+            if let V::Res(r) = v {
+                r.outer.as_ref()?.iter().for_each(&mut add);
+            }
         }
-        own.truncate(n);
-        r.state.set(Some(st));
+        Some(outer)
     }
 
     /// What may follow a step that leaves the body of `w` current in
@@ -739,11 +751,13 @@ impl Run<'_> {
             match x {
                 // A lambda whose body is active, or holds one: its body
                 // (blocked at once in the second case) is reduced under.
-                TAtom::Lam(l) if self.stage(&l.body.stage, 1, 1, frame) || !self.quiet(&l.watch, frame) => {
-                    active += 1;
-                    start = start.or_else(|| Some((i, Some(l.clone()))));
-                    if !split {
-                        break;
+                TAtom::Lam(l) => {
+                    if self.stage(&l.body.stage, 1, 1, frame) || !self.quiet(&l.watch, frame) {
+                        active += 1;
+                        start = start.or_else(|| Some((i, Some(l.clone()))));
+                        if !split {
+                            break;
+                        }
                     }
                 }
                 _ if self.atom_quiet(x, frame) => {}
@@ -844,18 +858,25 @@ impl Run<'_> {
         if depth > val::MAX_DEPTH {
             return None;
         }
-        let sr = self.subs.pop()?;
+        let mut sr = self.subs.pop()?;
         // A body blocked on a hole of an enclosing reduction turns pending
         // when that hole is filled: the residual stands for an atom of the
         // body holding it, where the run looks when it resumes that body
-        // ([`Run::wakes`]), and once that body executes, its holes are
+        // ([`Run::wakes`]), and once that body executes, those holes are
         // watched ([`Run::watch_escaping`]).
-        let seq = sr.seqs();
+        let seq = sr.take_seqs();
         let state = Suspended {
             cur: std::mem::replace(cur, sr.parent),
             overrides: std::mem::replace(&mut self.overrides, sr.overrides),
         };
-        let res = Res::new(sr.lam, depth, seq, sr.holes, state);
+        // With no reduction in progress around it, no hole it could wait
+        // on is left unfilled but its own.
+        let outer = if self.subs.is_empty() {
+            Some(SmallVec::new())
+        } else {
+            self.outer_holes(&sr.holes, &state)
+        };
+        let res = Res::new(sr.lam, depth, seq, outer, sr.holes, state);
         self.overrides.push((sr.atom, V::Res(Rc::new(res))));
         Some(())
     }

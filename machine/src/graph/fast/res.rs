@@ -58,7 +58,7 @@ fn take_seqs(n: u64) -> u64 {
 
 /// The spans of numbers of the frames and holes a residual made, each
 /// `(first, end)`, in the order they were made.
-pub(super) type Seqs = SmallVec<[(u64, u64); 2]>;
+pub(super) type Seqs = SmallVec<[(u64, u64); 1]>;
 
 /// A parameter (or staging parameter) of a lambda reduced under: symbolic
 /// until the residual is applied, which fills it.
@@ -94,6 +94,12 @@ pub(super) struct Res {
     pub depth: u32,
     /// The numbers of the frames and holes made while it was reduced.
     pub seq: Seqs,
+    /// The holes of enclosing reductions that a body in it may wait on
+    /// (those its own holes aside), or `None` when that is not known:
+    /// only filling one of them can wake a body in it while it stands
+    /// for an atom ([`super::Run::wakes`]), and it watches them once it
+    /// is a value ([`super::Run::watch_escaping`]).
+    pub outer: Option<SmallVec<[Rc<Hole>; 2]>>,
     /// Its holes and the body it was left at; taken when it is applied in
     /// place.
     pub state: Cell<Option<Box<ResState>>>,
@@ -257,10 +263,12 @@ impl Copier {
                         None => (a, b),
                     })
                     .collect();
+                let outer = r.outer.as_ref().map(|o| o.iter().map(|h| self.hole(h)).collect());
                 V::Res(Rc::new(Res {
                     lam: r.lam.clone(),
                     depth: r.depth,
                     seq,
+                    outer,
                     state: Cell::new(Some(Box::new(copy?))),
                 }))
             }
@@ -284,11 +292,19 @@ impl Copier {
 impl Res {
     /// A residual of `lam`, reduced while the numbers in `seq` were
     /// given out.
-    pub(super) fn new(lam: Rc<TLam>, depth: u32, seq: Seqs, holes: SmallVec<[Rc<Hole>; 4]>, at: Suspended) -> Res {
+    pub(super) fn new(
+        lam: Rc<TLam>,
+        depth: u32,
+        seq: Seqs,
+        outer: Option<SmallVec<[Rc<Hole>; 2]>>,
+        holes: SmallVec<[Rc<Hole>; 4]>,
+        at: Suspended,
+    ) -> Res {
         Res {
             lam,
             depth,
             seq,
+            outer,
             state: Cell::new(Some(Box::new(ResState { holes, at }))),
         }
     }
