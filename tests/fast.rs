@@ -233,3 +233,37 @@ fn a_residual_that_became_a_value_wakes_on_the_graph() {
     assert_eq!(reference.counts.total(), 11);
     agree(p, 20).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Under `mk`'s lambda, `g 1 !xs ..` splices the symbolic rest parameter
+/// `xs` into `f`, where it lands exactly on `f`'s rest parameter: `r :=
+/// xs`, and the run goes on instead of handing the splice to the graph.
+const SYMBOLIC_SPLICE: &str = r#"let f(a, !r, k) {
+  k "a+10" r
+}
+let mk(g, return)[bt] {
+  return (k, !xs) {
+    '@bt:' g 1 !xs (v, t) {
+      k v t
+    }
+  }
+}
+mk f (h)
+h (x, t) {
+  $exit "x+t[0]"
+} 5
+"#;
+
+#[test]
+fn a_symbolic_splice_binds_a_rest_parameter_in_a_run() {
+    let p = load_source(SYMBOLIC_SPLICE).expect("loads");
+    let mut reference = Reducer::new(p.clone());
+    let want = reference.run(&Limits::default());
+    assert!(matches!(want, Outcome::Exit(_)), "{}", outcome(&want));
+    let mut m = Machine::new(p.clone());
+    let r = m.report(&Limits::default());
+    assert_eq!(r.text.trim_end(), "16");
+    assert_eq!(m.counts, reference.counts);
+    // All but `$exit`.
+    assert_eq!(m.fast_steps_done, reference.counts.total() - 1, "{}", r.counts);
+    agree(p, 20).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -234,6 +234,11 @@ struct Run<'m> {
     split: bool,
     /// It stopped there.
     split_asked: bool,
+    /// A splice of a symbolic value among the arguments of the β being
+    /// taken: where it stands among them, and the value. It binds the
+    /// callee's rest parameter when it lands exactly there
+    /// ([`Run::rest_args`]).
+    symbolic_splice: Option<(usize, V)>,
 }
 
 impl Machine {
@@ -282,6 +287,7 @@ impl Machine {
             subs: Vec::new(),
             split: steps >= self.split_from,
             split_asked: false,
+            symbolic_splice: None,
         };
         let frame = Frame::new(None, val::slots([], entry.nslots as usize), Some(entry.clone()))?;
         let mut cur = Cur::Body(entry, frame, None);
@@ -533,7 +539,16 @@ impl Run<'_> {
                         for (i, a) in (1u32..).zip(args.iter()) {
                             let ok = match a {
                                 TArg::Atom(x) => self.eval_at(i, x, frame).map(|v| vals.push(v)),
-                                TArg::Splice(x) => self.eval_at(i, x, frame).and_then(|t| self.splice(t, &mut vals)),
+                                TArg::Splice(x) => match self.eval_at(i, x, frame) {
+                                    // At most one, which only a rest
+                                    // parameter takes.
+                                    Some(t) if t.is_symbolic() && self.symbolic_splice.is_none() => {
+                                        self.symbolic_splice = Some((vals.len(), t));
+                                        Some(())
+                                    }
+                                    Some(t) => self.splice(t, &mut vals),
+                                    None => None,
+                                },
                             };
                             if ok.is_none() {
                                 return Step::Stop;
@@ -554,6 +569,7 @@ impl Run<'_> {
         // execute (a β of a residual makes those of the body it resumes).
         let overrides = std::mem::take(&mut self.overrides);
         let r = self.apply(h, &mut vals, expr, span, cur, once);
+        self.symbolic_splice = None;
         vals.clear();
         self.args = vals;
         match r {
@@ -926,6 +942,17 @@ impl Run<'_> {
     /// The arguments `vals` of a β of `l` with its rest parameter's made a
     /// tuple (`None`: too few arguments, or the tuple too big).
     fn rest_args(&mut self, l: &TLam, vals: &mut Args) -> Option<()> {
+        if let Some((at, t)) = self.symbolic_splice.take() {
+            // A symbolic splice binds the rest parameter when every fixed
+            // parameter before and after it has a known argument; anything
+            // else is stuck, which the graph machine reports.
+            let r = l.rest?;
+            if at != r || vals.len() + 1 != l.k {
+                return None;
+            }
+            vals.insert(r, t);
+            return Some(());
+        }
         if let Some(r) = l.rest {
             let k = l.k;
             let after = k - r - 1;
@@ -979,7 +1006,7 @@ impl Run<'_> {
                 _ => None,
             },
             V::Lit(Lit::Builtin(Builtin::If)) => {
-                if vals.len() != 3 {
+                if vals.len() != 3 || self.symbolic_splice.is_some() {
                     return None;
                 }
                 let V::Lit(Lit::Bool(c)) = vals[0] else { return None };
@@ -998,7 +1025,7 @@ impl Run<'_> {
     #[inline]
     fn beta(&mut self, l: Rc<TLam>, env: Option<Rc<Frame>>, vals: &mut Args, own: Own, cur: &mut Cur) -> Option<After> {
         let k = l.k;
-        if l.rest.is_none() && vals.len() != k {
+        if l.rest.is_none() && (vals.len() != k || self.symbolic_splice.is_some()) {
             return None;
         }
         self.rest_args(&l, vals)?;
