@@ -152,6 +152,22 @@ fn a_core_time_loop_runs_fast_to_its_end() {
     assert_eq!(m.live_nodes(), 3);
 }
 
+/// Runs `text` with fast runs and with the reference reducer: both exit,
+/// the machine printing `want`, with the same counts by kind, and fast
+/// runs agree with stepping all the way. The machine, for more checks.
+fn check_exit(text: &str, want: &str) -> Machine {
+    let p = load_source(text).expect("loads");
+    let mut reference = Reducer::new(p.clone());
+    let ended = reference.run(&Limits::default());
+    assert!(matches!(ended, Outcome::Exit(_)), "{}", outcome(&ended));
+    let mut m = Machine::new(p.clone());
+    let r = m.report(&Limits::default());
+    assert_eq!(r.text.trim_end(), want);
+    assert_eq!(m.counts, reference.counts);
+    agree(p, reference.counts.total() + 8).unwrap_or_else(|e| panic!("{e}"));
+    m
+}
+
 /// A builder made by `mk` is applied inside another reduction (`wrap`'s)
 /// to a symbolic stack and a known continuation: the continuation call
 /// that its reduction left blocked, nested in the residual of `pop`'s
@@ -187,18 +203,10 @@ h [7, [8, []]] (x, b, c) {
 
 #[test]
 fn a_body_blocked_in_a_nested_residual_wakes_in_a_run() {
-    let p = load_source(NESTED_RESIDUAL).expect("loads");
-    let mut reference = Reducer::new(p.clone());
-    let want = reference.run(&Limits::default());
-    let mut m = Machine::new(p.clone());
-    let r = m.report(&Limits::default());
-    assert_eq!(r.text.trim_end(), "67");
-    assert!(matches!(want, Outcome::Exit(_)), "{}", outcome(&want));
-    assert_eq!(m.counts, reference.counts);
+    let m = check_exit(NESTED_RESIDUAL, "67");
     // All but the first steps (to the first ready body with fast runs
     // allowed) and `$exit`.
-    assert_eq!(m.fast_steps_done, 13, "{}", r.counts);
-    agree(p, 40).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.fast_steps_done, 13, "{}", m.counts);
 }
 
 /// A residual that waits on a hole of the reduction around it (`k x x`
@@ -222,16 +230,8 @@ f (v, t) {
 
 #[test]
 fn a_residual_that_became_a_value_wakes_on_the_graph() {
-    let p = load_source(ESCAPED_RESIDUAL).expect("loads");
-    let mut reference = Reducer::new(p.clone());
-    let want = reference.run(&Limits::default());
-    assert!(matches!(want, Outcome::Exit(_)), "{}", outcome(&want));
-    let mut m = Machine::new(p.clone());
-    let r = m.report(&Limits::default());
-    assert_eq!(r.text.trim_end(), "2");
-    assert_eq!(m.counts, reference.counts);
-    assert_eq!(reference.counts.total(), 11);
-    agree(p, 20).unwrap_or_else(|e| panic!("{e}"));
+    let m = check_exit(ESCAPED_RESIDUAL, "2");
+    assert_eq!(m.counts.total(), 11);
 }
 
 /// Under `mk`'s lambda, `g 1 !xs ..` splices the symbolic rest parameter
@@ -255,15 +255,7 @@ h (x, t) {
 
 #[test]
 fn a_symbolic_splice_binds_a_rest_parameter_in_a_run() {
-    let p = load_source(SYMBOLIC_SPLICE).expect("loads");
-    let mut reference = Reducer::new(p.clone());
-    let want = reference.run(&Limits::default());
-    assert!(matches!(want, Outcome::Exit(_)), "{}", outcome(&want));
-    let mut m = Machine::new(p.clone());
-    let r = m.report(&Limits::default());
-    assert_eq!(r.text.trim_end(), "16");
-    assert_eq!(m.counts, reference.counts);
+    let m = check_exit(SYMBOLIC_SPLICE, "16");
     // All but `$exit`.
-    assert_eq!(m.fast_steps_done, reference.counts.total() - 1, "{}", r.counts);
-    agree(p, 20).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(m.fast_steps_done, m.counts.total() - 1, "{}", m.counts);
 }
