@@ -434,6 +434,14 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// Makes room for `n` more nodes and their tour at once, so that a
+    /// big subtree built node by node does not grow the arrays by
+    /// doubling, copying them each time.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.nodes.reserve(n);
+        self.tour.reserve(n);
+    }
+
     /// A new detached node.
     pub fn alloc(&mut self, kind: Kind) -> NodeId {
         let leaf = kind.is_leaf();

@@ -656,6 +656,11 @@ impl Tour {
         self.open_of(n).is_some()
     }
 
+    /// Makes room for the entries of `n` more nodes.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.e.reserve(2 * n);
+    }
+
     fn grow(&mut self, need: usize) {
         let from = u32::try_from(self.e.len()).unwrap_or(u32::MAX);
         let to = u32::try_from(need).unwrap_or(u32::MAX);

@@ -72,6 +72,11 @@ impl Machine {
     /// Ends a fast run that started from the body `b` and stands at `at`:
     /// builds it and puts it where `b` stood, then frees `b`.
     pub(super) fn put_back(&mut self, b: NodeId, at: Suspended) {
+        // About as many nodes as the run holds values, at most.
+        let values = usize::try_from(super::val::live_values()).unwrap_or(0);
+        if values > 1 << 16 {
+            self.g.reserve(values);
+        }
         let mut out = Out {
             made: Vec::new(),
             fresh: Vec::new(),
