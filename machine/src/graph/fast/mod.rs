@@ -645,11 +645,8 @@ impl Run<'_> {
     /// is active.
     fn wakes(&self, v: &V) -> bool {
         let V::Res(r) = v else { return false };
-        if r.outer.as_ref().is_some_and(|o| o.iter().all(|h| h.value.get().is_none())) {
-            return false;
-        }
         let Some(st) = r.state.take() else { return false };
-        let woke = self.woken(&st.at);
+        let woke = !st.outer.as_ref().is_some_and(|o| o.iter().all(|h| h.value.get().is_none())) && self.woken(&st.at);
         r.state.set(Some(st));
         woke
     }
@@ -681,10 +678,12 @@ impl Run<'_> {
     /// to the graph ([`Hole::watched`]).
     fn watch_escaping(&self, v: &V) {
         let V::Res(r) = v else { return };
-        match &r.outer {
+        let Some(st) = r.state.take() else { return };
+        match &st.outer {
             Some(o) => o.iter().for_each(|h| h.watched.set(true)),
             None => self.subs.iter().flat_map(|sr| sr.holes.iter()).for_each(|h| h.watched.set(true)),
         }
+        r.state.set(Some(st));
     }
 
     /// The holes of enclosing reductions that a body of the state `at` (a
@@ -717,7 +716,10 @@ impl Run<'_> {
         }
         for (_, v) in &at.overrides {
             if let V::Res(r) = v {
-                r.outer.as_ref()?.iter().for_each(&mut add);
+                let st = r.state.take()?;
+                let known = st.outer.as_ref().map(|o| o.iter().for_each(&mut add));
+                r.state.set(Some(st));
+                known?;
             }
         }
         Some(outer)
@@ -829,7 +831,7 @@ impl Run<'_> {
         let st = r.state.take()?;
         let (lam, depth, before) = (r.lam.clone(), r.depth.saturating_sub(1), r.seq.clone());
         self.overrides.remove(pos);
-        let ResState { holes, at } = *st;
+        let ResState { holes, at, .. } = *st;
         let parent = std::mem::replace(cur, at.cur);
         let overrides = std::mem::replace(&mut self.overrides, at.overrides);
         self.subs.push(SubRun {
@@ -920,7 +922,7 @@ impl Run<'_> {
             r.state.set(Some(st));
             Box::new(copy?)
         };
-        let ResState { holes, at } = *state;
+        let ResState { holes, at, .. } = *state;
         let mut holes = holes.iter();
         let _ = holes.next()?.value.set(ALWAYS);
         for (h, v) in holes.zip(vals.drain(..)) {

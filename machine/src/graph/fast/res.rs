@@ -94,12 +94,6 @@ pub(super) struct Res {
     pub depth: u32,
     /// The numbers of the frames and holes made while it was reduced.
     pub seq: Seqs,
-    /// The holes of enclosing reductions that a body in it may wait on
-    /// (those its own holes aside), or `None` when that is not known:
-    /// only filling one of them can wake a body in it while it stands
-    /// for an atom ([`super::Run::wakes`]), and it watches them once it
-    /// is a value ([`super::Run::watch_escaping`]).
-    pub outer: Option<SmallVec<[Rc<Hole>; 2]>>,
     /// Its holes and the body it was left at; taken when it is applied in
     /// place.
     pub state: Cell<Option<Box<ResState>>>,
@@ -109,6 +103,12 @@ pub(super) struct Res {
 pub(super) struct ResState {
     /// Its holes: the staging parameter's, then the parameters'.
     pub holes: SmallVec<[Rc<Hole>; 4]>,
+    /// The holes of enclosing reductions that a body in it may wait on
+    /// (those its own holes aside), or `None` when that is not known:
+    /// only filling one of them can wake a body in it while it stands
+    /// for an atom ([`super::Run::wakes`]), and it watches them once it
+    /// is a value ([`super::Run::watch_escaping`]).
+    pub outer: Option<SmallVec<[Rc<Hole>; 2]>>,
     /// The body its reduction was left at.
     pub at: Suspended,
 }
@@ -127,9 +127,7 @@ pub(super) fn copy_state(st: &ResState, seq: &Seqs) -> Option<ResState> {
         holes: SmallVec::new(),
         depth: 0,
     };
-    let holes = st.holes.iter().map(|h| c.hole(h)).collect();
-    let at = c.suspended(&st.at)?;
-    Some(ResState { holes, at })
+    c.state(st)
 }
 
 /// The copies made so far, by the address of their original: a residual
@@ -247,13 +245,7 @@ impl Copier {
                     // Applied already: a shell in a dead slot.
                     return Some(v.clone());
                 };
-                let copy = self.deeper(|c| {
-                    let holes = st.holes.iter().map(|h| c.hole(h)).collect();
-                    Some(ResState {
-                        holes,
-                        at: c.suspended(&st.at)?,
-                    })
-                });
+                let copy = self.deeper(|c| c.state(&st));
                 r.state.set(Some(st));
                 let seq = r
                     .seq
@@ -263,17 +255,22 @@ impl Copier {
                         None => (a, b),
                     })
                     .collect();
-                let outer = r.outer.as_ref().map(|o| o.iter().map(|h| self.hole(h)).collect());
                 V::Res(Rc::new(Res {
                     lam: r.lam.clone(),
                     depth: r.depth,
                     seq,
-                    outer,
                     state: Cell::new(Some(Box::new(copy?))),
                 }))
             }
             other => other.clone(),
         })
+    }
+
+    fn state(&mut self, st: &ResState) -> Option<ResState> {
+        let holes = st.holes.iter().map(|h| self.hole(h)).collect();
+        let outer = st.outer.as_ref().map(|o| o.iter().map(|h| self.hole(h)).collect());
+        let at = self.suspended(&st.at)?;
+        Some(ResState { holes, outer, at })
     }
 
     fn suspended(&mut self, s: &Suspended) -> Option<Suspended> {
@@ -304,8 +301,7 @@ impl Res {
             lam,
             depth,
             seq,
-            outer,
-            state: Cell::new(Some(Box::new(ResState { holes, at }))),
+            state: Cell::new(Some(Box::new(ResState { holes, outer, at }))),
         }
     }
 }
