@@ -581,7 +581,6 @@ impl Run<'_> {
                     for (_, v) in overrides.iter().filter(|(j, _)| *j != 0) {
                         self.watch_escaping(v);
                     }
-                    drop(overrides);
                 }
                 Step::Done { rule, span, after }
             }
@@ -665,10 +664,19 @@ impl Run<'_> {
         (0u32..).zip(atoms).any(|(i, x)| match at.overrides.iter().find(|(j, _)| *j == i) {
             Some((_, v)) => self.wakes(v),
             None => match x {
-                TAtom::Lam(l) => self.stage(&l.body.stage, 1, 1, frame) || !self.quiet(&l.watch, frame),
+                TAtom::Lam(l) => self.reduces_under(l, frame),
                 _ => !self.atom_quiet(x, frame),
             },
         })
+    }
+
+    /// Whether the lambda `l`, standing as an atom of a body in `frame`, is
+    /// reduced under before that body runs: its body is active, or holds
+    /// an active body (its own then blocks at once). [`Run::descend`]
+    /// reduces under it, and [`Run::woken`] counts it, on this one test.
+    #[inline]
+    fn reduces_under(&self, l: &TLam, frame: &Rc<Frame>) -> bool {
+        self.stage(&l.body.stage, 1, 1, frame) || !self.quiet(&l.watch, frame)
     }
 
     /// A residual that stood for an atom of a body that executed becomes a
@@ -767,10 +775,8 @@ impl Run<'_> {
                 continue;
             }
             match x {
-                // A lambda whose body is active, or holds one: its body
-                // (blocked at once in the second case) is reduced under.
                 TAtom::Lam(l) => {
-                    if self.stage(&l.body.stage, 1, 1, frame) || !self.quiet(&l.watch, frame) {
+                    if self.reduces_under(l, frame) {
                         active += 1;
                         start = start.or_else(|| Some((i, Some(l.clone()))));
                         if !split {
