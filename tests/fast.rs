@@ -259,3 +259,73 @@ fn a_symbolic_splice_binds_a_rest_parameter_in_a_run() {
     // All but `$exit`.
     assert_eq!(m.fast_steps_done, m.counts.total() - 1, "{}", m.counts);
 }
+
+/// The specialiser of `corpus/bench/specialise.dcps`, on a program of `k`
+/// instructions: each `add` leaves its arithmetic staged and the rest of
+/// the interpretation is reduced under the lambda that receives the sum,
+/// so the reductions under lambdas nest `k / 4` deep.
+fn specialiser(k: u32) -> Program {
+    let path = root().join("corpus/bench/specialise.dcps");
+    let text = std::fs::read_to_string(&path).expect("reads the benchmark");
+    assert!(text.contains("\nlet K = 10\n"), "the benchmark's size line");
+    load_source(&text.replace("\nlet K = 10\n", &format!("\nlet K = {k}\n"))).expect("loads")
+}
+
+#[test]
+fn reductions_nested_a_thousand_deep_stay_in_one_run() {
+    let p = specialiser(4000);
+    let mut fast = Machine::new(p.clone());
+    let mut slow = Machine::new(p);
+    slow.fast = false;
+    let a = fast.report(&Limits::default());
+    let b = slow.report(&Limits::default());
+    assert_eq!(a.text, b.text);
+    assert_eq!(fast.counts, slow.counts);
+    // One run builds the program list, one takes the `fix` the graph
+    // leaves it (the specialiser's body waits on it), one specialises.
+    assert_eq!(fast.fast_runs, 3, "{}", fast.counts);
+    assert_eq!(fast.fast_steps_done + 9, fast.counts.total(), "{}", fast.counts);
+}
+
+#[test]
+fn a_run_stopped_a_thousand_reductions_deep_builds_them_back() {
+    let p = specialiser(4000);
+    let mut all = Machine::new(p.clone());
+    let want = all.report(&Limits::default()).text;
+    // Stopped by the step limit three quarters of the way, the run stands
+    // about 750 reductions under lambdas deep.
+    let limits = Limits {
+        max_steps: all.counts.total() * 3 / 4,
+        ..Limits::default()
+    };
+    let mut fast = Machine::new(p.clone());
+    let mut slow = Machine::new(p);
+    slow.fast = false;
+    let a = fast.run(&limits);
+    let b = slow.run(&limits);
+    assert_eq!(outcome(&a), format!("steps {}", limits.max_steps));
+    assert_eq!(outcome(&a), outcome(&b));
+    assert_eq!(fast.counts, slow.counts);
+    assert_eq!(state(&fast), state(&slow));
+    fast.check().unwrap_or_else(|e| panic!("{e}"));
+    // And it goes on from there to the end.
+    assert_eq!(fast.report(&Limits::default()).text, want);
+}
+
+#[test]
+fn ten_thousand_reductions_deep_are_built_back_without_recursion() {
+    // On the test's thread (2 MiB of stack), a build that recursed once
+    // per reduction under a lambda would overflow.
+    let p = specialiser(40_000);
+    let mut all = Machine::new(p.clone());
+    let want = all.report(&Limits::default()).text;
+    assert_eq!(all.fast_runs, 3);
+    let mut m = Machine::new(p);
+    let limits = Limits {
+        max_steps: all.counts.total() * 3 / 4,
+        ..Limits::default()
+    };
+    assert_eq!(outcome(&m.run(&limits)), format!("steps {}", limits.max_steps));
+    assert_eq!(m.report(&Limits::default()).text, want);
+    assert_eq!(m.counts, all.counts);
+}

@@ -120,6 +120,9 @@ pub struct Machine {
     reclassify_spent: u64,
     /// Steps executed in fast runs so far (for `--stats`).
     pub fast_steps_done: u64,
+    /// Fast runs that executed a step so far: each ends by building its
+    /// state back into the graph.
+    pub fast_runs: u64,
     /// The call sites of bodies, recorded only when tracing a runtime
     /// error ([`calls::trace`]).
     pub(crate) calls: Option<Box<calls::CallTrack>>,
@@ -175,6 +178,7 @@ impl Machine {
             split_asked: false,
             reclassify_spent: 0,
             fast_steps_done: 0,
+            fast_runs: 0,
             calls: None,
         }
     }

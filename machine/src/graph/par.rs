@@ -213,6 +213,8 @@ struct UnitOut {
     bound: u64,
     /// Steps its machine executed in fast runs.
     fast: u64,
+    /// The fast runs that executed them.
+    fast_runs: u64,
     events: Vec<(u64, StepEvents)>,
     stats: ParStats,
 }
@@ -454,6 +456,7 @@ impl Machine {
             self.copied += out.copied;
             self.bound_count += out.bound;
             self.fast_steps_done += out.fast;
+            self.fast_runs += out.fast_runs;
             self.par_stats.units += 1;
             self.par_stats.steps += steps;
             self.par_stats.add_nested(&out.stats);
@@ -521,6 +524,7 @@ impl Machine {
             copied: m.copied,
             bound: m.bound_count,
             fast: m.fast_steps_done,
+            fast_runs: m.fast_runs,
             events: std::mem::take(&mut m.round_events),
             stats: m.par_stats,
         })

@@ -42,6 +42,7 @@ mod tpl;
 mod tuples;
 mod val;
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -156,9 +157,6 @@ impl SubRun {
     }
 }
 
-/// The deepest reductions under lambdas nest in one run.
-const MAX_SUBS: usize = 256;
-
 /// What may follow a step.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum After {
@@ -229,6 +227,9 @@ struct Run<'m> {
     overrides: Overrides,
     /// The reductions under lambdas in progress, innermost last.
     subs: Vec<SubRun>,
+    /// The reductions in progress whose holes are all watched: the first
+    /// `watched` of `subs` ([`Run::watch_all`]).
+    watched: Cell<usize>,
     /// Whether the run stops at a body holding two or more lambdas whose
     /// bodies are active, for a parallel round ([`Machine::split_from`]).
     split: bool,
@@ -285,6 +286,7 @@ impl Machine {
             args: Vec::with_capacity(8),
             overrides: Overrides::new(),
             subs: Vec::new(),
+            watched: Cell::new(0),
             split: steps >= self.split_from,
             split_asked: false,
             symbolic_splice: None,
@@ -362,7 +364,8 @@ impl Machine {
         self.counts = counts;
         self.bound_count += bound;
         self.fast_steps_done += done;
-        self.put_back(b, fold(cur, overrides, subs));
+        self.fast_runs += 1;
+        self.put_back(b, cur, overrides, subs);
         Some(())
     }
 
@@ -396,21 +399,6 @@ impl Machine {
             self.backoff.wait = (self.backoff.wait * 2).min(MAX_WAIT);
         }
     }
-}
-
-/// The state of a run that stops while reducing under lambdas: each
-/// reduction in progress made a residual of the body it stands at, and its
-/// parent the body to build.
-fn fold(cur: Cur, overrides: Overrides, mut subs: Vec<SubRun>) -> Suspended {
-    let mut at = Suspended { cur, overrides };
-    while let Some(mut sr) = subs.pop() {
-        let seq = sr.take_seqs();
-        let res = Res::new(sr.lam, 0, seq, None, sr.holes, at);
-        let mut overrides = sr.overrides;
-        overrides.push((sr.atom, V::Res(Rc::new(res))));
-        at = Suspended { cur: sr.parent, overrides };
-    }
-    at
 }
 
 impl Run<'_> {
@@ -689,7 +677,7 @@ impl Run<'_> {
         let Some(st) = r.state.take() else { return };
         match &st.outer {
             Some(o) => o.iter().for_each(|h| h.watched.set(true)),
-            None => self.subs.iter().flat_map(|sr| sr.holes.iter()).for_each(|h| h.watched.set(true)),
+            None => self.watch_all(),
         }
         r.state.set(Some(st));
     }
@@ -793,9 +781,6 @@ impl Run<'_> {
             return None;
         }
         let Some((atom, l)) = start else { return Some(false) };
-        if self.subs.len() >= MAX_SUBS {
-            return None;
-        }
         let Some(l) = l else { return self.resume(cur, atom) };
         if l.inline_at.is_some() {
             return None;
@@ -883,6 +868,7 @@ impl Run<'_> {
             return None;
         }
         let mut sr = self.subs.pop()?;
+        self.watched.set(self.watched.get().min(self.subs.len()));
         // A body blocked on a hole of an enclosing reduction turns pending
         // when that hole is filled: the residual stands for an atom of the
         // body holding it, where the run looks when it resumes that body
@@ -1132,6 +1118,20 @@ impl Run<'_> {
         }
     }
 
+    /// Marks every hole of the reductions in progress watched: those
+    /// marked since the last reduction that ended are not looked at again,
+    /// so however deeply reductions nest this costs what it marks.
+    fn watch_all(&self) {
+        let from = self.watched.get();
+        self.subs
+            .get(from..)
+            .into_iter()
+            .flatten()
+            .flat_map(|sr| sr.holes.iter())
+            .for_each(|h| h.watched.set(true));
+        self.watched.set(self.subs.len());
+    }
+
     /// Under a lambda, marks the holes that the bodies `w` watches in a
     /// closure made in `frame` are staged on: filling them in place would
     /// leave those bodies unlooked at ([`Hole::watched`]).
@@ -1142,7 +1142,7 @@ impl Run<'_> {
         match w {
             Some(w) => w.iter().for_each(|(d, pd, s)| mark_holes(s, *d, *pd, frame)),
             // Not known: every hole in progress.
-            None => self.subs.iter().flat_map(|sr| sr.holes.iter()).for_each(|h| h.watched.set(true)),
+            None => self.watch_all(),
         }
     }
 

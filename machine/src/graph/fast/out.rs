@@ -24,7 +24,7 @@ use super::super::Machine;
 use super::res::{Hole, Res};
 use super::tpl::{is_sparam, Place, TArg, TAtom, TBody, TCmd, TLam, TStage, NO_SLOT};
 use super::val::{Frame, Tup, V};
-use super::{Cur, Overrides, Suspended};
+use super::{Cur, Overrides, SubRun};
 use crate::term::{Arg, Atom, Builtin, SExp, Sugar};
 
 /// What a slot of a template holds while it is built.
@@ -69,9 +69,14 @@ struct OpenTuple<'t> {
 }
 
 impl Machine {
-    /// Ends a fast run that started from the body `b` and stands at `at`:
-    /// builds it and puts it where `b` stood, then frees `b`.
-    pub(super) fn put_back(&mut self, b: NodeId, at: Suspended) {
+    /// Ends a fast run that started from the body `b` and stands at `cur`
+    /// (`overrides` standing for atoms of it), inside the reductions under
+    /// lambdas still in progress (`subs`, outermost first): builds that
+    /// state and puts it where `b` stood, then frees `b`. Each reduction
+    /// in progress becomes the residual of the body it stands at, standing
+    /// for its atom in the body around it; they are built innermost first,
+    /// so that however deeply they nest the build does not recurse.
+    pub(super) fn put_back(&mut self, b: NodeId, cur: Cur, overrides: Overrides, subs: Vec<SubRun>) {
         // About as many nodes as the run holds values, at most.
         let values = usize::try_from(super::val::live_values()).unwrap_or(0);
         if values > 1 << 16 {
@@ -86,10 +91,19 @@ impl Machine {
             tuples: FxHashMap::default(),
             holes: FxHashMap::default(),
         };
-        let root = out.state(self, &at.cur, &at.overrides);
+        // Binders first, outermost first: a body may mention the holes of
+        // every reduction around it.
+        let binders: Vec<SmallVec<[GVar; 4]>> = subs.iter().map(|sr| out.binders(self, &sr.lam, &sr.holes)).collect();
+        let (mut at, mut link) = ((&cur, &overrides), None);
+        for (sr, bs) in subs.iter().zip(&binders).rev() {
+            let body = out.residual_body(self, at.0, at.1, link);
+            link = Some((sr.atom, out.lambda_node(self, &sr.lam, bs, body)));
+            at = (&sr.parent, &sr.overrides);
+        }
+        let root = out.state(self, at.0, at.1, link);
         let made = root_first(std::mem::take(&mut out.made));
         drop(out);
-        drop(at);
+        drop((cur, overrides, subs));
         self.init_nodes(&made);
         self.replace_body(b, root);
         self.free(b);
@@ -104,18 +118,21 @@ fn root_first(mut made: Vec<NodeId>) -> Vec<NodeId> {
 }
 
 impl Out {
-    /// The body a run stands at, `overrides` standing for atoms of it.
-    fn state(&mut self, m: &mut Machine, cur: &Cur, overrides: &Overrides) -> NodeId {
+    /// The body a run stands at, `overrides` standing for atoms of it, and
+    /// `link` (a node built already) for one more.
+    fn state(&mut self, m: &mut Machine, cur: &Cur, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
         match cur {
             Cur::Body(lam, frame, None) => {
                 self.base = Some(frame.clone());
-                self.body_with(m, &lam.body, overrides)
+                self.body_with(m, &lam.body, overrides, link)
             }
             Cur::Call(h, span) => {
+                debug_assert!(link.is_none(), "a reduction under a lambda of a call");
                 let head = self.value(m, h);
                 self.call(m, head, *span)
             }
             Cur::Body(l, frame, Some(span)) => {
+                debug_assert!(link.is_none(), "a reduction under a lambda of a call");
                 self.base = Some(frame.clone());
                 let head = self.lambda(m, l).0;
                 self.call(m, head, *span)
@@ -126,17 +143,33 @@ impl Out {
     /// A residual: a lambda with fresh binders for its holes, whose body is
     /// the state its reduction was left at.
     fn residual(&mut self, m: &mut Machine, r: &Res) -> NodeId {
-        let binders: SmallVec<[GVar; 4]> = r.lam.origins.iter().map(|&o| m.g.fresh_var(o)).collect();
-        let params = binders[1..=r.lam.k]
-            .iter()
-            .enumerate()
-            .map(|(i, &var)| Param {
-                var,
-                rest: r.lam.rest == Some(i),
-            })
-            .collect();
         let state = r.state.take();
         debug_assert!(state.is_some(), "a residual built after it was applied");
+        let binders = self.binders(m, &r.lam, state.as_ref().map_or(&[][..], |s| &s.holes[..]));
+        let body = match &state {
+            Some(s) => self.residual_body(m, &s.at.cur, &s.at.overrides, None),
+            None => {
+                let lit = self.node(m, Kind::Lit(Lit::Int(0)));
+                self.call(m, lit, r.lam.span)
+            }
+        };
+        r.state.set(state);
+        self.lambda_node(m, &r.lam, &binders, body)
+    }
+
+    /// Fresh binders for the lambda `lam` reduced under, its holes `holes`
+    /// (its staging parameter's, then its parameters') bound to them.
+    fn binders(&mut self, m: &mut Machine, lam: &TLam, holes: &[Rc<Hole>]) -> SmallVec<[GVar; 4]> {
+        let binders: SmallVec<[GVar; 4]> = lam.origins.iter().map(|&o| m.g.fresh_var(o)).collect();
+        for (h, &v) in holes.iter().zip(&binders) {
+            self.holes.insert(Rc::as_ptr(h) as usize, v);
+        }
+        binders
+    }
+
+    /// The body of a residual, the state `cur` with `overrides` (and
+    /// `link`) its reduction was left at.
+    fn residual_body(&mut self, m: &mut Machine, cur: &Cur, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
         let floor = std::mem::replace(&mut self.floor, self.fresh.len());
         let base = self.base.take();
         // Its closures mention its binders: built for this copy alone (a
@@ -144,30 +177,31 @@ impl Out {
         // of its own).
         let closures = std::mem::take(&mut self.closures);
         let tuples = std::mem::take(&mut self.tuples);
-        let body = match &state {
-            Some(s) => {
-                for (h, &v) in s.holes.iter().zip(&binders) {
-                    self.holes.insert(Rc::as_ptr(h) as usize, v);
-                }
-                self.state(m, &s.at.cur, &s.at.overrides)
-            }
-            None => {
-                let lit = self.node(m, Kind::Lit(Lit::Int(0)));
-                self.call(m, lit, r.lam.span)
-            }
-        };
-        r.state.set(state);
+        let body = self.state(m, cur, overrides, link);
         self.closures = closures;
         self.tuples = tuples;
         self.floor = floor;
         self.base = base;
+        body
+    }
+
+    /// The lambda node of a residual of `lam`, its binders `binders`.
+    fn lambda_node(&mut self, m: &mut Machine, lam: &TLam, binders: &[GVar], body: NodeId) -> NodeId {
+        let params = binders[1..=lam.k]
+            .iter()
+            .enumerate()
+            .map(|(i, &var)| Param {
+                var,
+                rest: lam.rest == Some(i),
+            })
+            .collect();
         self.node(
             m,
             Kind::Lambda(Box::new(Lambda {
                 sparam: binders[0],
                 params,
                 body,
-                span: r.lam.span,
+                span: lam.span,
             })),
         )
     }
@@ -262,29 +296,45 @@ impl Out {
     }
 
     fn body(&mut self, m: &mut Machine, b: &TBody) -> NodeId {
-        self.body_with(m, b, &Overrides::new())
+        self.body_with(m, b, &Overrides::new(), None)
     }
 
     /// The body `b`, the values of `overrides` standing for its atoms
-    /// (0: the head, `i`: argument `i`).
-    fn body_with(&mut self, m: &mut Machine, b: &TBody, overrides: &Overrides) -> NodeId {
+    /// (0: the head, `i`: argument `i`), and the node `link` for one more.
+    fn body_with(&mut self, m: &mut Machine, b: &TBody, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
+        enum Over<'v> {
+            Val(&'v V),
+            Built(NodeId),
+        }
+        debug_assert!(
+            link.is_none() || matches!(b.cmd, TCmd::App { .. }),
+            "a reduction under a lambda of a let, if or fix"
+        );
         let stage = self.stage(m, &b.stage);
-        let over = |i: u32| overrides.iter().find(|(j, _)| *j == i).map(|(_, v)| v);
+        let over = |i: u32| match link {
+            Some((j, n)) if j == i => Some(Over::Built(n)),
+            _ => overrides.iter().find(|(j, _)| *j == i).map(|(_, v)| Over::Val(v)),
+        };
         let cmd = match &b.cmd {
             TCmd::App { head, args, sugar, .. } => {
                 let head = match over(0) {
-                    Some(v) => self.value(m, v),
+                    Some(Over::Val(v)) => self.value(m, v),
+                    Some(Over::Built(n)) => n,
                     None => self.atom(m, head),
                 };
                 let mut xs = Vec::with_capacity(args.len());
                 for (i, a) in (1u32..).zip(args.iter()) {
-                    match (over(i), a) {
-                        (Some(v), TArg::Atom(_)) => xs.push(self.value(m, v)),
-                        (Some(v), TArg::Splice(_)) => {
-                            let c = self.value(m, v);
-                            xs.push(self.splice(m, c));
+                    let c = match over(i) {
+                        Some(Over::Val(v)) => self.value(m, v),
+                        Some(Over::Built(n)) => n,
+                        None => {
+                            self.arg(m, a, &mut xs);
+                            continue;
                         }
-                        (None, a) => self.arg(m, a, &mut xs),
+                    };
+                    match a {
+                        TArg::Atom(_) => xs.push(c),
+                        TArg::Splice(_) => xs.push(self.splice(m, c)),
                     }
                 }
                 let args = xs;
