@@ -173,6 +173,7 @@ pub(super) enum TCmd {
     },
     /// `fix`: the recursive lambda (its last slot the name) and the scope
     /// (a frame of the staging parameter and the name as the scope sees it).
+    /// Its body watches what [`fix_watch`] says.
     Fix { lam: Rc<TLam>, scope: Rc<TLam> },
 }
 
@@ -306,6 +307,53 @@ fn makes_closure(a: &TAtom) -> bool {
 }
 
 /// Gathers the watches of the lambdas of an atom.
+/// The watch of a `fix` body of the recursive lambda `lam` and the scope
+/// `scope`: the bodies nested in it that may be pending while it stands.
+/// Its name is symbolic until it executes (LANGUAGE.md §5), so a body
+/// whose head is the name is stuck, not pending, whatever its arguments:
+/// a lambda standing as an atom of the scope's body whose body calls the
+/// name and nests nothing that may be active while the lambda is not
+/// applied (a staged program's `$exit (x)[pt] { @always: run .. }`) is
+/// left out. Once the `fix` has
+/// executed, the scope's body watches it.
+fn fix_watch(lam: &TLam, scope: &TLam) -> Watch {
+    let TCmd::App { head, args, .. } = &scope.body.cmd else {
+        return union(&lam.watch, &scope.watch);
+    };
+    // The scope's name is its binder 1 (0 is its staging parameter); seen
+    // from the body of a lambda of the scope's body, one lambda out.
+    // Its watch holds its body's stage (one lambda in) and the bodies
+    // nested in that body that may be active while it is not applied
+    // (further in): there must be none of the latter.
+    let stuck_on_name = |l: &TLam| {
+        matches!(&l.body.cmd, TCmd::App { head: TAtom::Var(p), .. } if p.up == 1 && p.ix == 1)
+            && matches!(&l.watch, Some(w) if w.iter().all(|&(d, _, _)| d == 1))
+    };
+    let mut body = Watching::new();
+    let atoms = std::iter::once(head).chain(args.iter().map(|(TArg::Atom(x) | TArg::Splice(x))| x));
+    for x in atoms {
+        match x {
+            TAtom::Lam(l) if stuck_on_name(l) => {}
+            x => atom_watch(x, &mut body),
+        }
+    }
+    // As `frame` gathers a lambda's watch: its body's stage, then what its
+    // body watches, one lambda (with a frame of its own) further in.
+    let mut w = Watching::new();
+    w.add_all(0, 0, &lam.watch);
+    w.add(1, 1, &scope.body.stage);
+    w.add_all(1, 1, &body.done());
+    w.done()
+}
+
+/// The watch of a place that holds both `a`'s and `b`'s.
+fn union(a: &Watch, b: &Watch) -> Watch {
+    let mut w = Watching::new();
+    w.add_all(0, 0, a);
+    w.add_all(0, 0, b);
+    w.done()
+}
+
 fn atom_watch(a: &TAtom, w: &mut Watching) {
     match a {
         TAtom::Lam(l) | TAtom::Rec(l) => w.add_all(0, 0, &l.watch),
@@ -726,10 +774,8 @@ impl<'g> Compiler<'g> {
                 }
                 let lam = self.lambda(lam, Some(name_in), false)?;
                 let scope = self.frame(&[sparam, name_out], false, body, 1, None, span, false)?;
-                let mut w = Watching::new();
-                w.add_all(0, 0, &lam.watch);
-                w.add_all(0, 0, &scope.watch);
-                (TCmd::Fix { lam, scope }, w.done())
+                let watch = fix_watch(&lam, &scope);
+                (TCmd::Fix { lam, scope }, watch)
             }
         };
         Some(TBody { stage, cmd, span, watch })

@@ -77,6 +77,16 @@ pub(super) fn is_tuple(g: &Graph, v: &V) -> bool {
     }
 }
 
+/// Whether evaluating `e` can neither fail nor be stuck: a literal, a
+/// variable, or a tuple of those (a tuple may hold a symbolic value).
+fn inert(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Val(_) => true,
+        ExprKind::Tuple(xs) => xs.iter().all(inert),
+        _ => false,
+    }
+}
+
 /// The value of `e`, placeholder `k` standing for `ops[k]`.
 pub(super) fn eval(g: &Graph, e: &Expr, ops: &[V]) -> Option<V> {
     eval_at(g, e, ops, 0)
@@ -101,6 +111,14 @@ fn eval_at(g: &Graph, e: &Expr, ops: &[V], depth: u32) -> Option<V> {
             Tup::value(xs)
         }
         ExprKind::Index(t, i) => {
+            // A table indexed (`[[0, i], [1, 0]][k % 2]`) whose entries
+            // can neither fail nor be stuck: only the entry read is built.
+            if let ExprKind::Tuple(xs) = &t.kind {
+                if xs.iter().all(inert) {
+                    let V::Lit(Lit::Int(i)) = sub(i)? else { return None };
+                    return sub(xs.get(usize::try_from(i).ok()?)?);
+                }
+            }
             let (t, V::Lit(Lit::Int(i))) = (sub(t)?, sub(i)?) else {
                 return None;
             };
