@@ -185,7 +185,7 @@ impl Out {
         body
     }
 
-    /// The lambda node of a residual of `lam`, its binders `binders`.
+    /// The lambda node of `lam` with the binders `binders` and `body`.
     fn lambda_node(&mut self, m: &mut Machine, lam: &TLam, binders: &[GVar], body: NodeId) -> NodeId {
         let params = binders[1..=lam.k]
             .iter()
@@ -388,28 +388,10 @@ impl Out {
     fn lambda(&mut self, m: &mut Machine, l: &TLam) -> (NodeId, GVar) {
         let binders: SmallVec<[GVar; 4]> = l.origins.iter().map(|&o| m.g.fresh_var(o)).collect();
         let last = binders[binders.len() - 1];
-        let params = binders[1..=l.k]
-            .iter()
-            .enumerate()
-            .map(|(i, &var)| Param {
-                var,
-                rest: l.rest == Some(i),
-            })
-            .collect();
-        let sparam = binders[0];
         self.fresh.push((binders, l.inline_at.is_none()));
         let body = self.body(m, &l.body);
-        self.fresh.pop();
-        let n = self.node(
-            m,
-            Kind::Lambda(Box::new(Lambda {
-                sparam,
-                params,
-                body,
-                span: l.span,
-            })),
-        );
-        (n, last)
+        let binders = self.fresh.pop().map(|(b, _)| b).unwrap_or_default();
+        (self.lambda_node(m, l, &binders, body), last)
     }
 
     /// A recursive value for the recursive lambda `l`.
