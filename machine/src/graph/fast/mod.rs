@@ -157,6 +157,10 @@ impl SubRun {
     }
 }
 
+/// The most reductions under lambdas a run nests: past it the run hands
+/// its state back and the next one goes on inside.
+const MAX_SUBS: usize = 4096;
+
 /// What may follow a step.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum After {
@@ -781,6 +785,9 @@ impl Run<'_> {
             return None;
         }
         let Some((atom, l)) = start else { return Some(false) };
+        if self.subs.len() >= MAX_SUBS {
+            return None;
+        }
         let Some(l) = l else { return self.resume(cur, atom) };
         if l.inline_at.is_some() {
             return None;
