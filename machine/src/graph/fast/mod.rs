@@ -680,7 +680,7 @@ impl Run<'_> {
         let V::Res(r) = v else { return };
         let Some(st) = r.state.take() else { return };
         match &st.outer {
-            Some(o) => o.iter().for_each(|h| h.watched.set(true)),
+            Some(o) => o.iter().filter_map(Hole::unfilled).for_each(|h| h.watched.set(true)),
             None => self.watch_all(),
         }
         r.state.set(Some(st));
@@ -693,9 +693,13 @@ impl Run<'_> {
     /// not known (the nested bodies are too many to watch).
     fn outer_holes(&self, own: &[Rc<Hole>], at: &Suspended) -> Option<SmallVec<[Rc<Hole>; 2]>> {
         let mut outer: SmallVec<[Rc<Hole>; 2]> = SmallVec::new();
+        // A hole filled with a symbolic argument stands for the hole that
+        // argument is: the one whose filling wakes the body.
         let mut add = |h: &Rc<Hole>| {
-            if h.value.get().is_none() && !own.iter().chain(outer.iter()).any(|o| Rc::ptr_eq(o, h)) {
-                outer.push(h.clone());
+            if let Some(h) = h.unfilled() {
+                if !own.iter().chain(outer.iter()).any(|o| Rc::ptr_eq(o, h)) {
+                    outer.push(h.clone());
+                }
             }
         };
         if let Cur::Body(lam, frame, _) = &at.cur {

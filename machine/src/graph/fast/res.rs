@@ -76,6 +76,20 @@ pub(super) struct Hole {
 }
 
 impl Hole {
+    /// The hole not filled that this one stands for: itself, or the hole
+    /// it was filled with (a symbolic argument), followed; `None` once it
+    /// is filled with anything else.
+    pub(super) fn unfilled(self: &Rc<Hole>) -> Option<&Rc<Hole>> {
+        let mut h = self;
+        loop {
+            match h.value.get() {
+                None => return Some(h),
+                Some(V::Hole(next)) => h = next,
+                Some(_) => return None,
+            }
+        }
+    }
+
     pub(super) fn new(origin: VarId) -> Rc<Hole> {
         Rc::new(Hole {
             value: OnceCell::new(),
