@@ -548,10 +548,17 @@ impl Drop for Tup {
 /// The atom of a value, for an expression's operand (`None`: a closure,
 /// which an expression cannot hold without its graph).
 pub(super) fn to_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
-    to_atom_at(v, shared, 0)
+    to_atom_at(v, shared, 0, false)
 }
 
-fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32) -> Option<Atom> {
+/// The atom of a value as [`to_atom`], a hole not filled standing as the
+/// symbolic variable it came from: to ask the evaluator whether an
+/// expression over it is stuck.
+pub(super) fn to_symbolic_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
+    to_atom_at(v, shared, 0, true)
+}
+
+fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32, holes: bool) -> Option<Atom> {
     Some(match v {
         V::Lit(l) => l.to_atom(),
         V::Sym(x) | V::RecName(x) => Atom::Var(*x),
@@ -562,12 +569,16 @@ fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32) -> Option<Atom
             }
             let mut xs = Vec::with_capacity(t.xs.len());
             for x in &t.xs {
-                xs.push(Arg::Atom(to_atom_at(x, shared, depth + 1)?));
+                xs.push(Arg::Atom(to_atom_at(x, shared, depth + 1, holes)?));
             }
             Atom::Tuple(xs)
         }
         V::Shared(n) => shared(*n),
-        V::Hole(h) => return to_atom_at(h.value.get()?, shared, depth),
+        V::Hole(h) => match h.value.get() {
+            Some(x) => return to_atom_at(x, shared, depth, holes),
+            None if holes => Atom::Var(h.origin),
+            None => return None,
+        },
         V::Clo(..) | V::Rec(..) | V::Res(..) => return None,
     })
 }
