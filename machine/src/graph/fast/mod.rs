@@ -51,7 +51,7 @@ use smallvec::SmallVec;
 use super::lit::Lit;
 use super::node::{Cmd, Kind, NodeId};
 use super::Machine;
-use crate::expr::eval::{eval_with, EvalError};
+use crate::expr::eval::eval_with;
 use crate::run::Rule;
 use crate::span::Span;
 use crate::term::Builtin;
@@ -456,9 +456,7 @@ impl Run<'_> {
                         // nothing reads (the state built back gives the
                         // lambda fresh binders).
                         for (i, a) in (at..).zip(args.iter()) {
-                            let Some(v) = self.eval(a, frame) else {
-                                return self.stuck_or_stop(args.iter().any(|a| self.atom_stuck(a, frame)));
-                            };
+                            let Some(v) = self.eval(a, frame) else { return Step::Stop };
                             if Frame::put(frame, i, v).is_err() {
                                 return Step::Stop;
                             }
@@ -473,12 +471,11 @@ impl Run<'_> {
                         let c = match cond {
                             TAtom::Var(p) => match frame.get(p.pup, p.pix) {
                                 Some(V::Lit(Lit::Bool(c))) => *c,
-                                v => return self.stuck_or_stop(v.is_some_and(V::is_symbolic)),
+                                _ => return Step::Stop,
                             },
                             _ => match self.eval(cond, frame) {
                                 Some(V::Lit(Lit::Bool(c))) => c,
-                                Some(v) => return self.stuck_or_stop(v.is_symbolic()),
-                                None => return self.stuck_or_stop(self.atom_stuck(cond, frame)),
+                                _ => return Step::Stop,
                             },
                         };
                         // The branch taken, applied to nothing, staged on
@@ -496,7 +493,7 @@ impl Run<'_> {
                         // Under a lambda, a body whose head is symbolic is
                         // stuck, whatever its arguments (stuck wins over
                         // failure).
-                        if !self.subs.is_empty() && self.symbolic_head(head, frame, &self.overrides) {
+                        if !self.subs.is_empty() && self.overrides.is_empty() && self.head_is_symbolic(head, frame) {
                             return Step::Blocked;
                         }
                         // The arguments of a β, in the run's buffer.
@@ -546,7 +543,7 @@ impl Run<'_> {
                                 },
                             };
                             if ok.is_none() {
-                                return self.stuck_or_stop(self.args_stuck(args, frame, &self.overrides));
+                                return Step::Stop;
                             }
                         }
                         let Some(h) = self.eval_at(0, head, frame) else { return Step::Stop };
@@ -611,63 +608,6 @@ impl Run<'_> {
         }
     }
 
-    /// `Blocked` if the body that did not execute is stuck (it needs a
-    /// symbolic value: under a lambda, that ends the reduction there),
-    /// else `Stop` (it may fail: the graph machine words the error).
-    fn stuck_or_stop(&self, stuck: bool) -> Step {
-        if stuck {
-            Step::Blocked
-        } else {
-            Step::Stop
-        }
-    }
-
-    /// Whether an argument of a body in `frame` (one no residual stands
-    /// for) is stuck, which makes the body stuck whatever the others are
-    /// (stuck wins over failure, LANGUAGE.md §5).
-    fn args_stuck(&self, args: &[TArg], frame: &Rc<Frame>, overrides: &Overrides) -> bool {
-        (1u32..)
-            .zip(args.iter())
-            .any(|(i, TArg::Atom(x) | TArg::Splice(x))| !overrides.iter().any(|(j, _)| *j == i) && self.atom_stuck(x, frame))
-    }
-
-    /// Whether a `let` or `if` body in `frame` is stuck: an argument, or
-    /// the condition, needs a symbolic value.
-    fn cmd_stuck(&self, cmd: &TCmd, frame: &Rc<Frame>) -> bool {
-        match cmd {
-            TCmd::Let { args, .. } => args.iter().any(|a| self.atom_stuck(a, frame)),
-            TCmd::If { cond: TAtom::Var(p), .. } => frame.get(p.pup, p.pix).is_some_and(V::is_symbolic),
-            TCmd::If { cond, .. } => self.atom_stuck(cond, frame),
-            TCmd::App { .. } | TCmd::Fix { .. } => false,
-        }
-    }
-
-    /// Whether the expression `a` in `frame` (or one in the tuple `a`) is
-    /// stuck: the evaluator, given its symbolic operands (holes not filled,
-    /// graph variables) as variables, says it needs one (LANGUAGE.md §8).
-    /// `false` when that is not known (an operand a run cannot write as a
-    /// term, such as a closure).
-    fn atom_stuck(&self, a: &TAtom, frame: &Rc<Frame>) -> bool {
-        match a {
-            TAtom::Expr(e, kids, _) => {
-                let mut ops: SmallVec<[crate::term::Atom; 4]> = SmallVec::new();
-                for k in kids.iter() {
-                    let Some(x) = self
-                        .eval(k, frame)
-                        .and_then(|v| val::to_symbolic_atom(&v, &|n| self.m.export_raw(n)))
-                    else {
-                        return false;
-                    };
-                    ops.push(x);
-                }
-                let r = eval_with(e, &|v| ops.get(super::node::hole_index(v)?).cloned());
-                matches!(r, Err(EvalError::Stuck(_)))
-            }
-            TAtom::Tuple(xs) => xs.iter().any(|(TArg::Atom(x) | TArg::Splice(x))| self.atom_stuck(x, frame)),
-            _ => false,
-        }
-    }
-
     /// Whether the body of `lam` is active in `frame` (its staging
     /// expression true). A body's own staging parameter (natural staging)
     /// is `always` where it runs (its lambda applied, or reduced under only
@@ -707,9 +647,9 @@ impl Run<'_> {
     fn woken(&self, at: &Suspended) -> bool {
         let Cur::Body(lam, frame, None) = &at.cur else { return false };
         let TCmd::App { head, args, .. } = &lam.body.cmd else {
-            return (self.active(lam, frame) && !self.cmd_stuck(&lam.body.cmd, frame)) || !self.quiet(&lam.body.watch, frame);
+            return self.active(lam, frame) || !self.quiet(&lam.body.watch, frame);
         };
-        if self.active(lam, frame) && !self.symbolic_head(head, frame, &at.overrides) && !self.args_stuck(args, frame, &at.overrides) {
+        if self.active(lam, frame) && !self.symbolic_head(head, frame, &at.overrides) {
             return true;
         }
         let atoms = std::iter::once(head).chain(args.iter().map(|(TArg::Atom(x) | TArg::Splice(x))| x));
@@ -748,9 +688,8 @@ impl Run<'_> {
 
     /// The holes of enclosing reductions that a body of the state `at` (a
     /// reduction under a lambda with the holes `own` left there) may wait
-    /// on: those its staging expression, its head, its expression
-    /// arguments and the bodies nested in it read, and those of the
-    /// residuals standing for its atoms. `None`:
+    /// on: those its staging expression, its head and the bodies nested in
+    /// it read, and those of the residuals standing for its atoms. `None`:
     /// not known (the nested bodies are too many to watch).
     fn outer_holes(&self, own: &[Rc<Hole>], at: &Suspended) -> Option<SmallVec<[Rc<Hole>; 2]>> {
         let mut outer: SmallVec<[Rc<Hole>; 2]> = SmallVec::new();
@@ -768,7 +707,6 @@ impl Run<'_> {
             for (d, pd, s) in lam.body.watch.as_ref()?.iter() {
                 stage_holes(s, *d, *pd, frame, &mut add);
             }
-            needed_holes(&lam.body.cmd, frame, &mut add);
             if let TCmd::App { head, .. } = &lam.body.cmd {
                 let h = match head {
                     TAtom::Var(p) => frame.get(p.pup, p.pix).cloned(),
@@ -1339,30 +1277,6 @@ fn last_read(a: &TAtom, frame: &Rc<Frame>) -> bool {
         }
     }
     matches!(f.vals.get(p.pix as usize).and_then(|c| c.get()), Some(V::Res(_)))
-}
-
-/// Calls `f` on each unfilled hole the expressions among the arguments of
-/// the command `cmd` in `frame` read (or its `if`'s condition): a body
-/// stuck on one of them may run once it is filled.
-fn needed_holes(cmd: &TCmd, frame: &Rc<Frame>, f: &mut dyn FnMut(&Rc<Hole>)) {
-    fn atom(a: &TAtom, frame: &Rc<Frame>, top: bool, f: &mut dyn FnMut(&Rc<Hole>)) {
-        match a {
-            TAtom::Var(p) if !top => {
-                if let Some(V::Hole(h)) = frame.get(p.pup, p.pix) {
-                    f(h);
-                }
-            }
-            TAtom::Expr(_, kids, _) => kids.iter().for_each(|k| atom(k, frame, false, f)),
-            TAtom::Tuple(xs) => xs.iter().for_each(|(TArg::Atom(x) | TArg::Splice(x))| atom(x, frame, true, f)),
-            _ => {}
-        }
-    }
-    match cmd {
-        TCmd::App { args, .. } => args.iter().for_each(|(TArg::Atom(x) | TArg::Splice(x))| atom(x, frame, true, f)),
-        TCmd::Let { args, .. } => args.iter().for_each(|x| atom(x, frame, true, f)),
-        TCmd::If { cond, .. } => atom(cond, frame, false, f),
-        TCmd::Fix { .. } => {}
-    }
 }
 
 /// Marks the unfilled holes the staging expression `s` of a body `d`

@@ -548,17 +548,10 @@ impl Drop for Tup {
 /// The atom of a value, for an expression's operand (`None`: a closure,
 /// which an expression cannot hold without its graph).
 pub(super) fn to_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
-    to_atom_at(v, shared, 0, false)
+    to_atom_at(v, shared, 0)
 }
 
-/// The atom of a value as [`to_atom`], a hole not filled standing as the
-/// symbolic variable it came from: to ask the evaluator whether an
-/// expression over it is stuck.
-pub(super) fn to_symbolic_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
-    to_atom_at(v, shared, 0, true)
-}
-
-fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32, holes: bool) -> Option<Atom> {
+fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32) -> Option<Atom> {
     Some(match v {
         V::Lit(l) => l.to_atom(),
         V::Sym(x) | V::RecName(x) => Atom::Var(*x),
@@ -569,16 +562,12 @@ fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32, holes: bool) -
             }
             let mut xs = Vec::with_capacity(t.xs.len());
             for x in &t.xs {
-                xs.push(Arg::Atom(to_atom_at(x, shared, depth + 1, holes)?));
+                xs.push(Arg::Atom(to_atom_at(x, shared, depth + 1)?));
             }
             Atom::Tuple(xs)
         }
         V::Shared(n) => shared(*n),
-        V::Hole(h) => match h.value.get() {
-            Some(x) => return to_atom_at(x, shared, depth, holes),
-            None if holes => Atom::Var(h.origin),
-            None => return None,
-        },
+        V::Hole(h) => return to_atom_at(h.value.get()?, shared, depth),
         V::Clo(..) | V::Rec(..) | V::Res(..) => return None,
     })
 }
