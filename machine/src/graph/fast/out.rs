@@ -388,9 +388,9 @@ impl Out {
     fn lambda(&mut self, m: &mut Machine, l: &TLam) -> (NodeId, GVar) {
         let binders: SmallVec<[GVar; 4]> = l.origins.iter().map(|&o| m.g.fresh_var(o)).collect();
         let last = binders[binders.len() - 1];
-        self.fresh.push((binders, l.inline_at.is_none()));
+        self.fresh.push((binders.clone(), l.inline_at.is_none()));
         let body = self.body(m, &l.body);
-        let binders = self.fresh.pop().map(|(b, _)| b).unwrap_or_default();
+        self.fresh.pop();
         (self.lambda_node(m, l, &binders, body), last)
     }
 

@@ -80,13 +80,10 @@ impl Hole {
     /// it was filled with (a symbolic argument), followed; `None` once it
     /// is filled with anything else.
     pub(super) fn unfilled(self: &Rc<Hole>) -> Option<&Rc<Hole>> {
-        let mut h = self;
-        loop {
-            match h.value.get() {
-                None => return Some(h),
-                Some(V::Hole(next)) => h = next,
-                Some(_) => return None,
-            }
+        match self.value.get().map(V::resolved) {
+            None => Some(self),
+            Some(V::Hole(h)) => Some(h),
+            Some(_) => None,
         }
     }
 

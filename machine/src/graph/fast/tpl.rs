@@ -306,7 +306,6 @@ fn makes_closure(a: &TAtom) -> bool {
     }
 }
 
-/// Gathers the watches of the lambdas of an atom.
 /// The watch of a `fix` body of the recursive lambda `lam` and the scope
 /// `scope`: the bodies nested in it that may be pending while it stands.
 /// Its name is symbolic until it executes (LANGUAGE.md §5), so a body
@@ -314,8 +313,7 @@ fn makes_closure(a: &TAtom) -> bool {
 /// a lambda standing as an atom of the scope's body whose body calls the
 /// name and nests nothing that may be active while the lambda is not
 /// applied (a staged program's `$exit (x)[pt] { @always: run .. }`) is
-/// left out. Once the `fix` has
-/// executed, the scope's body watches it.
+/// left out. Once the `fix` has executed, the scope's body watches it.
 fn fix_watch(lam: &TLam, scope: &TLam) -> Watch {
     let TCmd::App { head, args, .. } = &scope.body.cmd else {
         return union(&lam.watch, &scope.watch);
@@ -354,6 +352,7 @@ fn union(a: &Watch, b: &Watch) -> Watch {
     w.done()
 }
 
+/// Gathers the watches of the lambdas of an atom.
 fn atom_watch(a: &TAtom, w: &mut Watching) {
     match a {
         TAtom::Lam(l) | TAtom::Rec(l) => w.add_all(0, 0, &l.watch),

@@ -77,11 +77,13 @@ pub(super) fn is_tuple(g: &Graph, v: &V) -> bool {
     }
 }
 
-/// Whether evaluating `e` can neither fail nor be stuck: a literal, a
-/// variable, or a tuple of those (a tuple may hold a symbolic value).
+/// Whether evaluating `e` can neither fail nor be stuck: a number, a
+/// boolean, a variable, or a tuple of those (a tuple may hold a symbolic
+/// value), the forms [`eval_at`] reads itself. (A value substituted into
+/// an expression may be an expression, which can fail.)
 fn inert(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Val(_) => true,
+        ExprKind::Val(Atom::Var(_) | Atom::Int(_) | Atom::Bool(_)) => true,
         ExprKind::Tuple(xs) => xs.iter().all(inert),
         _ => false,
     }
