@@ -1,4 +1,4 @@
-//! The graph machine's invariants (ARCHITECTURE.md, "The graph machine"),
+//! The graph machine's invariants (ARCHITECTURE.md, "The graph's invariants"),
 //! checked after every step on generated programs and on the paper's
 //! corpus: parent links, hotness, statuses up to date, no leaked nodes;
 //! and the step-by-step agreement with the reference reducer (same rule at

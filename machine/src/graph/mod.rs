@@ -17,7 +17,7 @@
 //!    values in which a body turned pending.
 //!
 //! Nodes freed by a step go on a free list and are reused, so memory tracks
-//! the live term. See ARCHITECTURE.md, "The graph machine".
+//! the live term. See ARCHITECTURE.md, "The graph's invariants".
 
 pub mod bind;
 pub mod calls;

@@ -15,7 +15,7 @@
 //!
 //! Hotness counted per node and propagated to the root costs the depth of
 //! the term per activation; on the builders, whose code runs at the bottom
-//! of the program built so far, that is quadratic (ARCHITECTURE.md).
+//! of the program built so far, that is quadratic.
 //!
 //! Moving a subtree costs `O(log)` of the sizes of the subtrees moved, not
 //! of the tree's: an interval is taken out below its lowest common ancestor
