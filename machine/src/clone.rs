@@ -10,7 +10,7 @@
 //! expression, so no path recurses per level.
 
 use crate::expr::{Expr, ExprKind};
-use crate::term::{App, Arg, Atom, Body, Cmd, Fix, RecLambda};
+use crate::term::{Application, Arg, Atom, Body, Cmd, Fix, RecLambda};
 
 /// An original and the placeholder its copy goes into.
 enum Pair<'s, 'd> {
@@ -60,7 +60,7 @@ fn fill(start: Pair<'_, '_>) {
                 d.span = s.span;
                 match &s.cmd {
                     Cmd::App(app) => {
-                        d.cmd = Cmd::App(App {
+                        d.cmd = Cmd::App(Application {
                             head: hole(),
                             args: arg_holes(&app.args),
                             sugar: app.sugar,

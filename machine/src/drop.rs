@@ -160,39 +160,39 @@ impl Drop for Expr {
     }
 }
 
-impl Drop for ast::Body {
+impl Drop for ast::SurfaceBody {
     fn drop(&mut self) {
-        let mut stack: Vec<ast::Body> = Vec::new();
-        let mut ops: Vec<ast::Operand> = Vec::new();
-        let take = |b: &mut ast::Body, stack: &mut Vec<ast::Body>, ops: &mut Vec<ast::Operand>| {
+        let mut stack: Vec<ast::SurfaceBody> = Vec::new();
+        let mut ops: Vec<ast::SurfaceOperand> = Vec::new();
+        let take = |b: &mut ast::SurfaceBody, stack: &mut Vec<ast::SurfaceBody>, ops: &mut Vec<ast::SurfaceOperand>| {
             match b {
-                ast::Body::Def(d, rest) => {
-                    stack.push(std::mem::replace(&mut **rest, ast::Body::hole()));
+                ast::SurfaceBody::Def(d, rest) => {
+                    stack.push(std::mem::replace(&mut **rest, ast::SurfaceBody::hole()));
                     match &mut **d {
                         ast::Def::Let {
-                            value: ast::Arg::Operand(o) | ast::Arg::Splice(o),
+                            value: ast::SurfaceArg::Operand(o) | ast::SurfaceArg::Splice(o),
                             ..
                         } => {
-                            ops.push(std::mem::replace(o, ast::Operand::Int(0, Default::default())));
+                            ops.push(std::mem::replace(o, ast::SurfaceOperand::Int(0, Default::default())));
                         }
-                        ast::Def::Fix { lam, .. } => stack.push(std::mem::replace(&mut lam.body, ast::Body::hole())),
+                        ast::Def::Fix { lam, .. } => stack.push(std::mem::replace(&mut lam.body, ast::SurfaceBody::hole())),
                     }
                 }
-                ast::Body::App { head, args, tail, .. } => {
-                    ops.push(std::mem::replace(head, ast::Operand::Int(0, Default::default())));
+                ast::SurfaceBody::App { head, args, tail, .. } => {
+                    ops.push(std::mem::replace(head, ast::SurfaceOperand::Int(0, Default::default())));
                     ops.extend(std::mem::take(args).into_iter().map(|a| match a {
-                        ast::Arg::Operand(o) | ast::Arg::Splice(o) => o,
+                        ast::SurfaceArg::Operand(o) | ast::SurfaceArg::Splice(o) => o,
                     }));
                     if let Some(t) = tail {
-                        stack.push(std::mem::replace(&mut t.body, ast::Body::hole()));
+                        stack.push(std::mem::replace(&mut t.body, ast::SurfaceBody::hole()));
                     }
                 }
             }
             while let Some(mut o) = ops.pop() {
                 match &mut o {
-                    ast::Operand::Lambda(l) => stack.push(std::mem::replace(&mut l.body, ast::Body::hole())),
-                    ast::Operand::Tuple(xs, _) => ops.extend(std::mem::take(xs).into_iter().map(|a| match a {
-                        ast::Arg::Operand(o) | ast::Arg::Splice(o) => o,
+                    ast::SurfaceOperand::Lambda(l) => stack.push(std::mem::replace(&mut l.body, ast::SurfaceBody::hole())),
+                    ast::SurfaceOperand::Tuple(xs, _) => ops.extend(std::mem::take(xs).into_iter().map(|a| match a {
+                        ast::SurfaceArg::Operand(o) | ast::SurfaceArg::Splice(o) => o,
                     })),
                     _ => {}
                 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::expr::{Expr, ExprKind};
-use crate::term::{App, Arg, Atom, Body, Cmd, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
+use crate::term::{Application, Arg, Atom, Body, Cmd, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
 
 /// A hasher for dense `u32` ids (a multiplicative hash): the copier looks a
 /// variable up at every occurrence, and SipHash's strength buys nothing here.
@@ -72,7 +72,7 @@ impl<'v> Copier<'v> {
         Body {
             stage: self.sexp(&b.stage),
             cmd: match &b.cmd {
-                Cmd::App(app) => Cmd::App(App {
+                Cmd::App(app) => Cmd::App(Application {
                     head: self.atom(&app.head),
                     args: self.args(&app.args),
                     sugar: app.sugar,

@@ -111,14 +111,14 @@ pub struct Body {
 #[derive(Clone, Debug)]
 pub enum Cmd {
     /// `h a1 .. an`.
-    App(App),
+    App(Application),
     /// `fix [y] f = λ in b`.
     Fix(Box<Fix>),
 }
 
 /// An application `head args..`.
 #[derive(Clone, Debug)]
-pub struct App {
+pub struct Application {
     /// The function applied.
     pub head: Atom,
     /// Its arguments, splices included.
@@ -191,7 +191,7 @@ impl Body {
     pub fn hollow(span: Span) -> Body {
         Body {
             stage: SExp::Const(false),
-            cmd: Cmd::App(App {
+            cmd: Cmd::App(Application {
                 head: Atom::Int(0),
                 args: Vec::new(),
                 sugar: Sugar::None,

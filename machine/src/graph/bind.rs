@@ -6,7 +6,7 @@
 
 use super::events::Binding;
 use super::lit::Lit;
-use super::node::{mentions, rewrite_stage, stage_vars, Cmd, GVar, Kind, NodeId, Status};
+use super::node::{mentions, rewrite_stage, stage_vars, GVar, Kind, NodeCmd, NodeId, Readiness};
 use super::Machine;
 use crate::term::SExp;
 
@@ -105,8 +105,8 @@ impl Machine {
             };
             let list = match &mut self.g.nodes[holder.ix()].kind {
                 Kind::Body(b) => match &mut b.cmd {
-                    Cmd::App { args, .. } => Some(args),
-                    Cmd::Fix { .. } => None,
+                    NodeCmd::App { args, .. } => Some(args),
+                    NodeCmd::Fix { .. } => None,
                 },
                 Kind::Tuple(xs) => Some(xs),
                 _ => None,
@@ -145,13 +145,13 @@ impl Machine {
         if let Some(body) = self.g.body_mut(b) {
             body.status = new;
         }
-        if let Status::Stuck(_) = new {
+        if let Readiness::Stuck(_) = new {
             if old != new {
                 self.wait_on_parts(b);
                 self.events.stuck.push(b);
             }
         }
-        match (old == Status::Pending, new == Status::Pending) {
+        match (old == Readiness::Pending, new == Readiness::Pending) {
             (false, true) => self.set_pending(b, true),
             (true, false) => self.set_pending(b, false),
             _ => {}
@@ -208,11 +208,11 @@ impl Machine {
                 for &v in &vs {
                     self.g.add_waiter(v, n);
                 }
-                if let Status::Stuck(_) = status {
+                if let Readiness::Stuck(_) = status {
                     self.wait_on_parts(n);
                     self.events.stuck.push(n);
                 }
-                if status == Status::Pending {
+                if status == Readiness::Pending {
                     self.set_pending(n, true);
                 }
             }
@@ -227,7 +227,7 @@ impl Machine {
     fn wait_on_parts(&mut self, b: NodeId) {
         let mut stack: smallvec::SmallVec<[NodeId; 16]> = smallvec::SmallVec::new();
         if let Some(body) = self.g.body(b) {
-            if let Cmd::App { head, args, .. } = &body.cmd {
+            if let NodeCmd::App { head, args, .. } = &body.cmd {
                 stack.push(*head);
                 stack.extend(args.iter().copied());
             }
@@ -288,7 +288,7 @@ impl Machine {
                     }
                 }
                 Kind::Body(b) => {
-                    if let Cmd::Fix {
+                    if let NodeCmd::Fix {
                         sparam, name_in, name_out, ..
                     } = b.cmd
                     {

@@ -22,7 +22,7 @@
 
 use rustc_hash::FxHashSet;
 
-use super::node::{any_stage_var, stage_vars, Closed, Cmd, GVar, Kind, NodeId, Status};
+use super::node::{any_stage_var, stage_vars, Closed, GVar, Kind, NodeCmd, NodeId, Readiness};
 use super::Machine;
 
 /// Closed lambdas of fewer nodes than this are copied as before: a shared
@@ -144,7 +144,7 @@ impl Machine {
                                 min = min.min(g.var(v).depth);
                                 false
                             });
-                            if let Status::Stuck(v) = b.status {
+                            if let Readiness::Stuck(v) = b.status {
                                 min = min.min(g.var(v).depth);
                             }
                         }
@@ -215,7 +215,7 @@ impl Machine {
             return false;
         }
         let place = match self.g.kind(p) {
-            Kind::Body(b) => matches!(b.cmd, Cmd::App { .. }),
+            Kind::Body(b) => matches!(b.cmd, NodeCmd::App { .. }),
             Kind::Tuple(_) | Kind::Record(_) | Kind::Map(_) => true,
             _ => false,
         };

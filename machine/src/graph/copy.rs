@@ -4,7 +4,7 @@
 //! variables; free variables stay shared. Iterative.
 
 use super::import::set_child;
-use super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId, Status, NO_VAR};
+use super::node::{GVar, Graph, Kind, NodeCmd, NodeId, Readiness, VarState, NO_VAR};
 use super::Machine;
 use crate::term::SExp;
 
@@ -69,7 +69,7 @@ impl Machine {
             };
             match &mut kind {
                 Kind::Body(b) => {
-                    if let Cmd::Fix {
+                    if let NodeCmd::Fix {
                         sparam, name_in, name_out, ..
                     } = &mut b.cmd
                     {
@@ -102,9 +102,9 @@ impl Machine {
                 // Its status came with it; stuck on a binder of the region,
                 // it is stuck on that binder's copy (now, for the same
                 // reason).
-                if let Status::Stuck(v) = b.status {
+                if let Readiness::Stuck(v) = b.status {
                     if let Some(w) = g.renamed(v) {
-                        b.status = Status::Stuck(w);
+                        b.status = Readiness::Stuck(w);
                     }
                 }
             }
@@ -138,7 +138,7 @@ impl Machine {
             order.push((id, true));
             if let Kind::Rec { name, .. } = self.g.kind(id) {
                 let name = *name;
-                self.g.var_mut(name).set_bound(Bound::SelfRec(id));
+                self.g.var_mut(name).set_bound(VarState::SelfRec(id));
             }
             // Children are pushed last-first so that they are made in walk
             // order (`made` is then a pre-order), above a marker for `id`'s

@@ -5,9 +5,9 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::node::{hole_index, Bound, Cmd, GVar, Kind, NodeId};
+use super::node::{hole_index, GVar, Kind, NodeCmd, NodeId, VarState};
 use super::Machine;
-use crate::term::{self, App, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
+use crate::term::{self, Application, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
 
 /// A built part of a term.
 pub(super) enum Piece {
@@ -19,24 +19,24 @@ pub(super) enum Piece {
 }
 
 /// How graph variables become term variables.
-pub struct Names {
+pub struct ExportNames {
     /// The variable table of the exported terms (`None`: raw graph ids).
     pub vars: Option<Vars>,
     map: HashMap<GVar, VarId>,
 }
 
-impl Names {
+impl ExportNames {
     /// Graph variables are used as term variables as they are.
-    pub fn raw() -> Names {
-        Names {
+    pub fn raw() -> ExportNames {
+        ExportNames {
             vars: None,
             map: HashMap::default(),
         }
     }
 
     /// Graph variables get term variables in a copy of the source table.
-    pub fn printing(source: &Vars) -> Names {
-        Names {
+    pub fn printing(source: &Vars) -> ExportNames {
+        ExportNames {
             vars: Some(source.clone()),
             map: HashMap::default(),
         }
@@ -145,14 +145,14 @@ impl Machine {
     /// The subtree at `n` as a term atom, with graph variables as they are
     /// (what the expression evaluator sees).
     pub(crate) fn export_raw(&self, n: NodeId) -> Atom {
-        let mut names = Names::raw();
+        let mut names = ExportNames::raw();
         self.export_atom(n, &mut names, false)
     }
 
     /// The subtree at `n` as an atom. With `resolve_self`, a recursive name
     /// whose value lies outside the subtree becomes that value (an `$exit`
     /// value leaving its recursive lambda).
-    pub fn export_atom(&self, n: NodeId, names: &mut Names, resolve_self: bool) -> Atom {
+    pub fn export_atom(&self, n: NodeId, names: &mut ExportNames, resolve_self: bool) -> Atom {
         match self.export(n, names, resolve_self) {
             Piece::Atom(a) | Piece::Splice(a) => a,
             Piece::Lambda(l) => Atom::Lambda(Box::new(l)),
@@ -161,20 +161,26 @@ impl Machine {
     }
 
     /// The body at `n` as a term body.
-    pub fn export_body(&self, n: NodeId, names: &mut Names) -> Option<term::Body> {
+    pub fn export_body(&self, n: NodeId, names: &mut ExportNames) -> Option<term::Body> {
         match self.export(n, names, false) {
             Piece::Body(b) => Some(b),
             _ => None,
         }
     }
 
-    fn export(&self, root: NodeId, names: &mut Names, resolve_self: bool) -> Piece {
+    fn export(&self, root: NodeId, names: &mut ExportNames, resolve_self: bool) -> Piece {
         self.export_pruned(root, names, resolve_self, None)
     }
 
     /// [`Machine::export`], leaving out what `prune` elides (a window of
     /// the term: `window.rs`).
-    pub(super) fn export_pruned(&self, root: NodeId, names: &mut Names, resolve_self: bool, mut prune: Option<&mut Prune<'_>>) -> Piece {
+    pub(super) fn export_pruned(
+        &self,
+        root: NodeId,
+        names: &mut ExportNames,
+        resolve_self: bool,
+        mut prune: Option<&mut Prune<'_>>,
+    ) -> Piece {
         // Post-order with a result stack: a node is built once its children
         // are, popping their pieces. A shared value is built at every place
         // that holds it. Binders are named on the way down, so that a fix's
@@ -215,7 +221,7 @@ impl Machine {
                     match self.g.kind(n) {
                         Kind::Share(t) if self.g.nodes[t.ix()].hoisted => fresh += 1,
                         Kind::Body(b) => {
-                            if let Cmd::Fix {
+                            if let NodeCmd::Fix {
                                 sparam, name_in, name_out, ..
                             } = &b.cmd
                             {
@@ -270,14 +276,14 @@ impl Machine {
     }
 
     /// Builds the piece of node `n` from its children's pieces.
-    fn piece(&self, n: NodeId, kids: Vec<Piece>, names: &mut Names, resolve_self: bool, inside_recs: &HashSet<NodeId>) -> Piece {
+    fn piece(&self, n: NodeId, kids: Vec<Piece>, names: &mut ExportNames, resolve_self: bool, inside_recs: &HashSet<NodeId>) -> Piece {
         let mut kids = kids.into_iter();
         let mut take = || kids.next().unwrap_or(Piece::Missing);
         match self.g.kind(n) {
             Kind::Free(_) => Piece::Missing,
             Kind::Share(_) => take(),
             Kind::Ref(v) => match self.g.var(*v).bound() {
-                Bound::SelfRec(r) if resolve_self && !inside_recs.contains(&r) => Piece::Atom(self.export_atom(r, names, false)),
+                VarState::SelfRec(r) if resolve_self && !inside_recs.contains(&r) => Piece::Atom(self.export_atom(r, names, false)),
                 _ => Piece::Atom(Atom::Var(names.get(self, *v))),
             },
             Kind::Lit(lit) => Piece::Atom(lit.to_atom()),
@@ -332,12 +338,12 @@ impl Machine {
             Kind::Body(b) => {
                 let stage = map_stage(&b.stage, &mut |v| names.get(self, v));
                 let cmd = match &b.cmd {
-                    Cmd::App { args, sugar, .. } => {
+                    NodeCmd::App { args, sugar, .. } => {
                         let head = atom_of(take());
                         let args = args.iter().map(|_| arg_of(take())).collect();
-                        term::Cmd::App(App { head, args, sugar: *sugar })
+                        term::Cmd::App(Application { head, args, sugar: *sugar })
                     }
-                    Cmd::Fix { sparam, name_in, .. } => {
+                    NodeCmd::Fix { sparam, name_in, .. } => {
                         let (Piece::Lambda(lam), Piece::Body(body)) = (take(), take()) else {
                             return Piece::Missing;
                         };
@@ -409,7 +415,7 @@ impl Prune<'_> {
         }
     }
 
-    fn placeholder(&mut self, m: &Machine, n: NodeId, names: &mut Names) -> Piece {
+    fn placeholder(&mut self, m: &Machine, n: NodeId, names: &mut ExportNames) -> Piece {
         let dots = match (self.dots, names.vars.as_mut()) {
             (Some(d), _) => d,
             (None, Some(vars)) => {
@@ -428,7 +434,7 @@ impl Prune<'_> {
             // stages) as the body it stands for.
             Kind::Body(b) => Piece::Body(term::Body {
                 stage: map_stage(&b.stage, &mut |v| names.get(m, v)),
-                cmd: term::Cmd::App(App {
+                cmd: term::Cmd::App(Application {
                     head: Atom::Var(dots),
                     args: Vec::new(),
                     sugar: term::Sugar::None,

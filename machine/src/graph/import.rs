@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::lit::Lit;
-use super::node::{hole, Body, Bound, Cmd, GVar, Graph, Kind, Lambda, NodeId, Param, Status};
+use super::node::{hole, GVar, Graph, Kind, NodeBody, NodeCmd, NodeId, NodeLambda, NodeParam, Readiness, VarState};
 use crate::expr::Expr;
 use crate::term::{self, Arg, Atom, SExp, VarId};
 
@@ -149,7 +149,7 @@ impl Importer {
                     continue;
                 }
                 Task::SelfRec(v, rec) => {
-                    g.var_mut(v).set_bound(Bound::SelfRec(rec));
+                    g.var_mut(v).set_bound(VarState::SelfRec(rec));
                     continue;
                 }
                 Task::Body(b, parent, slot) => self.make_body(g, b, parent, slot, tasks),
@@ -175,15 +175,15 @@ impl Importer {
             term::Cmd::App(app) => {
                 let id = self.node(
                     g,
-                    Kind::Body(Box::new(Body {
+                    Kind::Body(Box::new(NodeBody {
                         stage,
-                        cmd: Cmd::App {
+                        cmd: NodeCmd::App {
                             head: NodeId::NONE,
                             args: vec![NodeId::NONE; app.args.len()],
                             sugar: app.sugar,
                         },
                         span: b.span,
-                        status: Status::Inactive,
+                        status: Readiness::Inactive,
                     })),
                     parent,
                     slot,
@@ -206,9 +206,9 @@ impl Importer {
                 let name_out = g.fresh_var(origin);
                 let id = self.node(
                     g,
-                    Kind::Body(Box::new(Body {
+                    Kind::Body(Box::new(NodeBody {
                         stage,
-                        cmd: Cmd::Fix {
+                        cmd: NodeCmd::Fix {
                             sparam,
                             name_in,
                             name_out,
@@ -216,7 +216,7 @@ impl Importer {
                             body: NodeId::NONE,
                         },
                         span: b.span,
-                        status: Status::Inactive,
+                        status: Readiness::Inactive,
                     })),
                     parent,
                     slot,
@@ -238,14 +238,14 @@ impl Importer {
         let params = l
             .params
             .iter()
-            .map(|p| Param {
+            .map(|p| NodeParam {
                 var: self.bind(g, p.var, tasks),
                 rest: p.rest,
             })
             .collect();
         let id = self.node(
             g,
-            Kind::Lambda(Box::new(Lambda {
+            Kind::Lambda(Box::new(NodeLambda {
                 sparam,
                 params,
                 body: NodeId::NONE,
@@ -305,7 +305,7 @@ impl Importer {
                             Some(w) => self.map.insert(r.name, w),
                             None => self.map.remove(&r.name),
                         };
-                        g.var_mut(name).set_bound(Bound::SelfRec(id));
+                        g.var_mut(name).set_bound(VarState::SelfRec(id));
                     }
                     _ => {}
                 }
@@ -420,14 +420,14 @@ pub fn set_child(g: &mut Graph, parent: NodeId, slot: usize, child: NodeId) {
     g.nodes[child.ix()].parent = parent;
     match &mut g.nodes[parent.ix()].kind {
         Kind::Body(b) => match &mut b.cmd {
-            Cmd::App { head, args, .. } => {
+            NodeCmd::App { head, args, .. } => {
                 if slot == 0 {
                     *head = child;
                 } else {
                     args[slot - 1] = child;
                 }
             }
-            Cmd::Fix { lam, body, .. } => {
+            NodeCmd::Fix { lam, body, .. } => {
                 if slot == 0 {
                     *lam = child;
                 } else {

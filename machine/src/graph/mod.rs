@@ -30,9 +30,9 @@ pub mod import;
 pub mod lit;
 pub mod node;
 pub mod par;
+pub mod readiness;
 pub mod rules;
 pub mod share;
-pub mod status;
 pub mod tour;
 pub mod var_list;
 pub mod window;
@@ -44,10 +44,10 @@ use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper};
 use crate::span::Span;
 use crate::term::{self, Atom, Program, SExp, VarId, Vars};
 use crate::verdict::{stuck, verdict, Verdict};
-use export::Names;
+use export::ExportNames;
 use import::Importer;
-use node::{Graph, Kind, NodeId, Status};
-use status::{Look, Plan};
+use node::{Graph, Kind, NodeId, Readiness};
+use readiness::{Look, Plan};
 
 /// What a live node holds in boxes, on average, for
 /// [`Machine::approx_bytes`]. Calibrated by hand on debugging sessions of
@@ -132,7 +132,7 @@ pub struct Machine {
 fn empty_body() -> term::Body {
     term::Body {
         stage: SExp::Const(true),
-        cmd: term::Cmd::App(term::App {
+        cmd: term::Cmd::App(term::Application {
             head: Atom::Int(0),
             args: Vec::new(),
             sugar: Default::default(),
@@ -352,7 +352,7 @@ impl Machine {
                             });
                             return Atom::Int(0);
                         }
-                        let mut names = Names::printing(&self.source);
+                        let mut names = ExportNames::printing(&self.source);
                         let a = self.export_atom(v, &mut names, true);
                         self.exit_vars = names.vars;
                         a
@@ -372,7 +372,7 @@ impl Machine {
     /// The runtime error of the failing body `b`, worded as the reference
     /// reducer words it.
     fn error_at(&self, b: NodeId, kind: crate::error::ErrorKind) -> RuntimeError {
-        let mut names = Names::printing(&self.source);
+        let mut names = ExportNames::printing(&self.source);
         let span = self.g.body(b).map(|x| x.span).unwrap_or_default();
         if let Some(body) = self.export_body(b, &mut names) {
             let mut vars = names.vars.unwrap_or_default();
@@ -399,7 +399,7 @@ impl Machine {
     pub fn stuck_body(&self, b: NodeId) -> Option<(Span, VarId)> {
         let body = self.g.body(b)?;
         match body.status {
-            node::Status::Stuck(v) => Some((body.span, self.g.var(v).origin)),
+            node::Readiness::Stuck(v) => Some((body.span, self.g.var(v).origin)),
             _ => None,
         }
     }
@@ -419,7 +419,7 @@ impl Machine {
 
     /// The current term as a program (for printing and the views).
     pub fn to_program(&self) -> Program {
-        let mut names = Names::printing(&self.source);
+        let mut names = ExportNames::printing(&self.source);
         let body = self.export_body(self.root, &mut names).unwrap_or_else(empty_body);
         Program {
             body,
@@ -538,7 +538,7 @@ impl Machine {
                     if now != b.status {
                         return Err(format!("{n:?} has status {:?} but looks {now:?}", b.status));
                     }
-                    if self.g.tour.marked(n) != (b.status == Status::Pending) {
+                    if self.g.tour.marked(n) != (b.status == Readiness::Pending) {
                         return Err(format!("{n:?} has status {:?} but mark {}", b.status, self.g.tour.marked(n)));
                     }
                 } else if self.g.tour.marked(n) {

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::lit::Lit;
-use super::tour::{Anchor, BLOCK};
+use super::tour::{TourAnchor, BLOCK};
 use super::var_list::VarList;
 use crate::expr::Expr;
 use crate::span::Span;
@@ -35,7 +35,7 @@ pub type GVar = VarId;
 
 /// The status of a body (LANGUAGE.md §5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
+pub enum Readiness {
     /// Its staging expression is false.
     Inactive,
     /// Active, but waits for this symbolic variable.
@@ -47,21 +47,21 @@ pub enum Status {
 
 /// A body ⟨e, C⟩.
 #[derive(Clone, Debug)]
-pub struct Body {
+pub struct NodeBody {
     /// The staging expression, over graph variables. A variable bound to a
     /// concrete value is rewritten to a constant when it is bound.
     pub stage: SExp,
     /// What it does.
-    pub cmd: Cmd,
+    pub cmd: NodeCmd,
     /// Its source.
     pub span: Span,
     /// Its status, kept up to date by `refresh`.
-    pub status: Status,
+    pub status: Readiness,
 }
 
 /// The command of a body.
 #[derive(Clone, Debug)]
-pub enum Cmd {
+pub enum NodeCmd {
     /// `head args..`; an argument may be a [`Kind::Splice`] node.
     App {
         /// The function.
@@ -90,7 +90,7 @@ pub enum Cmd {
 
 /// A parameter.
 #[derive(Clone, Copy, Debug)]
-pub struct Param {
+pub struct NodeParam {
     /// Its variable.
     pub var: GVar,
     /// Whether it is the rest parameter.
@@ -99,11 +99,11 @@ pub struct Param {
 
 /// `λ[sparam] params . body`.
 #[derive(Clone, Debug)]
-pub struct Lambda {
+pub struct NodeLambda {
     /// The staging parameter.
     pub sparam: GVar,
     /// The parameters.
-    pub params: Vec<Param>,
+    pub params: Vec<NodeParam>,
     /// The body (a [`Kind::Body`] node).
     pub body: NodeId,
     /// Its source.
@@ -116,12 +116,12 @@ pub enum Kind {
     /// On the free list; the next free node.
     Free(NodeId),
     /// A body.
-    Body(Box<Body>),
+    Body(Box<NodeBody>),
     /// A lambda.
-    Lambda(Box<Lambda>),
+    Lambda(Box<NodeLambda>),
     /// A recursive value: `name` occurring in `lam` denotes the value.
     Rec {
-        /// The name (bound to this node, see [`Bound::SelfRec`]).
+        /// The name (bound to this node, see [`VarState::SelfRec`]).
         name: GVar,
         /// The lambda.
         lam: NodeId,
@@ -168,7 +168,7 @@ impl Kind {
             }
             Kind::Rec { name, .. } => f(*name),
             Kind::Body(b) => {
-                if let Cmd::Fix {
+                if let NodeCmd::Fix {
                     sparam, name_in, name_out, ..
                 } = b.cmd
                 {
@@ -309,7 +309,7 @@ impl Clone for Node {
 
 /// What a variable is bound to, as far as the graph is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Bound {
+pub enum VarState {
     /// Symbolic (unbound).
     Symbolic,
     /// The name of this recursive value ([`Kind::Rec`]), inside its lambda.
@@ -330,8 +330,8 @@ pub(crate) const NO_VAR: GVar = VarId(u32::MAX);
 pub struct VarSlot {
     /// The source variable it copies (for names and printing).
     pub origin: VarId,
-    /// Its state, a [`Bound`] in 4 bytes ([`VarSlot::bound`]):
-    /// [`SYMBOLIC`], [`DEAD`], or the node of [`Bound::SelfRec`].
+    /// Its state, a [`VarState`] in 4 bytes ([`VarSlot::bound`]):
+    /// [`SYMBOLIC`], [`DEAD`], or the node of [`VarState::SelfRec`].
     state: u32,
     /// Scratch of `Machine::classify` (`closed.rs`): the depth of this
     /// binder in the walk under way (0: not a binder seen by it).
@@ -378,20 +378,20 @@ impl VarSlot {
     }
 
     /// Its state.
-    pub fn bound(&self) -> Bound {
+    pub fn bound(&self) -> VarState {
         match self.state {
-            SYMBOLIC => Bound::Symbolic,
-            DEAD => Bound::Dead,
-            n => Bound::SelfRec(NodeId(n)),
+            SYMBOLIC => VarState::Symbolic,
+            DEAD => VarState::Dead,
+            n => VarState::SelfRec(NodeId(n)),
         }
     }
 
     /// Sets its state.
-    pub fn set_bound(&mut self, b: Bound) {
+    pub fn set_bound(&mut self, b: VarState) {
         self.state = match b {
-            Bound::Symbolic => SYMBOLIC,
-            Bound::Dead => DEAD,
-            Bound::SelfRec(n) => {
+            VarState::Symbolic => SYMBOLIC,
+            VarState::Dead => DEAD,
+            VarState::SelfRec(n) => {
                 // Node ids stop far below: 2^32 - 2 nodes would take over
                 // 160 GB.
                 debug_assert!(n.0 < DEAD, "node id {n:?} in the state encoding");
@@ -592,10 +592,10 @@ impl Graph {
     /// Recycles a variable nothing refers to any more.
     pub fn kill_var(&mut self, v: GVar) {
         let slot = &mut self.vars[v.0 as usize];
-        if slot.bound() == Bound::Dead {
+        if slot.bound() == VarState::Dead {
             return;
         }
-        slot.set_bound(Bound::Dead);
+        slot.set_bound(VarState::Dead);
         slot.occs = VarList::new();
         slot.waiters = VarList::new();
         self.free_vars.push(v);
@@ -637,14 +637,14 @@ impl Graph {
 
     /// Records that body `b` waits on `v` (stages on it or is stuck on it).
     pub fn add_waiter(&mut self, v: GVar, b: NodeId) {
-        if self.vars[v.0 as usize].bound() == Bound::Dead {
+        if self.vars[v.0 as usize].bound() == VarState::Dead {
             return;
         }
         let len = self.vars[v.0 as usize].waiters.len();
         if len >= 64 && len.is_power_of_two() {
             let nodes = &self.nodes;
             self.vars[v.0 as usize].waiters.retain(|w| match &nodes[w.ix()].kind {
-                Kind::Body(body) => matches!(body.status, Status::Stuck(_)) || mentions(&body.stage, v),
+                Kind::Body(body) => matches!(body.status, Readiness::Stuck(_)) || mentions(&body.stage, v),
                 _ => false,
             });
         }
@@ -657,7 +657,7 @@ impl Graph {
     }
 
     /// The body at `n`, if it is one.
-    pub fn body(&self, n: NodeId) -> Option<&Body> {
+    pub fn body(&self, n: NodeId) -> Option<&NodeBody> {
         match &self.nodes[n.ix()].kind {
             Kind::Body(b) => Some(b),
             _ => None,
@@ -665,7 +665,7 @@ impl Graph {
     }
 
     /// The body at `n`, mutably, if it is one.
-    pub fn body_mut(&mut self, n: NodeId) -> Option<&mut Body> {
+    pub fn body_mut(&mut self, n: NodeId) -> Option<&mut NodeBody> {
         match &mut self.nodes[n.ix()].kind {
             Kind::Body(b) => Some(b),
             _ => None,
@@ -685,11 +685,11 @@ impl Graph {
         match &self.nodes[n.ix()].kind {
             Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) | Kind::Share(_) => {}
             Kind::Body(b) => match &b.cmd {
-                Cmd::App { head, args, .. } => {
+                NodeCmd::App { head, args, .. } => {
                     f(*head);
                     args.iter().for_each(|a| f(*a));
                 }
-                Cmd::Fix { lam, body, .. } => {
+                NodeCmd::Fix { lam, body, .. } => {
                     f(*lam);
                     f(*body);
                 }
@@ -737,8 +737,8 @@ impl Graph {
         let done = match &mut self.nodes[parent.ix()].kind {
             Kind::Free(_) | Kind::Ref(_) | Kind::Lit(_) | Kind::Share(_) => false,
             Kind::Body(b) => match &mut b.cmd {
-                Cmd::App { head, args, .. } => swap(head) || args.iter_mut().any(swap),
-                Cmd::Fix { lam, body, .. } => swap(lam) || swap(body),
+                NodeCmd::App { head, args, .. } => swap(head) || args.iter_mut().any(swap),
+                NodeCmd::Fix { lam, body, .. } => swap(lam) || swap(body),
             },
             Kind::Lambda(l) => swap(&mut l.body),
             Kind::Rec { lam, .. } => swap(lam),
@@ -754,15 +754,15 @@ impl Graph {
     /// Where a tour put in the place of `n`'s child `child` (a leaf) goes:
     /// after the last child before it that has a tour, or first in `n`'s.
     /// Costs `n`'s children up to `child`.
-    fn anchor_before(&self, n: NodeId, child: NodeId) -> Anchor {
-        let mut at = Anchor::Open(n);
+    fn anchor_before(&self, n: NodeId, child: NodeId) -> TourAnchor {
+        let mut at = TourAnchor::Open(n);
         let mut found = false;
         self.for_children(n, |c| {
             if c == child {
                 found = true;
             }
             if !found && !self.nodes[c.ix()].kind.is_leaf() {
-                at = Anchor::Close(c);
+                at = TourAnchor::Close(c);
             }
         });
         debug_assert!(found, "{child:?} is not a child of {n:?}");

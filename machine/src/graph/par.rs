@@ -18,9 +18,9 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::events::StepEvents;
-use super::export::Names;
+use super::export::ExportNames;
 use super::import::Importer;
-use super::node::{Bound, GVar, NodeId};
+use super::node::{GVar, NodeId, VarState};
 use super::Machine;
 use crate::run::{Counts, Limits, Outcome, Report, Stepper, StopReason};
 use crate::term::{self, VarId, Vars};
@@ -493,7 +493,7 @@ impl Machine {
     /// value lies outside).
     fn run_unit(&self, u: NodeId, cx: &Cx<'_>) -> Option<UnitOut> {
         let scope = self.scope(u)?;
-        let body = self.export_body(u, &mut Names::raw())?;
+        let body = self.export_body(u, &mut ExportNames::raw())?;
         let mut m = Machine::blank(self.source.clone());
         let mut free = Vec::with_capacity(scope.free.len());
         for &f in &scope.free {
@@ -508,7 +508,7 @@ impl Machine {
         m.events.clear();
         let outcome = m.drive_par(cx);
         let back = m.scope(m.root)?;
-        let body = m.export_body(m.root, &mut Names::raw())?;
+        let body = m.export_body(m.root, &mut ExportNames::raw())?;
         debug_assert!(
             back.free.iter().all(|v| free.iter().any(|(_, s)| s == v)),
             "a unit's machine has free variables of its own"
@@ -556,7 +556,7 @@ impl Machine {
             if binders.contains(&v) || origins.contains_key(&v) {
                 continue;
             }
-            if self.g.var(v).bound() != Bound::Symbolic {
+            if self.g.var(v).bound() != VarState::Symbolic {
                 return None;
             }
             origins.insert(v, self.g.var(v).origin);

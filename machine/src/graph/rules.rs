@@ -4,8 +4,8 @@
 //! the graph every lambda has exactly one owner: the body applying it.
 
 use super::lit::Lit;
-use super::node::{Cmd, Kind, NodeId, NodeList};
-use super::status::{Plan, Shape};
+use super::node::{Kind, NodeCmd, NodeId, NodeList};
+use super::readiness::{Plan, Shape};
 use super::Machine;
 use crate::run::Rule;
 use crate::term::{Atom, SExp};
@@ -76,7 +76,7 @@ impl Machine {
     /// node stays in place until [`Machine::replace_body`]).
     fn take_parts(&mut self, b: NodeId) -> (NodeId, Vec<NodeId>) {
         let parts = match self.g.body_mut(b).map(|x| &mut x.cmd) {
-            Some(Cmd::App { head, args, .. }) => (*head, std::mem::take(args)),
+            Some(NodeCmd::App { head, args, .. }) => (*head, std::mem::take(args)),
             _ => (NodeId::NONE, Vec::new()),
         };
         if parts.0 != NodeId::NONE {
@@ -116,7 +116,7 @@ impl Machine {
 
     /// β: the callee's body takes the place of `b`, its parameters bound in
     /// place to the arguments. Returns the callee's body.
-    fn rule_beta(&mut self, b: NodeId, args: super::status::Shapes) -> NodeId {
+    fn rule_beta(&mut self, b: NodeId, args: super::readiness::Shapes) -> NodeId {
         // A recursive name applied inside its own lambda: the callee is a
         // copy of that lambda, which holds `b` itself, so it is made before
         // anything of `b` moves (its arguments, its head).
@@ -207,13 +207,13 @@ impl Machine {
     /// `b`, when `b` applies that name inside the value's own lambda.
     fn self_rec_lambda(&self, b: NodeId) -> Option<NodeId> {
         let head = match self.g.body(b).map(|x| &x.cmd) {
-            Some(Cmd::App { head, .. }) => *head,
+            Some(NodeCmd::App { head, .. }) => *head,
             _ => return None,
         };
         let head = self.self_rec_read(head).unwrap_or(head);
         let Kind::Ref(v) = self.g.kind(head) else { return None };
         match self.g.var(*v).bound() {
-            super::node::Bound::SelfRec(r) => match self.g.kind(r) {
+            super::node::VarState::SelfRec(r) => match self.g.kind(r) {
                 Kind::Rec { lam, .. } => Some(*lam),
                 _ => None,
             },
@@ -276,7 +276,7 @@ impl Machine {
         self.free_unused(args, &used);
         if let Some(body) = self.g.body_mut(b) {
             body.stage = SExp::Const(true);
-            body.cmd = Cmd::App {
+            body.cmd = NodeCmd::App {
                 head: t,
                 args: Vec::new(),
                 sugar: Default::default(),
@@ -289,7 +289,7 @@ impl Machine {
     /// `fix`: the body takes the place of `b`, with the name bound to the
     /// recursive value. Returns the scope's body.
     fn rule_fix(&mut self, b: NodeId) -> NodeId {
-        let Some(Cmd::Fix {
+        let Some(NodeCmd::Fix {
             sparam,
             name_in,
             name_out,
@@ -301,7 +301,7 @@ impl Machine {
         };
         let rec = self.g.alloc(Kind::Rec { name: name_in, lam });
         self.g.adopt_children(rec);
-        self.g.var_mut(name_in).set_bound(super::node::Bound::SelfRec(rec));
+        self.g.var_mut(name_in).set_bound(super::node::VarState::SelfRec(rec));
         self.g.nodes[body.ix()].parent = NodeId::NONE;
         self.replace_body(b, body);
         self.g.release(b);

@@ -7,7 +7,7 @@
 //! the value itself. So an `if` whose two branches mention a big value
 //! costs nothing for the branch that is dropped.
 
-use super::node::{any_stage_var, Cmd, Kind, NodeId};
+use super::node::{any_stage_var, Kind, NodeCmd, NodeId};
 use super::Machine;
 
 /// The holders of a shared value: a set with constant-time removal (a
@@ -134,7 +134,7 @@ impl Machine {
     pub(crate) fn own_parts(&mut self, b: NodeId) -> bool {
         let mut holders = Vec::new();
         if let Some(body) = self.g.body(b) {
-            if let Cmd::App { head, args, .. } = &body.cmd {
+            if let NodeCmd::App { head, args, .. } = &body.cmd {
                 holders.push(*head);
                 for &a in args {
                     if let Kind::Splice(c) = self.g.kind(a) {

@@ -91,7 +91,7 @@ pub struct Tour {
 /// among `n`'s children with a tour) or right after `close(n)` (after the
 /// sibling `n`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Anchor {
+pub enum TourAnchor {
     /// Right after `open(n)`.
     Open(NodeId),
     /// Right after `close(n)`.
@@ -616,11 +616,11 @@ impl Tour {
     /// of the sibling with a tour before it): where a leaf, which has no
     /// entries, stood. Costs `O(log)` of `new`'s subtree and of the
     /// distance from `at` to the slot, whatever the tree's size.
-    pub fn insert_after(&mut self, at: Anchor, new: NodeId) {
+    pub fn insert_after(&mut self, at: TourAnchor, new: NodeId) {
         let m = self.cut_out(new);
         let x = match at {
-            Anchor::Open(n) => self.open(n),
-            Anchor::Close(n) => self.close(n),
+            TourAnchor::Open(n) => self.open(n),
+            TourAnchor::Close(n) => self.close(n),
         };
         debug_assert!(self.root(x) != self.root(self.open(new)), "inserting {new:?} into its own tour");
         let g = self.slot_after(x);
@@ -1317,9 +1317,9 @@ mod model_tests {
                     let kids = &mut m.kids[a as usize];
                     let at = rng.below(kids.len() as u32 + 1) as usize;
                     let anchor = if at == 0 {
-                        Anchor::Open(NodeId(a))
+                        TourAnchor::Open(NodeId(a))
                     } else {
-                        Anchor::Close(NodeId(kids[at - 1]))
+                        TourAnchor::Close(NodeId(kids[at - 1]))
                     };
                     kids.insert(at, b);
                     m.parent[b as usize] = Some(a);

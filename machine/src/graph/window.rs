@@ -13,8 +13,8 @@
 
 use rustc_hash::FxHashSet;
 
-use super::export::{Names, Prune};
-use super::node::{GVar, Kind, NodeId, Status};
+use super::export::{ExportNames, Prune};
+use super::node::{GVar, Kind, NodeId, Readiness};
 use super::Machine;
 use crate::term::{Program, VarId};
 
@@ -92,9 +92,9 @@ impl Machine {
     pub fn body_state(&self, n: NodeId) -> Option<BodyState> {
         let b = self.g.body(n)?;
         Some(match b.status {
-            Status::Inactive => BodyState::Inactive,
-            Status::Stuck(v) => BodyState::Stuck(v),
-            Status::Pending => BodyState::Pending {
+            Readiness::Inactive => BodyState::Inactive,
+            Readiness::Stuck(v) => BodyState::Stuck(v),
+            Readiness::Pending => BodyState::Pending {
                 ready: self.g.tour.marks_in(n) <= 1,
             },
         })
@@ -106,9 +106,9 @@ impl Machine {
         for (i, node) in self.g.nodes.iter().enumerate() {
             let Kind::Body(b) = &node.kind else { continue };
             match b.status {
-                Status::Inactive => c.inactive += 1,
-                Status::Stuck(_) => c.stuck += 1,
-                Status::Pending => {
+                Readiness::Inactive => c.inactive += 1,
+                Readiness::Stuck(_) => c.stuck += 1,
+                Readiness::Pending => {
                     let n = NodeId(i as u32);
                     if self.g.tour.marks_in(n) <= 1 {
                         c.ready += 1;
@@ -187,7 +187,7 @@ impl Machine {
             inside: 0,
             dots: None,
         };
-        let mut names = Names::printing(&self.source);
+        let mut names = ExportNames::printing(&self.source);
         let body = match self.export_pruned(root, &mut names, false, Some(&mut prune)) {
             super::export::Piece::Body(b) => b,
             _ => super::empty_body(),

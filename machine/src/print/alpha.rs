@@ -20,7 +20,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use super::free::FreeVars;
 use super::names::Names;
 use crate::expr::{Expr, ExprKind};
-use crate::term::{App, Arg, Atom, Body, Cmd, Lambda, RecLambda, SExp, VarId};
+use crate::term::{Application, Arg, Atom, Body, Cmd, Lambda, RecLambda, SExp, VarId};
 
 /// The recursive values an application holds outside lambdas, as printed.
 pub struct HeldRecs<'t> {
@@ -36,7 +36,7 @@ impl HeldRecs<'_> {
     /// its lambda and the application mention, and the names of all the
     /// values printed with it (the application refers to each by name, so
     /// a later one of the same name must not hide an earlier).
-    pub fn refs(&self, r: &RecLambda, app: &App, fv: &mut FreeVars) -> HashSet<VarId> {
+    pub fn refs(&self, r: &RecLambda, app: &Application, fv: &mut FreeVars) -> HashSet<VarId> {
         let mut refs: HashSet<VarId> = fv.body(&r.lam.body).iter().copied().collect();
         for a in std::iter::once(&app.head).chain(app.args.iter().map(|a| match a {
             Arg::Atom(x) | Arg::Splice(x) => x,
@@ -50,7 +50,7 @@ impl HeldRecs<'_> {
 
 /// Which recursive values `app` holds outside lambdas print as a `fix`
 /// before it, and which are copies of those, named apart.
-pub fn held_recs<'t>(app: &'t App, names: &Names) -> HeldRecs<'t> {
+pub fn held_recs<'t>(app: &'t Application, names: &Names) -> HeldRecs<'t> {
     let mut held = HeldRecs {
         printed: Vec::new(),
         aliases: Vec::new(),
@@ -65,7 +65,7 @@ pub fn held_recs<'t>(app: &'t App, names: &Names) -> HeldRecs<'t> {
 }
 
 /// The distinct recursive values held by an application outside lambdas.
-pub fn direct_recs(app: &App) -> Vec<&RecLambda> {
+pub fn direct_recs(app: &Application) -> Vec<&RecLambda> {
     let mut out: Vec<&RecLambda> = Vec::new();
     let mut seen = HashSet::default();
     // A stack in reverse reading order: the head pops first.

@@ -23,7 +23,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::RefCell;
 
 use crate::expr::print::{print_expr, print_value};
-use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, Sugar, VarId, Vars};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, Sugar, VarId, Vars};
 use free::FreeVars;
 use names::{lambda_binders, Names};
 
@@ -387,7 +387,7 @@ impl<'v> Printer<'v> {
         }
     }
 
-    fn app<'t>(&mut self, app: &'t App, indent: usize, undo: &mut Vec<Undo>) -> Option<(&'t Body, Natural)> {
+    fn app<'t>(&mut self, app: &'t Application, indent: usize, undo: &mut Vec<Undo>) -> Option<(&'t Body, Natural)> {
         if let (Atom::Lambda(lam), [Arg::Atom(v)]) = (&app.head, app.args.as_slice()) {
             if prints_as_expr(v) {
                 self.atom(v, indent);
@@ -431,7 +431,7 @@ impl<'v> Printer<'v> {
             }
         }
         undo.push(Undo::Scope(self.names.enter(&lambda_binders(lam), &refs)));
-        if matches!(&lam.body.cmd, Cmd::App(App { sugar: Sugar::Hole, .. })) {
+        if matches!(&lam.body.cmd, Cmd::App(Application { sugar: Sugar::Hole, .. })) {
             self.hide(Hidden::Body(&lam.body), self.out.len());
             return None;
         }

@@ -4,7 +4,7 @@
 
 use crate::run::Rule;
 use crate::subst::Copier;
-use crate::term::{App, Arg, Atom, Body, Cmd, Lambda, RecLambda, SExp, VarId, Vars};
+use crate::term::{Application, Arg, Atom, Body, Cmd, Lambda, RecLambda, SExp, VarId, Vars};
 use crate::verdict::Ready;
 
 /// Executes a ready body in place; returns the rule used and, for `$exit`,
@@ -19,7 +19,7 @@ pub fn execute(b: &mut Body, ready: Ready, vars: &mut Vars) -> (Rule, Option<Ato
             let span = b.span;
             *b = Body {
                 stage: SExp::Const(true),
-                cmd: Cmd::App(App {
+                cmd: Cmd::App(Application {
                     head: branch,
                     args: Vec::new(),
                     sugar: Default::default(),
@@ -29,7 +29,7 @@ pub fn execute(b: &mut Body, ready: Ready, vars: &mut Vars) -> (Rule, Option<Ato
             (Rule::If, None)
         }
         Ready::Fix => {
-            let placeholder = Cmd::App(App {
+            let placeholder = Cmd::App(Application {
                 head: Atom::Int(0),
                 args: Vec::new(),
                 sugar: Default::default(),

@@ -23,7 +23,7 @@ pub struct File {
     /// The leading run of `let`/`fix` definitions.
     pub defs: Vec<Def>,
     /// The body after the definitions; `None` for a library of definitions.
-    pub main: Option<Body>,
+    pub main: Option<SurfaceBody>,
 }
 
 /// A `let` or `fix` header whose scope is the rest of the block.
@@ -32,26 +32,26 @@ pub enum Def {
     /// `@e: let [y] x = v`.
     Let {
         /// Staging of the `let` body itself.
-        stage: Option<SExp>,
+        stage: Option<SurfaceSExp>,
         /// `[y]`, the staging parameter of the implicit lambda.
         sname: Option<Ident>,
         /// The bound name.
         name: Ident,
         /// The bound value.
-        value: Arg,
+        value: SurfaceArg,
         /// The span of the whole header.
         span: Span,
     },
     /// `@e: fix [y] f = λ`.
     Fix {
         /// Staging of the `fix` body itself.
-        stage: Option<SExp>,
+        stage: Option<SurfaceSExp>,
         /// `[y]`.
         sname: Option<Ident>,
         /// The recursive name.
         name: Ident,
         /// The recursive lambda.
-        lam: Lambda,
+        lam: SurfaceLambda,
         /// The span of the whole header.
         span: Span,
     },
@@ -59,31 +59,31 @@ pub enum Def {
 
 /// A body: an optional staging expression and a statement.
 #[derive(Clone, Debug)]
-pub enum Body {
+pub enum SurfaceBody {
     /// A `let`/`fix` definition followed by its scope.
-    Def(Box<Def>, Box<Body>),
+    Def(Box<Def>, Box<SurfaceBody>),
     /// `@e: head args.. tail?`.
     App {
         /// `@e:`, if written.
-        stage: Option<SExp>,
+        stage: Option<SurfaceSExp>,
         /// The head.
-        head: Operand,
+        head: SurfaceOperand,
         /// The arguments (braced lambdas included).
-        args: Vec<Arg>,
+        args: Vec<SurfaceArg>,
         /// A last lambda written without braces.
-        tail: Option<Box<Lambda>>,
+        tail: Option<Box<SurfaceLambda>>,
         /// From the staging annotation to the end of the body.
         span: Span,
     },
 }
 
-impl Body {
+impl SurfaceBody {
     /// A placeholder body (`0`), standing for the missing main body of a
     /// library file where one is needed to resolve its definitions.
-    pub fn hole() -> Body {
-        Body::App {
+    pub fn hole() -> SurfaceBody {
+        SurfaceBody::App {
             stage: None,
-            head: Operand::Int(0, Span::default()),
+            head: SurfaceOperand::Int(0, Span::default()),
             args: Vec::new(),
             tail: None,
             span: Span::default(),
@@ -93,32 +93,32 @@ impl Body {
 
 /// A staging expression as written.
 #[derive(Clone, Debug)]
-pub enum SExp {
+pub enum SurfaceSExp {
     /// `always` / `never`.
     Const(bool, Span),
     /// A variable.
     Name(Ident),
     /// `!e`.
-    Not(Box<SExp>, Span),
+    Not(Box<SurfaceSExp>, Span),
     /// `a & b`.
-    And(Box<SExp>, Box<SExp>),
+    And(Box<SurfaceSExp>, Box<SurfaceSExp>),
     /// `a | b`.
-    Or(Box<SExp>, Box<SExp>),
+    Or(Box<SurfaceSExp>, Box<SurfaceSExp>),
 }
 
 /// An argument.
 #[derive(Clone, Debug)]
-pub enum Arg {
+pub enum SurfaceArg {
     /// A plain operand.
-    Operand(Operand),
+    Operand(SurfaceOperand),
     /// `!t`: usually a name; any operand is accepted so that every printed
     /// term reads back (a literal tuple splices its elements).
-    Splice(Operand),
+    Splice(SurfaceOperand),
 }
 
 /// An operand.
 #[derive(Clone, Debug)]
-pub enum Operand {
+pub enum SurfaceOperand {
     /// A variable.
     Name(Ident),
     /// `$name` (the name without `$`).
@@ -136,31 +136,31 @@ pub enum Operand {
     /// `"e"`.
     Expr(Box<Expr>),
     /// `[a, ..]`.
-    Tuple(Vec<Arg>, Span),
+    Tuple(Vec<SurfaceArg>, Span),
     /// A braced lambda.
-    Lambda(Box<Lambda>),
+    Lambda(Box<SurfaceLambda>),
 }
 
-impl Operand {
+impl SurfaceOperand {
     /// Where the operand stands.
     pub fn span(&self) -> Span {
         match self {
-            Operand::Name(i) | Operand::Builtin(i) => i.span,
-            Operand::If(s)
-            | Operand::Int(_, s)
-            | Operand::Float(_, s)
-            | Operand::Bool(_, s)
-            | Operand::Stage(_, s)
-            | Operand::Tuple(_, s) => *s,
-            Operand::Expr(e) => e.span,
-            Operand::Lambda(l) => l.span,
+            SurfaceOperand::Name(i) | SurfaceOperand::Builtin(i) => i.span,
+            SurfaceOperand::If(s)
+            | SurfaceOperand::Int(_, s)
+            | SurfaceOperand::Float(_, s)
+            | SurfaceOperand::Bool(_, s)
+            | SurfaceOperand::Stage(_, s)
+            | SurfaceOperand::Tuple(_, s) => *s,
+            SurfaceOperand::Expr(e) => e.span,
+            SurfaceOperand::Lambda(l) => l.span,
         }
     }
 }
 
 /// A parameter `x` or `!r`.
 #[derive(Clone, Debug)]
-pub struct Param {
+pub struct SurfaceParam {
     /// The name.
     pub name: Ident,
     /// Whether it is a rest parameter.
@@ -169,13 +169,13 @@ pub struct Param {
 
 /// `(p..)[y] { b }` (or the braceless tail form).
 #[derive(Clone, Debug)]
-pub struct Lambda {
+pub struct SurfaceLambda {
     /// The parameters.
-    pub params: Vec<Param>,
+    pub params: Vec<SurfaceParam>,
     /// `[y]`.
     pub sname: Option<Ident>,
     /// The body.
-    pub body: Body,
+    pub body: SurfaceBody,
     /// From `(` to the end of the body.
     pub span: Span,
 }

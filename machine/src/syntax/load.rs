@@ -10,7 +10,7 @@ use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast;
 use crate::syntax::parser::parse_file;
 use crate::syntax::resolve::Resolver;
-use crate::term::{App, Atom, Body, Cmd, Program, SExp, Sugar};
+use crate::term::{Application, Atom, Body, Cmd, Program, SExp, Sugar};
 
 /// Where source files come from (the disk, or a table in tests).
 pub trait FileSystem {
@@ -114,7 +114,7 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
     }
     let libs = libs.files;
     let library_hole = allow_free && main.main.is_none() && !main.defs.is_empty();
-    let hole = ast::Body::hole();
+    let hole = ast::SurfaceBody::hole();
     let Some(body) = main.main.as_ref().or(library_hole.then_some(&hole)) else {
         let span = Span::new(file, text.len(), text.len());
         return Err(vec![Diagnostic::error(
@@ -138,7 +138,7 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
             // a hole that the source printer leaves out.
             Body {
                 stage: natural,
-                cmd: Cmd::App(App {
+                cmd: Cmd::App(Application {
                     head: Atom::Int(0),
                     args: Vec::new(),
                     sugar: Sugar::Hole,
@@ -177,7 +177,7 @@ impl Libs {
         }
         defs.extend(self.files[i].defs.iter().cloned());
         let mut r = Resolver::new(false);
-        let hole = ast::Body::hole();
+        let hole = ast::SurfaceBody::hole();
         r.defs(&defs, SExp::Const(true), &mut |r, natural| r.body(&hole, natural));
         if r.errors.is_empty() {
             Ok(())
@@ -266,11 +266,11 @@ fn include(
     Ok(closure)
 }
 
-fn body_start(b: &ast::Body) -> Span {
+fn body_start(b: &ast::SurfaceBody) -> Span {
     match b {
-        ast::Body::Def(d, _) => match &**d {
+        ast::SurfaceBody::Def(d, _) => match &**d {
             ast::Def::Let { span, .. } | ast::Def::Fix { span, .. } => *span,
         },
-        ast::Body::App { head, .. } => head.span(),
+        ast::SurfaceBody::App { head, .. } => head.span(),
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use crate::diag::Diagnostic;
 use crate::expr::parse::parse_expr;
 use crate::span::{FileId, Span};
-use crate::syntax::ast::{Arg, Body, Def, File, Ident, Lambda, Operand, Param, SExp};
+use crate::syntax::ast::{Def, File, Ident, SurfaceArg, SurfaceBody, SurfaceLambda, SurfaceOperand, SurfaceParam, SurfaceSExp};
 use crate::syntax::lexer::{lex, Tok, Token};
 
 /// How deeply brackets may nest.
@@ -89,10 +89,10 @@ struct Parser<'a> {
 enum Frame {
     Def(Def),
     Tail {
-        stage: Option<SExp>,
-        head: Operand,
-        args: Vec<Arg>,
-        params: Vec<Param>,
+        stage: Option<SurfaceSExp>,
+        head: SurfaceOperand,
+        args: Vec<SurfaceArg>,
+        params: Vec<SurfaceParam>,
         sname: Option<Ident>,
         start: Span,
         lam_start: Span,
@@ -151,8 +151,8 @@ impl<'a> Parser<'a> {
     /// A statement that does not parse as an application and whose head
     /// is a name one or two edits from a keyword (`lett x = 5`): the
     /// keyword was meant.
-    fn misspelt_keyword(&self, head: &Operand) -> Option<Diagnostic> {
-        let Operand::Name(id) = head else { return None };
+    fn misspelt_keyword(&self, head: &SurfaceOperand) -> Option<Diagnostic> {
+        let SurfaceOperand::Name(id) = head else { return None };
         let k = crate::syntax::suggest::nearest(&id.name, crate::syntax::suggest::STATEMENT_KEYWORDS)?;
         Some(Diagnostic::error(
             "parse",
@@ -225,7 +225,7 @@ impl<'a> Parser<'a> {
 
     /// `stage? stmt`, where the statement's continuation (a `let`/`fix` scope
     /// or a braceless tail) is parsed by the loop, not by recursion.
-    fn body(&mut self) -> PResult<Body> {
+    fn body(&mut self) -> PResult<SurfaceBody> {
         let mut frames: Vec<Frame> = Vec::new();
         let innermost = loop {
             let start = self.span();
@@ -249,7 +249,7 @@ impl<'a> Parser<'a> {
                         let sname = self.sname_opt()?;
                         if *self.peek() == Tok::LBrace {
                             let lam = self.braced_lambda_rest(params, sname, lam_start)?;
-                            args.push(Arg::Operand(Operand::Lambda(Box::new(lam))));
+                            args.push(SurfaceArg::Operand(SurfaceOperand::Lambda(Box::new(lam))));
                         } else {
                             tail = Some((params, sname, lam_start));
                             break;
@@ -276,7 +276,7 @@ impl<'a> Parser<'a> {
                 }),
                 None => {
                     let span = start.to(self.prev_span());
-                    break Body::App {
+                    break SurfaceBody::App {
                         stage,
                         head,
                         args,
@@ -290,7 +290,7 @@ impl<'a> Parser<'a> {
         let mut body = innermost;
         while let Some(frame) = frames.pop() {
             body = match frame {
-                Frame::Def(def) => Body::Def(Box::new(def), Box::new(body)),
+                Frame::Def(def) => SurfaceBody::Def(Box::new(def), Box::new(body)),
                 Frame::Tail {
                     stage,
                     head,
@@ -299,11 +299,11 @@ impl<'a> Parser<'a> {
                     sname,
                     start,
                     lam_start,
-                } => Body::App {
+                } => SurfaceBody::App {
                     stage,
                     head,
                     args,
-                    tail: Some(Box::new(Lambda {
+                    tail: Some(Box::new(SurfaceLambda {
                         params,
                         sname,
                         body,
@@ -317,7 +317,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A `let`/`fix` header; the current token is `let` or `fix`.
-    fn def(&mut self, stage: Option<SExp>, start: Span) -> PResult<Def> {
+    fn def(&mut self, stage: Option<SurfaceSExp>, start: Span) -> PResult<Def> {
         let is_fix = *self.peek() == Tok::Fix;
         self.bump();
         let sname = self.sname_opt()?;
@@ -352,7 +352,9 @@ impl<'a> Parser<'a> {
                 if *self.peek() != Tok::LBrace {
                     return Err(self.expected("`{` (a lambda bound by `let` must be braced)"));
                 }
-                Arg::Operand(Operand::Lambda(Box::new(self.braced_lambda_rest(params, lsname, lam_start)?)))
+                SurfaceArg::Operand(SurfaceOperand::Lambda(Box::new(
+                    self.braced_lambda_rest(params, lsname, lam_start)?,
+                )))
             } else {
                 self.arg()?
             };
@@ -390,36 +392,36 @@ impl<'a> Parser<'a> {
         self.at_operand() || *self.peek() == Tok::Bang
     }
 
-    fn arg(&mut self) -> PResult<Arg> {
+    fn arg(&mut self) -> PResult<SurfaceArg> {
         if self.eat(Tok::Bang) {
             if !self.at_operand() {
                 return Err(self.expected("the tuple to splice after `!`"));
             }
-            return Ok(Arg::Splice(self.operand()?));
+            return Ok(SurfaceArg::Splice(self.operand()?));
         }
-        Ok(Arg::Operand(self.operand()?))
+        Ok(SurfaceArg::Operand(self.operand()?))
     }
 
-    fn operand(&mut self) -> PResult<Operand> {
+    fn operand(&mut self) -> PResult<SurfaceOperand> {
         let t = self.span();
         let text = self.slice(t);
         Ok(match self.peek().clone() {
-            Tok::Ident => Operand::Name(self.ident()?),
+            Tok::Ident => SurfaceOperand::Name(self.ident()?),
             Tok::Dollar => {
                 self.bump();
-                Operand::Builtin(Ident {
+                SurfaceOperand::Builtin(Ident {
                     name: Arc::from(&text[1..]),
                     span: t,
                 })
             }
             Tok::If => {
                 self.bump();
-                Operand::If(t)
+                SurfaceOperand::If(t)
             }
             Tok::Int => {
                 self.bump();
                 match text.parse::<i64>() {
-                    Ok(v) => Operand::Int(v, t),
+                    Ok(v) => SurfaceOperand::Int(v, t),
                     Err(_) => {
                         return Err(Diagnostic::error(
                             "parse",
@@ -433,7 +435,7 @@ impl<'a> Parser<'a> {
             Tok::Float => {
                 self.bump();
                 match text.parse::<f64>() {
-                    Ok(v) if v.is_finite() => Operand::Float(v, t),
+                    Ok(v) if v.is_finite() => SurfaceOperand::Float(v, t),
                     _ => {
                         return Err(Diagnostic::error(
                             "parse",
@@ -446,17 +448,17 @@ impl<'a> Parser<'a> {
             }
             Tok::True | Tok::False => {
                 self.bump();
-                Operand::Bool(text == "true", t)
+                SurfaceOperand::Bool(text == "true", t)
             }
             Tok::Always | Tok::Never => {
                 self.bump();
-                Operand::Stage(text == "always", t)
+                SurfaceOperand::Stage(text == "always", t)
             }
             Tok::Str => {
                 self.bump();
                 let inner = &text[1..text.len() - 1];
                 let e = parse_expr(inner, t.file, t.start as usize + 1)?;
-                Operand::Expr(Box::new(e))
+                SurfaceOperand::Expr(Box::new(e))
             }
             Tok::LBracket => {
                 self.enter()?;
@@ -478,7 +480,7 @@ impl<'a> Parser<'a> {
                 }
                 self.bump();
                 self.leave();
-                Operand::Tuple(elems, t.to(self.prev_span()))
+                SurfaceOperand::Tuple(elems, t.to(self.prev_span()))
             }
             Tok::LParen => {
                 let params = self.params()?;
@@ -486,13 +488,13 @@ impl<'a> Parser<'a> {
                 if *self.peek() != Tok::LBrace {
                     return Err(self.expected("`{` (only a lambda in last position may omit its braces)"));
                 }
-                Operand::Lambda(Box::new(self.braced_lambda_rest(params, sname, t)?))
+                SurfaceOperand::Lambda(Box::new(self.braced_lambda_rest(params, sname, t)?))
             }
             _ => return Err(self.expected("an operand")),
         })
     }
 
-    fn params(&mut self) -> PResult<Vec<Param>> {
+    fn params(&mut self) -> PResult<Vec<SurfaceParam>> {
         self.expect(Tok::LParen, "`(`")?;
         let mut params = Vec::new();
         loop {
@@ -503,12 +505,12 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Bang => {
                     self.bump();
-                    params.push(Param {
+                    params.push(SurfaceParam {
                         name: self.ident()?,
                         rest: true,
                     });
                 }
-                Tok::Ident => params.push(Param {
+                Tok::Ident => params.push(SurfaceParam {
                     name: self.ident()?,
                     rest: false,
                 }),
@@ -530,7 +532,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The `{ body }` of a lambda whose parameters were just read.
-    fn braced_lambda_rest(&mut self, params: Vec<Param>, sname: Option<Ident>, start: Span) -> PResult<Lambda> {
+    fn braced_lambda_rest(&mut self, params: Vec<SurfaceParam>, sname: Option<Ident>, start: Span) -> PResult<SurfaceLambda> {
         self.enter()?;
         let open = self.expect(Tok::LBrace, "`{`")?.span;
         let body = self.body()?;
@@ -539,7 +541,7 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         self.leave();
-        Ok(Lambda {
+        Ok(SurfaceLambda {
             params,
             sname,
             body,
@@ -547,7 +549,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn stage_opt(&mut self) -> PResult<Option<SExp>> {
+    fn stage_opt(&mut self) -> PResult<Option<SurfaceSExp>> {
         if !self.eat(Tok::At) {
             return Ok(None);
         }
@@ -556,25 +558,25 @@ impl<'a> Parser<'a> {
         Ok(Some(e))
     }
 
-    fn sexp(&mut self) -> PResult<SExp> {
+    fn sexp(&mut self) -> PResult<SurfaceSExp> {
         let mut left = self.sand()?;
         while self.eat(Tok::Bar) {
             let right = self.sand()?;
-            left = SExp::Or(Box::new(left), Box::new(right));
+            left = SurfaceSExp::Or(Box::new(left), Box::new(right));
         }
         Ok(left)
     }
 
-    fn sand(&mut self) -> PResult<SExp> {
+    fn sand(&mut self) -> PResult<SurfaceSExp> {
         let mut left = self.snot()?;
         while self.eat(Tok::Amp) {
             let right = self.snot()?;
-            left = SExp::And(Box::new(left), Box::new(right));
+            left = SurfaceSExp::And(Box::new(left), Box::new(right));
         }
         Ok(left)
     }
 
-    fn snot(&mut self) -> PResult<SExp> {
+    fn snot(&mut self) -> PResult<SurfaceSExp> {
         let t = self.span();
         match self.peek() {
             Tok::Bang => {
@@ -582,17 +584,17 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let inner = self.snot()?;
                 self.leave();
-                Ok(SExp::Not(Box::new(inner), t))
+                Ok(SurfaceSExp::Not(Box::new(inner), t))
             }
             Tok::Always => {
                 self.bump();
-                Ok(SExp::Const(true, t))
+                Ok(SurfaceSExp::Const(true, t))
             }
             Tok::Never => {
                 self.bump();
-                Ok(SExp::Const(false, t))
+                Ok(SurfaceSExp::Const(false, t))
             }
-            Tok::Ident => Ok(SExp::Name(self.ident()?)),
+            Tok::Ident => Ok(SurfaceSExp::Name(self.ident()?)),
             Tok::LParen => {
                 self.enter()?;
                 self.bump();

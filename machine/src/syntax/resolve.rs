@@ -14,7 +14,7 @@ use crate::diag::Diagnostic;
 use crate::expr::{Expr, ExprKind};
 use crate::span::Span;
 use crate::syntax::{ast, suggest};
-use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Fix, Lambda, Param, SExp, Sugar, VarId, VarInfo, VarKind, Vars};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Fix, Lambda, Param, SExp, Sugar, VarId, VarInfo, VarKind, Vars};
 
 /// How many unbound-name errors are reported before giving up.
 const MAX_ERRORS: usize = 20;
@@ -145,7 +145,7 @@ impl Resolver {
 
     /// Binds the parameters of a lambda (checking duplicates and rest
     /// parameters) and its staging parameter.
-    fn bind_params(&mut self, params: &[ast::Param], sname: Option<&ast::Ident>, span: Span) -> (VarId, Vec<Param>) {
+    fn bind_params(&mut self, params: &[ast::SurfaceParam], sname: Option<&ast::Ident>, span: Span) -> (VarId, Vec<Param>) {
         let mut seen: HashMap<&str, Span> = HashMap::new();
         let mut rest: Option<Span> = None;
         for p in params.iter().map(|p| (&p.name, p.rest)).chain(sname.map(|s| (s, false))) {
@@ -193,13 +193,13 @@ impl Resolver {
         self.unbind(sparam);
     }
 
-    fn sexp(&mut self, e: &ast::SExp) -> SExp {
+    fn sexp(&mut self, e: &ast::SurfaceSExp) -> SExp {
         match e {
-            ast::SExp::Const(b, _) => SExp::Const(*b),
-            ast::SExp::Name(i) => SExp::Var(self.lookup(i)),
-            ast::SExp::Not(a, _) => SExp::Not(Box::new(self.sexp(a))),
-            ast::SExp::And(a, b) => SExp::And(Box::new(self.sexp(a)), Box::new(self.sexp(b))),
-            ast::SExp::Or(a, b) => SExp::Or(Box::new(self.sexp(a)), Box::new(self.sexp(b))),
+            ast::SurfaceSExp::Const(b, _) => SExp::Const(*b),
+            ast::SurfaceSExp::Name(i) => SExp::Var(self.lookup(i)),
+            ast::SurfaceSExp::Not(a, _) => SExp::Not(Box::new(self.sexp(a))),
+            ast::SurfaceSExp::And(a, b) => SExp::And(Box::new(self.sexp(a)), Box::new(self.sexp(b))),
+            ast::SurfaceSExp::Or(a, b) => SExp::Or(Box::new(self.sexp(a)), Box::new(self.sexp(b))),
         }
     }
 
@@ -216,10 +216,10 @@ impl Resolver {
         })
     }
 
-    fn operand(&mut self, o: &ast::Operand) -> Atom {
+    fn operand(&mut self, o: &ast::SurfaceOperand) -> Atom {
         match o {
-            ast::Operand::Name(i) => Atom::Var(self.lookup(i)),
-            ast::Operand::Builtin(i) => match Builtin::from_dollar_name(&i.name) {
+            ast::SurfaceOperand::Name(i) => Atom::Var(self.lookup(i)),
+            ast::SurfaceOperand::Builtin(i) => match Builtin::from_dollar_name(&i.name) {
                 Some(b) => Atom::Builtin(b),
                 None => {
                     self.error(Diagnostic::error(
@@ -231,26 +231,26 @@ impl Resolver {
                     Atom::Builtin(Builtin::Exit)
                 }
             },
-            ast::Operand::If(_) => Atom::Builtin(Builtin::If),
-            ast::Operand::Int(v, _) => Atom::Int(*v),
-            ast::Operand::Float(v, _) => Atom::Float(*v),
-            ast::Operand::Bool(v, _) => Atom::Bool(*v),
-            ast::Operand::Stage(v, _) => Atom::Stage(*v),
-            ast::Operand::Expr(e) => Atom::Expr(Box::new(self.expr(e))),
-            ast::Operand::Tuple(xs, _) => Atom::Tuple(self.args(xs)),
-            ast::Operand::Lambda(l) => Atom::Lambda(Box::new(self.lambda(l))),
+            ast::SurfaceOperand::If(_) => Atom::Builtin(Builtin::If),
+            ast::SurfaceOperand::Int(v, _) => Atom::Int(*v),
+            ast::SurfaceOperand::Float(v, _) => Atom::Float(*v),
+            ast::SurfaceOperand::Bool(v, _) => Atom::Bool(*v),
+            ast::SurfaceOperand::Stage(v, _) => Atom::Stage(*v),
+            ast::SurfaceOperand::Expr(e) => Atom::Expr(Box::new(self.expr(e))),
+            ast::SurfaceOperand::Tuple(xs, _) => Atom::Tuple(self.args(xs)),
+            ast::SurfaceOperand::Lambda(l) => Atom::Lambda(Box::new(self.lambda(l))),
         }
     }
 
-    fn arg(&mut self, a: &ast::Arg) -> Arg {
+    fn arg(&mut self, a: &ast::SurfaceArg) -> Arg {
         match a {
-            ast::Arg::Operand(o) => Arg::Atom(self.operand(o)),
-            ast::Arg::Splice(o) => Arg::Splice(self.operand(o)),
+            ast::SurfaceArg::Operand(o) => Arg::Atom(self.operand(o)),
+            ast::SurfaceArg::Splice(o) => Arg::Splice(self.operand(o)),
         }
     }
 
     /// Resolves arguments; a splice of a literal tuple is its elements.
-    fn args(&mut self, args: &[ast::Arg]) -> Vec<Arg> {
+    fn args(&mut self, args: &[ast::SurfaceArg]) -> Vec<Arg> {
         let mut out = Vec::with_capacity(args.len());
         for a in args {
             match self.arg(a) {
@@ -261,7 +261,7 @@ impl Resolver {
         out
     }
 
-    fn lambda(&mut self, l: &ast::Lambda) -> Lambda {
+    fn lambda(&mut self, l: &ast::SurfaceLambda) -> Lambda {
         let (sparam, params) = self.bind_params(&l.params, l.sname.as_ref(), l.span);
         let body = self.body(&l.body, SExp::Var(sparam));
         self.unbind_lambda(sparam, &params);
@@ -363,7 +363,7 @@ impl Resolver {
                 };
                 Body {
                     stage,
-                    cmd: Cmd::App(App {
+                    cmd: Cmd::App(Application {
                         head: Atom::Lambda(Box::new(lam)),
                         args: vec![value],
                         sugar: Sugar::Let,
@@ -413,7 +413,7 @@ impl Resolver {
                 };
                 Body {
                     stage,
-                    cmd: Cmd::App(App {
+                    cmd: Cmd::App(Application {
                         head,
                         args,
                         sugar: Sugar::None,
@@ -426,19 +426,19 @@ impl Resolver {
 
     /// Resolves a body whose natural staging is `natural`. Chains of `let`,
     /// `fix` and tail lambdas are walked by a loop.
-    pub fn body(&mut self, b: &ast::Body, natural: SExp) -> Body {
+    pub fn body(&mut self, b: &ast::SurfaceBody, natural: SExp) -> Body {
         let mut frames: Vec<Frame> = Vec::new();
         let mut cur = b;
         let mut natural = natural;
         let innermost = loop {
             match cur {
-                ast::Body::Def(d, rest) => {
+                ast::SurfaceBody::Def(d, rest) => {
                     let f = self.def_frame(d, natural.clone());
                     natural = SExp::Var(Self::frame_sparam(&f));
                     frames.push(f);
                     cur = rest;
                 }
-                ast::Body::App {
+                ast::SurfaceBody::App {
                     stage,
                     head,
                     args,
@@ -446,7 +446,7 @@ impl Resolver {
                     span,
                 } => {
                     let stage = stage.as_ref().map_or_else(|| natural.clone(), |s| self.sexp(s));
-                    let head_is_expr = matches!(head, ast::Operand::Expr(_));
+                    let head_is_expr = matches!(head, ast::SurfaceOperand::Expr(_));
                     let h = self.operand(head);
                     let mut rargs: Vec<Arg> = self.args(args);
                     match tail {
@@ -476,7 +476,7 @@ impl Resolver {
                             };
                             break Body {
                                 stage,
-                                cmd: Cmd::App(App {
+                                cmd: Cmd::App(Application {
                                     head,
                                     args,
                                     sugar: Sugar::None,

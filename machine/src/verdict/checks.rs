@@ -8,7 +8,7 @@ use super::{a_kind, fail, refine, Ready, Stuck, Verdict};
 use crate::error::{ErrorKind, Operand};
 use crate::print::short_atom;
 use crate::run::Rule;
-use crate::term::{App, Arg, Atom, Body, Lambda, RecLambda, VarId, Vars};
+use crate::term::{Application, Arg, Atom, Body, Lambda, RecLambda, VarId, Vars};
 
 fn symbolic_splice(args: &[Arg]) -> Option<VarId> {
     args.iter().find_map(|a| match a {
@@ -139,7 +139,7 @@ pub(super) fn beta(
 /// `if` (LANGUAGE.md §5): a symbolic splice, or a symbolic condition of
 /// three arguments, makes the body stuck; then `failed`, the first failing
 /// argument, decides; then the arity and the type of the condition.
-pub(super) fn rule_if(b: &Body, app: &App, args: Vec<Arg>, vars: &Vars, failed: Option<Verdict>) -> Verdict {
+pub(super) fn rule_if(b: &Body, app: &Application, args: Vec<Arg>, vars: &Vars, failed: Option<Verdict>) -> Verdict {
     if let Some(var) = symbolic_splice(&args) {
         return Verdict::Stuck(Stuck {
             var,

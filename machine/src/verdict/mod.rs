@@ -19,7 +19,7 @@ use crate::print::short_atom;
 use crate::run::Rule;
 use crate::span::Span;
 use crate::subst::Copier;
-use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, Lambda, RecLambda, SExp, VarId, Vars};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, RecLambda, SExp, VarId, Vars};
 use checks::{beta, rule_exit, rule_if};
 
 /// Why an active body cannot execute.
@@ -151,7 +151,7 @@ pub fn verdict(b: &Body, vars: &mut Vars, recs: &RecScope) -> Verdict {
 /// the condition of `if`). Only then does the first failing argument (or
 /// head) decide the error, and after it the rule's own checks (arity, the
 /// type of the condition).
-fn verdict_app(b: &Body, app: &App, vars: &Vars, recs: &RecScope) -> Verdict {
+fn verdict_app(b: &Body, app: &Application, vars: &Vars, recs: &RecScope) -> Verdict {
     let mut args = Vec::with_capacity(app.args.len());
     // The first failure; its argument stands as a placeholder in `args`,
     // so that the splices after it keep their positions.

@@ -133,7 +133,7 @@ pub enum NodeKind {
 
 /// A node: what it stands for, a short label, and its source.
 #[derive(Clone, Debug)]
-pub struct Node {
+pub struct LambdaGraphNode {
     /// What it stands for.
     pub kind: NodeKind,
     /// A one-line label with printed names.
@@ -142,7 +142,7 @@ pub struct Node {
     pub span: Option<Span>,
 }
 
-impl fmt::Display for Node {
+impl fmt::Display for LambdaGraphNode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.label)
     }
@@ -165,7 +165,7 @@ pub struct VarView {
 /// A term as a graph.
 pub struct LambdaGraph {
     /// The nodes and edges, numbered in depth-first reading order.
-    pub graph: Graph<Node, EdgeKind>,
+    pub graph: Graph<LambdaGraphNode, EdgeKind>,
     /// The variables met in the term (binders, occurrences, staging
     /// expressions), with their printed names.
     pub vars: HashMap<VarId, VarView>,
@@ -207,7 +207,7 @@ enum Labelled<'t> {
 }
 
 struct Builder<'v> {
-    graph: Graph<Node, EdgeKind>,
+    graph: Graph<LambdaGraphNode, EdgeKind>,
     source: &'v Vars,
     names: Names<'v>,
     fv: FreeVars,
@@ -364,9 +364,9 @@ impl LambdaGraph {
         Some(self.dot_of(sources, &part, Some(NodeIndex::new(at))))
     }
 
-    fn dot_of(&self, sources: &SourceMap, graph: &Graph<Node, EdgeKind>, focus: Option<NodeIndex>) -> String {
+    fn dot_of(&self, sources: &SourceMap, graph: &Graph<LambdaGraphNode, EdgeKind>, focus: Option<NodeIndex>) -> String {
         let places = Places::new(sources);
-        let node_attrs = |_: &Graph<Node, EdgeKind>, (n, node): (NodeIndex, &Node)| -> String {
+        let node_attrs = |_: &Graph<LambdaGraphNode, EdgeKind>, (n, node): (NodeIndex, &LambdaGraphNode)| -> String {
             let focus = if Some(n) == focus { "peripheries=2 penwidth=2 " } else { "" };
             let mut label = node.label.clone();
             let shape = match &node.kind {
@@ -389,7 +389,7 @@ impl LambdaGraph {
             };
             format!("label=\"{}\" shape={shape} {focus}", dot_escape(&label))
         };
-        let edge_attrs = |_: &Graph<Node, EdgeKind>, _: petgraph::graph::EdgeReference<'_, EdgeKind>| String::new();
+        let edge_attrs = |_: &Graph<LambdaGraphNode, EdgeKind>, _: petgraph::graph::EdgeReference<'_, EdgeKind>| String::new();
         let config = [Config::NodeNoLabel, Config::GraphContentOnly];
         let dot = Dot::with_attr_getters(graph, &config, &edge_attrs, &node_attrs);
         format!(
@@ -413,7 +413,7 @@ pub(crate) fn status_line(status: &Status, vars: &HashMap<VarId, VarView>) -> St
 }
 
 impl Builder<'_> {
-    fn add(&mut self, node: Node, from: Option<(NodeIndex, EdgeKind)>) -> NodeIndex {
+    fn add(&mut self, node: LambdaGraphNode, from: Option<(NodeIndex, EdgeKind)>) -> NodeIndex {
         let n = self.graph.add_node(node);
         if let Some((parent, kind)) = from {
             self.graph.add_edge(parent, n, kind);
@@ -479,7 +479,7 @@ impl Builder<'_> {
         match &b.cmd {
             Cmd::Fix(fix) => {
                 let saved = self.enter(&[fix.sparam, fix.name], &[&fix.lam.body, &fix.body]);
-                let node = Node {
+                let node = LambdaGraphNode {
                     kind: NodeKind::Body {
                         status,
                         stage_vars,
@@ -515,7 +515,7 @@ impl Builder<'_> {
                 for &(copy, first) in &held.aliases {
                     undo.push((copy, self.hoisted.insert(copy, first)));
                 }
-                let node = Node {
+                let node = LambdaGraphNode {
                     kind: NodeKind::Body {
                         status,
                         stage_vars,
@@ -590,7 +590,7 @@ impl Builder<'_> {
             Some(name) => format!("fix {}{head}", self.names.name(self.hoisted.get(&name).copied().unwrap_or(name))),
             None => head,
         };
-        let node = Node {
+        let node = LambdaGraphNode {
             kind: NodeKind::Lambda {
                 sparam: l.sparam,
                 params: l.params.clone(),
@@ -650,7 +650,7 @@ impl Builder<'_> {
             Atom::Tuple(_) => String::new(),
             _ => atom_label(a, &mut self.names, &mut self.fv, &self.hoisted, &|_| None, ATOM_MAX),
         };
-        let node = Node { kind, label, span };
+        let node = LambdaGraphNode { kind, label, span };
         let n = self.add(node, from);
         if let Atom::Tuple(_) = a {
             tasks.push(Task::Label(n, Labelled::Atom(a)));

@@ -25,7 +25,7 @@ use super::lambda_graph::{LambdaGraph, NodeKind};
 use super::status::Status;
 use crate::print::{PrintMap, Printer};
 use crate::span::Span;
-use crate::term::{App, Arg, Atom, Body, Builtin, Cmd, SExp, Sugar, VarId, Vars};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, SExp, Sugar, VarId, Vars};
 
 /// A term printed canonically, with where each body and variable stands in
 /// the text.
@@ -133,7 +133,7 @@ impl ProgramView {
     /// [`ProgramView::print_program`] is of [`ProgramView::with_graph`].
     pub fn print_value_body(wrapper: &Body, vars: &Vars) -> Printed {
         let (text, map) = match &wrapper.cmd {
-            Cmd::App(App { args, .. }) => match args.first() {
+            Cmd::App(Application { args, .. }) => match args.first() {
                 Some(Arg::Atom(copy)) | Some(Arg::Splice(copy)) => Printer::recording(vars).atom_map(copy),
                 None => (String::from("\n"), PrintMap::default()),
             },
@@ -180,7 +180,7 @@ impl ProgramView {
     pub fn value_body(value: &Atom) -> Body {
         Body {
             stage: SExp::Const(false),
-            cmd: Cmd::App(App {
+            cmd: Cmd::App(Application {
                 head: Atom::Builtin(Builtin::Exit),
                 args: vec![Arg::Atom(value.clone())],
                 sugar: Sugar::None,

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use crate::expr::{Expr, ExprKind};
-use crate::term::{App, Arg, Atom, Body, Cmd, RecLambda, SExp, VarId, Vars};
+use crate::term::{Application, Arg, Atom, Body, Cmd, RecLambda, SExp, VarId, Vars};
 use crate::verdict::{stage_value, verdict, RecScope, Verdict};
 
 /// What a body is in the current term.
@@ -85,7 +85,7 @@ pub fn local_status(b: &Body, vars: &mut Vars, recs: &RecScope) -> Status {
     };
     let shallow = Body {
         stage: SExp::Const(true),
-        cmd: Cmd::App(App {
+        cmd: Cmd::App(Application {
             head: shallow_atom(&app.head),
             args: app
                 .args

@@ -15,7 +15,7 @@
 //! the same step, and stops (materializing its state back into the graph,
 //! [`out`]) at anything else: a body that is inactive, stuck, failing or
 //! about to `$exit`, a splice or a head it does not know, a body after
-//! which a body nested in it might be pending ([`tpl::Watch`]) and that it
+//! which a body nested in it might be pending ([`template::Watch`]) and that it
 //! cannot reduce under ([`Run::descend`]), closures that nest or tuples that
 //! grow past its bounds, the step budget it was given, the clock (read
 //! every 1024 steps) and [`MAX_LIVE`] values held. The
@@ -35,10 +35,10 @@
 //! so a program that never suits it pays a bounded share of its steps for
 //! the attempts.
 
-mod out;
+mod materialize;
 mod quick;
 mod res;
-mod tpl;
+mod template;
 mod tuples;
 mod val;
 
@@ -49,22 +49,22 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::lit::Lit;
-use super::node::{Cmd, Kind, NodeId};
+use super::node::{Kind, NodeCmd, NodeId};
 use super::Machine;
 use crate::expr::eval::eval_with;
 use crate::run::Rule;
 use crate::span::Span;
 use crate::term::Builtin;
-use res::{Hole, Res, ResState};
-use tpl::{Compiler, TArg, TAtom, TCmd, TLam, TStage, Watch, NO_SLOT};
-use val::{Frame, Tup, V};
+use res::{Hole, Residual, ResidualState};
+use template::{ArgTemplate, AtomTemplate, CmdTemplate, Compiler, LamTemplate, StageTemplate, Watch, NO_SLOT};
+use val::{Frame, Tup, Value};
 
 /// `always`, the staging argument of every β a run takes.
-const ALWAYS: V = V::Lit(Lit::Stage(true));
+const ALWAYS: Value = Value::Lit(Lit::Stage(true));
 
 /// The values a β binds in slots: the arguments (and a recursive lambda's
 /// own value); the staging parameter, `always`, has none.
-type Args = Vec<V>;
+type Args = Vec<Value>;
 
 /// When a fast run is tried again after one that ended early.
 #[derive(Clone, Copy, Debug)]
@@ -105,24 +105,24 @@ const MAX_LIVE: u64 = 1 << 20;
 const CLOCK_EVERY: u64 = <Machine as crate::run::Stepper>::CLOCK_EVERY;
 
 /// What comes next in a fast run.
-enum Cur {
+enum Current {
     /// The body of a template, in a frame; with a source, the β of that
     /// template applied to nothing there instead (the body an `if` left,
     /// the branch inlined in the frame of the `if`'s body).
-    Body(Rc<TLam>, Rc<Frame>, Option<Span>),
+    Body(Rc<LamTemplate>, Rc<Frame>, Option<Span>),
     /// The body an `if` left: this value applied to nothing, staged on
     /// `always`, at this source.
-    Call(V, Span),
+    Call(Value, Span),
 }
 
 /// Values that stand for atoms of the current body, by position (0: the
 /// head, `i`: argument `i`): the residuals of the lambdas reduced under
 /// before it runs.
-type Overrides = SmallVec<[(u32, V); 2]>;
+type Overrides = SmallVec<[(u32, Value); 2]>;
 
 /// A body a residual was left at, with its overrides.
 struct Suspended {
-    cur: Cur,
+    cur: Current,
     overrides: Overrides,
 }
 
@@ -131,10 +131,10 @@ struct Suspended {
 /// frame has values, is reduced with its parameters symbolic (holes) before
 /// `parent` runs, innermost first, as the reference order has it.
 struct SubRun {
-    parent: Cur,
+    parent: Current,
     overrides: Overrides,
     atom: u32,
-    lam: Rc<TLam>,
+    lam: Rc<LamTemplate>,
     /// How deeply values nest in its frame when it starts (the frame
     /// itself is the run's alone, so that inlined lambdas write slots in
     /// it).
@@ -174,7 +174,7 @@ enum After {
 }
 
 /// A recursive lambda's own value, for the last slot of its frame.
-enum Own {
+enum OwnName {
     /// Not a recursive lambda.
     None,
     /// A recursive value of the run: the lambda made in the environment.
@@ -183,14 +183,14 @@ enum Own {
     Shared(NodeId),
 }
 
-impl Own {
+impl OwnName {
     /// The value, for the template `l` made in `env`.
-    fn value(&self, l: &Rc<TLam>, env: Option<&Rc<Frame>>) -> Option<V> {
+    fn value(&self, l: &Rc<LamTemplate>, env: Option<&Rc<Frame>>) -> Option<Value> {
         match (self, env) {
-            (Own::None, _) => None,
-            (Own::Rec, Some(e)) => Some(V::rec(l.clone(), e.clone())),
-            (Own::Rec, None) => None,
-            (Own::Shared(t), _) => Some(V::Shared(*t)),
+            (OwnName::None, _) => None,
+            (OwnName::Rec, Some(e)) => Some(Value::rec(l.clone(), e.clone())),
+            (OwnName::Rec, None) => None,
+            (OwnName::Shared(t), _) => Some(Value::Shared(*t)),
         }
     }
 }
@@ -220,7 +220,7 @@ enum Step {
 struct Run<'m> {
     m: &'m Machine,
     /// Templates of the shared lambdas called so far.
-    lams: FxHashMap<NodeId, Rc<TLam>>,
+    lams: FxHashMap<NodeId, Rc<LamTemplate>>,
     /// Graph nodes compiled so far.
     used: usize,
     /// Variables bound (for `--stats`).
@@ -243,7 +243,7 @@ struct Run<'m> {
     /// taken: where it stands among them, and the value. It binds the
     /// callee's rest parameter when it lands exactly there
     /// ([`Run::rest_args`]).
-    symbolic_splice: Option<(usize, V)>,
+    symbolic_splice: Option<(usize, Value)>,
 }
 
 impl Machine {
@@ -296,7 +296,7 @@ impl Machine {
             symbolic_splice: None,
         };
         let frame = Frame::new(None, val::slots([], entry.nslots as usize), Some(entry.clone()))?;
-        let mut cur = Cur::Body(entry, frame, None);
+        let mut cur = Current::Body(entry, frame, None);
         let live_before = val::live_values();
         // What the run may hold: its bound, and no more than the graph may
         // still grow by (`--max-nodes`), so that a run does not take a
@@ -378,7 +378,7 @@ impl Machine {
     /// was.
     fn share_lists_of(&mut self, b: NodeId) -> bool {
         let Some(body) = self.g.body(b) else { return false };
-        let Cmd::App { args, .. } = &body.cmd else { return false };
+        let NodeCmd::App { args, .. } = &body.cmd else { return false };
         let lists: SmallVec<[NodeId; 4]> = args
             .iter()
             .map(|&a| match self.g.kind(a) {
@@ -408,9 +408,9 @@ impl Machine {
 impl Run<'_> {
     /// Attempts the step `cur` stands for, replacing `cur` by its result.
     #[inline(always)]
-    fn step(&mut self, cur: &mut Cur) -> Step {
+    fn step(&mut self, cur: &mut Current) -> Step {
         let (h, mut vals, expr, span, once) = match cur {
-            Cur::Body(lam, frame, enter) => {
+            Current::Body(lam, frame, enter) => {
                 if let Some(span) = enter.take() {
                     // The β of the branch an `if` took, applied to nothing:
                     // its only binder, the staging parameter, has no slot.
@@ -428,8 +428,8 @@ impl Run<'_> {
                 }
                 let span = body.span;
                 match &body.cmd {
-                    TCmd::Fix { lam: rl, scope } => {
-                        let rec = V::rec(rl.clone(), frame.clone());
+                    CmdTemplate::Fix { lam: rl, scope } => {
+                        let rec = Value::rec(rl.clone(), frame.clone());
                         let Some(f) = Frame::new(Some(frame.clone()), val::slots([rec], scope.nslots as usize), Some(scope.clone())) else {
                             return Step::Stop;
                         };
@@ -442,14 +442,14 @@ impl Run<'_> {
                         } else {
                             After::Halt
                         };
-                        *cur = Cur::Body(scope.clone(), f, None);
+                        *cur = Current::Body(scope.clone(), f, None);
                         return Step::Done {
                             rule: Rule::Fix,
                             span,
                             after,
                         };
                     }
-                    TCmd::Let { lam: l, args, rule, .. } => {
+                    CmdTemplate::Let { lam: l, args, rule, .. } => {
                         let Some(at) = l.inline_at else { return Step::Stop };
                         // Each argument to its slot as it comes: a stop half
                         // way leaves slots of a lambda not applied, which
@@ -467,14 +467,14 @@ impl Run<'_> {
                         *lam = l.clone();
                         return Step::Done { rule, span, after };
                     }
-                    TCmd::If { cond, yes, no, .. } => {
+                    CmdTemplate::If { cond, yes, no, .. } => {
                         let c = match cond {
-                            TAtom::Var(p) => match frame.get(p.pup, p.pix) {
-                                Some(V::Lit(Lit::Bool(c))) => *c,
+                            AtomTemplate::Var(p) => match frame.get(p.pup, p.pix) {
+                                Some(Value::Lit(Lit::Bool(c))) => *c,
                                 _ => return Step::Stop,
                             },
                             _ => match self.eval(cond, frame) {
-                                Some(V::Lit(Lit::Bool(c))) => c,
+                                Some(Value::Lit(Lit::Bool(c))) => c,
                                 _ => return Step::Stop,
                             },
                         };
@@ -489,7 +489,7 @@ impl Run<'_> {
                             after: After::Go,
                         };
                     }
-                    TCmd::App { head, args, plain, .. } => {
+                    CmdTemplate::App { head, args, plain, .. } => {
                         // Under a lambda, a body whose head is symbolic is
                         // stuck, whatever its arguments (stuck wins over
                         // failure).
@@ -507,7 +507,7 @@ impl Run<'_> {
                             // alone holds. The frame is rewritten (as
                             // `beta` would): nothing is cloned to call.
                             for a in args.iter() {
-                                let TArg::Atom(x) = a else { return Step::Stop };
+                                let ArgTemplate::Atom(x) = a else { return Step::Stop };
                                 let Some(v) = self.eval(x, frame) else { return Step::Stop };
                                 vals.push(v);
                             }
@@ -530,8 +530,8 @@ impl Run<'_> {
                         }
                         for (i, a) in (1u32..).zip(args.iter()) {
                             let ok = match a {
-                                TArg::Atom(x) => self.eval_at(i, x, frame).map(|v| vals.push(v)),
-                                TArg::Splice(x) => match self.eval_at(i, x, frame) {
+                                ArgTemplate::Atom(x) => self.eval_at(i, x, frame).map(|v| vals.push(v)),
+                                ArgTemplate::Splice(x) => match self.eval_at(i, x, frame) {
                                     // At most one, which only a rest
                                     // parameter takes.
                                     Some(t) if t.is_symbolic() && self.symbolic_splice.is_none() => {
@@ -547,7 +547,7 @@ impl Run<'_> {
                             }
                         }
                         let Some(h) = self.eval_at(0, head, frame) else { return Step::Stop };
-                        let expr = matches!(&**args, [TArg::Atom(TAtom::Expr(..))]);
+                        let expr = matches!(&**args, [ArgTemplate::Atom(AtomTemplate::Expr(..))]);
                         // A residual standing for the head is held by the
                         // overrides alone.
                         let once = last_read(head, frame) || self.overrides.iter().any(|(j, _)| *j == 0);
@@ -555,7 +555,7 @@ impl Run<'_> {
                     }
                 }
             }
-            Cur::Call(h, span) => (h.clone(), std::mem::take(&mut self.args), false, *span, false),
+            Current::Call(h, span) => (h.clone(), std::mem::take(&mut self.args), false, *span, false),
         };
         // The overrides are the executed body's: kept only if it does not
         // execute (a β of a residual makes those of the body it resumes).
@@ -588,7 +588,7 @@ impl Run<'_> {
     /// (The overrides stay until the step is done: one that stops leaves
     /// them for the state built back.)
     #[inline(always)]
-    fn eval_at(&self, i: u32, a: &TAtom, frame: &Rc<Frame>) -> Option<V> {
+    fn eval_at(&self, i: u32, a: &AtomTemplate, frame: &Rc<Frame>) -> Option<Value> {
         if !self.overrides.is_empty() {
             if let Some((_, v)) = self.overrides.iter().find(|(j, _)| *j == i) {
                 return Some(v.clone());
@@ -599,11 +599,11 @@ impl Run<'_> {
 
     /// Whether the head `a` is symbolic in `frame`: a graph variable, or a
     /// parameter of a lambda reduced under.
-    fn head_is_symbolic(&self, a: &TAtom, frame: &Rc<Frame>) -> bool {
+    fn head_is_symbolic(&self, a: &AtomTemplate, frame: &Rc<Frame>) -> bool {
         match a {
-            TAtom::Sym(_) => true,
-            TAtom::Var(p) => frame.get(p.pup, p.pix).is_some_and(V::is_symbolic),
-            TAtom::SParam(p) => self.sparam(p, frame).is_symbolic(),
+            AtomTemplate::Sym(_) => true,
+            AtomTemplate::Var(p) => frame.get(p.pup, p.pix).is_some_and(Value::is_symbolic),
+            AtomTemplate::SParam(p) => self.sparam(p, frame).is_symbolic(),
             _ => false,
         }
     }
@@ -613,11 +613,11 @@ impl Run<'_> {
     /// is `always` where it runs (its lambda applied, or reduced under only
     /// when the body's stage is true).
     #[inline(always)]
-    fn active(&self, lam: &TLam, frame: &Rc<Frame>) -> bool {
+    fn active(&self, lam: &LamTemplate, frame: &Rc<Frame>) -> bool {
         let body = &lam.body;
         let natural = match &*body.stage {
-            TStage::SParam(p) => p.up == 0 && (p.pix != NO_SLOT || frame.sparam.is_none()),
-            TStage::Const(b) => *b,
+            StageTemplate::SParam(p) => p.up == 0 && (p.pix != NO_SLOT || frame.sparam.is_none()),
+            StageTemplate::Const(b) => *b,
             _ => false,
         };
         natural || self.stage(&body.stage, 0, 0, frame)
@@ -626,7 +626,7 @@ impl Run<'_> {
     /// Whether the head `a` in `frame` is symbolic, unless a residual
     /// stands for it (`overrides`).
     #[inline(always)]
-    fn symbolic_head(&self, a: &TAtom, frame: &Rc<Frame>, overrides: &Overrides) -> bool {
+    fn symbolic_head(&self, a: &AtomTemplate, frame: &Rc<Frame>, overrides: &Overrides) -> bool {
         !overrides.iter().any(|(j, _)| *j == 0) && self.head_is_symbolic(a, frame)
     }
 
@@ -634,8 +634,8 @@ impl Run<'_> {
     /// body that a hole filled since woke: its body left blocked is not
     /// any more, or a lambda or residual standing in it has a body that
     /// is active.
-    fn wakes(&self, v: &V) -> bool {
-        let V::Res(r) = v else { return false };
+    fn wakes(&self, v: &Value) -> bool {
+        let Value::Residual(r) = v else { return false };
         let Some(st) = r.state.take() else { return false };
         let woke = !st.outer.as_ref().is_some_and(|o| o.iter().all(|h| h.value.get().is_none())) && self.woken(&st.at);
         r.state.set(Some(st));
@@ -645,18 +645,18 @@ impl Run<'_> {
     /// Whether the body a reduction under a lambda was left at may have a
     /// step to take now ([`Run::wakes`]).
     fn woken(&self, at: &Suspended) -> bool {
-        let Cur::Body(lam, frame, None) = &at.cur else { return false };
-        let TCmd::App { head, args, .. } = &lam.body.cmd else {
+        let Current::Body(lam, frame, None) = &at.cur else { return false };
+        let CmdTemplate::App { head, args, .. } = &lam.body.cmd else {
             return self.active(lam, frame) || !self.quiet(&lam.body.watch, frame);
         };
         if self.active(lam, frame) && !self.symbolic_head(head, frame, &at.overrides) {
             return true;
         }
-        let atoms = std::iter::once(head).chain(args.iter().map(|(TArg::Atom(x) | TArg::Splice(x))| x));
+        let atoms = std::iter::once(head).chain(args.iter().map(|(ArgTemplate::Atom(x) | ArgTemplate::Splice(x))| x));
         (0u32..).zip(atoms).any(|(i, x)| match at.overrides.iter().find(|(j, _)| *j == i) {
             Some((_, v)) => self.wakes(v),
             None => match x {
-                TAtom::Lam(l) => self.reduces_under(l, frame),
+                AtomTemplate::Lam(l) => self.reduces_under(l, frame),
                 _ => !self.atom_quiet(x, frame),
             },
         })
@@ -667,7 +667,7 @@ impl Run<'_> {
     /// an active body (its own then blocks at once). [`Run::descend`]
     /// reduces under it, and [`Run::woken`] counts it, on this one test.
     #[inline]
-    fn reduces_under(&self, l: &TLam, frame: &Rc<Frame>) -> bool {
+    fn reduces_under(&self, l: &LamTemplate, frame: &Rc<Frame>) -> bool {
         self.stage(&l.body.stage, 1, 1, frame) || !self.quiet(&l.watch, frame)
     }
 
@@ -676,8 +676,8 @@ impl Run<'_> {
     /// being filled wakes: the holes of enclosing reductions those bodies
     /// may wait on are marked watched, so that a run leaves their filling
     /// to the graph ([`Hole::watched`]).
-    fn watch_escaping(&self, v: &V) {
-        let V::Res(r) = v else { return };
+    fn watch_escaping(&self, v: &Value) {
+        let Value::Residual(r) = v else { return };
         let Some(st) = r.state.take() else { return };
         match &st.outer {
             Some(o) => o.iter().filter_map(Hole::unfilled).for_each(|h| h.watched.set(true)),
@@ -702,24 +702,24 @@ impl Run<'_> {
                 }
             }
         };
-        if let Cur::Body(lam, frame, _) = &at.cur {
+        if let Current::Body(lam, frame, _) = &at.cur {
             stage_holes(&lam.body.stage, 0, 0, frame, &mut add);
             for (d, pd, s) in lam.body.watch.as_ref()?.iter() {
                 stage_holes(s, *d, *pd, frame, &mut add);
             }
-            if let TCmd::App { head, .. } = &lam.body.cmd {
+            if let CmdTemplate::App { head, .. } = &lam.body.cmd {
                 let h = match head {
-                    TAtom::Var(p) => frame.get(p.pup, p.pix).cloned(),
-                    TAtom::SParam(p) => Some(self.sparam(p, frame)),
+                    AtomTemplate::Var(p) => frame.get(p.pup, p.pix).cloned(),
+                    AtomTemplate::SParam(p) => Some(self.sparam(p, frame)),
                     _ => None,
                 };
-                if let Some(V::Hole(h)) = h.as_ref().map(V::resolved) {
+                if let Some(Value::Hole(h)) = h.as_ref().map(Value::resolved) {
                     add(h);
                 }
             }
         }
         for (_, v) in &at.overrides {
-            if let V::Res(r) = v {
+            if let Value::Residual(r) = v {
                 let st = r.state.take()?;
                 let known = st.outer.as_ref().map(|o| o.iter().for_each(&mut add));
                 r.state.set(Some(st));
@@ -745,14 +745,14 @@ impl Run<'_> {
     /// the first whose body is active: `Some(true)`, the run goes on with
     /// that body, `cur` waiting for its residual; `Some(false)`: none is
     /// left, the body runs; `None`: a shape the run does not take.
-    fn descend(&mut self, cur: &mut Cur) -> Option<bool> {
-        let Cur::Body(lam, frame, None) = cur else { return None };
-        let TCmd::App { head, args, .. } = &lam.body.cmd else {
+    fn descend(&mut self, cur: &mut Current) -> Option<bool> {
+        let Current::Body(lam, frame, None) = cur else { return None };
+        let CmdTemplate::App { head, args, .. } = &lam.body.cmd else {
             // A `let`, `if` or `fix`: nothing to reduce under unless
             // something nested is active.
             return self.quiet(&lam.body.watch, frame).then_some(false);
         };
-        let atoms = std::iter::once(head).chain(args.iter().map(|(TArg::Atom(x) | TArg::Splice(x))| x));
+        let atoms = std::iter::once(head).chain(args.iter().map(|(ArgTemplate::Atom(x) | ArgTemplate::Splice(x))| x));
         let mut start = None;
         // At the top of a run that may split, the lambdas to reduce under
         // are counted: two or more are independent reductions.
@@ -771,7 +771,7 @@ impl Run<'_> {
                 continue;
             }
             match x {
-                TAtom::Lam(l) => {
+                AtomTemplate::Lam(l) => {
                     if self.reduces_under(l, frame) {
                         active += 1;
                         start = start.or_else(|| Some((i, Some(l.clone()))));
@@ -799,13 +799,13 @@ impl Run<'_> {
         let start = res::peek_seq();
         let sparam = Hole::new(*l.origins.first()?);
         let params: SmallVec<[Rc<Hole>; 4]> = l.origins.get(1..=l.k)?.iter().map(|&o| Hole::new(o)).collect();
-        let vals = val::slots(params.iter().map(|h| V::Hole(h.clone())), l.nslots as usize);
+        let vals = val::slots(params.iter().map(|h| Value::Hole(h.clone())), l.nslots as usize);
         let f = Frame::reduced_under(frame.clone(), vals, l.clone(), sparam.clone())?;
         let mut holes = SmallVec::new();
         holes.push(sparam);
         holes.extend(params);
         let depth = f.depth.get();
-        let parent = std::mem::replace(cur, Cur::Body(l.clone(), f, None));
+        let parent = std::mem::replace(cur, Current::Body(l.clone(), f, None));
         let overrides = std::mem::take(&mut self.overrides);
         self.subs.push(SubRun {
             parent,
@@ -824,16 +824,16 @@ impl Run<'_> {
     /// current body, a body in it woken by a hole filled since: the
     /// reduction goes on where it was left, `cur` waiting for the new
     /// residual (`Some(true)`). `None`: something else holds the residual.
-    fn resume(&mut self, cur: &mut Cur, atom: u32) -> Option<bool> {
+    fn resume(&mut self, cur: &mut Current, atom: u32) -> Option<bool> {
         let pos = self.overrides.iter().position(|(j, _)| *j == atom)?;
-        let V::Res(r) = &self.overrides[pos].1 else { return None };
+        let Value::Residual(r) = &self.overrides[pos].1 else { return None };
         if Rc::strong_count(r) != 1 {
             return None;
         }
         let st = r.state.take()?;
         let (lam, depth, before) = (r.lam.clone(), r.depth.saturating_sub(1), r.seq.clone());
         self.overrides.remove(pos);
-        let ResState { holes, at, .. } = *st;
+        let ResidualState { holes, at, .. } = *st;
         let parent = std::mem::replace(cur, at.cur);
         let overrides = std::mem::replace(&mut self.overrides, at.overrides);
         self.subs.push(SubRun {
@@ -850,11 +850,13 @@ impl Run<'_> {
     }
 
     /// Whether no body nested in the atom `a` (in lambdas of it) is active.
-    fn atom_quiet(&self, a: &TAtom, frame: &Rc<Frame>) -> bool {
+    fn atom_quiet(&self, a: &AtomTemplate, frame: &Rc<Frame>) -> bool {
         match a {
-            TAtom::Lam(l) | TAtom::Rec(l) => self.quiet(&l.watch, frame),
-            TAtom::Tuple(xs) => xs.iter().all(|(TArg::Atom(x) | TArg::Splice(x))| self.atom_quiet(x, frame)),
-            TAtom::Expr(_, kids, _) => kids.iter().all(|x| self.atom_quiet(x, frame)),
+            AtomTemplate::Lam(l) | AtomTemplate::Rec(l) => self.quiet(&l.watch, frame),
+            AtomTemplate::Tuple(xs) => xs
+                .iter()
+                .all(|(ArgTemplate::Atom(x) | ArgTemplate::Splice(x))| self.atom_quiet(x, frame)),
+            AtomTemplate::Expr(_, kids, _) => kids.iter().all(|x| self.atom_quiet(x, frame)),
             _ => true,
         }
     }
@@ -863,11 +865,11 @@ impl Run<'_> {
     /// the residual stands for the lambda in the body holding it, which
     /// becomes current. `None` (nothing changed): no reduction is in
     /// progress, or the residual would nest too deeply.
-    fn complete(&mut self, cur: &mut Cur) -> Option<()> {
+    fn complete(&mut self, cur: &mut Current) -> Option<()> {
         let sr = self.subs.last()?;
         let inner = match &*cur {
-            Cur::Body(_, f, _) => f.depth.get(),
-            Cur::Call(v, _) => v.depth(),
+            Current::Body(_, f, _) => f.depth.get(),
+            Current::Call(v, _) => v.depth(),
         };
         let depth = self
             .overrides
@@ -897,8 +899,8 @@ impl Run<'_> {
         } else {
             self.outer_holes(&sr.holes, &state)
         };
-        let res = Res::new(sr.lam, depth, seq, outer, sr.holes, state);
-        self.overrides.push((sr.atom, V::Res(Rc::new(res))));
+        let res = Residual::new(sr.lam, depth, seq, outer, sr.holes, state);
+        self.overrides.push((sr.atom, Value::Residual(Rc::new(res))));
         Some(())
     }
 
@@ -907,7 +909,7 @@ impl Run<'_> {
     /// apply again (`once`: the head was the last read of its slot) is
     /// applied in place, any other on a copy of what it made; one whose
     /// holes a body of a closure is staged on is left to the graph.
-    fn apply_res(&mut self, r: Rc<Res>, vals: &mut Args, once: bool, cur: &mut Cur) -> Option<After> {
+    fn apply_res(&mut self, r: Rc<Residual>, vals: &mut Args, once: bool, cur: &mut Current) -> Option<After> {
         let unique = Rc::strong_count(&r) == 1 || (once && Rc::strong_count(&r) == 2);
         self.rest_args(&r.lam, vals)?;
         if vals.len() != r.lam.k || vals.iter().any(|v| v.depth().saturating_add(r.depth) > val::MAX_DEPTH) {
@@ -925,7 +927,7 @@ impl Run<'_> {
             r.state.set(Some(st));
             Box::new(copy?)
         };
-        let ResState { holes, at, .. } = *state;
+        let ResidualState { holes, at, .. } = *state;
         let mut holes = holes.iter();
         let _ = holes.next()?.value.set(ALWAYS);
         for (h, v) in holes.zip(vals.drain(..)) {
@@ -936,8 +938,8 @@ impl Run<'_> {
         *cur = next;
         self.overrides = overrides;
         Some(match &*cur {
-            Cur::Body(_, _, None) if self.overrides.iter().any(|(_, v)| self.wakes(v)) => After::Look,
-            Cur::Body(lam, f, None) => self.after(&lam.body.watch, f),
+            Current::Body(_, _, None) if self.overrides.iter().any(|(_, v)| self.wakes(v)) => After::Look,
+            Current::Body(lam, f, None) => self.after(&lam.body.watch, f),
             // An `if`'s branch about to be entered, or a value about to be
             // applied: nothing else is nested.
             _ => After::Go,
@@ -946,7 +948,7 @@ impl Run<'_> {
 
     /// The arguments `vals` of a β of `l` with its rest parameter's made a
     /// tuple (`None`: too few arguments, or the tuple too big).
-    fn rest_args(&mut self, l: &TLam, vals: &mut Args) -> Option<()> {
+    fn rest_args(&mut self, l: &LamTemplate, vals: &mut Args) -> Option<()> {
         if let Some((at, t)) = self.symbolic_splice.take() {
             // A symbolic splice binds the rest parameter when every fixed
             // parameter before and after it has a known argument; anything
@@ -965,7 +967,7 @@ impl Run<'_> {
                 return None;
             }
             let tail: Args = vals.drain(vals.len() - after..).collect();
-            let middle: Vec<V> = vals.drain(r..).collect();
+            let middle: Vec<Value> = vals.drain(r..).collect();
             vals.push(Tup::value(middle)?);
             vals.extend(tail);
         }
@@ -974,10 +976,10 @@ impl Run<'_> {
 
     /// The value of a staging parameter read where its lambda runs:
     /// `always`, unless its lambda is reduced under (not applied).
-    fn sparam(&self, p: &tpl::Place, frame: &Rc<Frame>) -> V {
+    fn sparam(&self, p: &template::Place, frame: &Rc<Frame>) -> Value {
         if p.pix == NO_SLOT {
             if let Some(h) = frame.out(p.pup).and_then(|f| f.sparam.as_ref()) {
-                return V::Hole(h.clone()).resolved().clone();
+                return Value::Hole(h.clone()).resolved().clone();
             }
         }
         ALWAYS
@@ -988,35 +990,35 @@ impl Run<'_> {
     /// `cur` (`None`, `cur` as it was: anything else, or a β or `if` that
     /// would not execute).
     #[inline]
-    fn apply(&mut self, h: V, vals: &mut Args, expr: bool, span: Span, cur: &mut Cur, once: bool) -> Option<(Rule, After)> {
+    fn apply(&mut self, h: Value, vals: &mut Args, expr: bool, span: Span, cur: &mut Current, once: bool) -> Option<(Rule, After)> {
         let lambda_rule = if expr { Rule::Expr } else { Rule::Beta };
         let h = match h {
-            V::Hole(x) => x.value.get()?.clone(),
+            Value::Hole(x) => x.value.get()?.clone(),
             h => h,
         };
         match h {
-            V::Res(r) => self.apply_res(r, vals, once, cur).map(|a| (lambda_rule, a)),
-            V::Clo(l, env, _) => self.beta(l, Some(env), vals, Own::None, cur).map(|g| (lambda_rule, g)),
-            V::Rec(l, env, _) => self.beta(l, Some(env), vals, Own::Rec, cur).map(|g| (Rule::Beta, g)),
-            V::Shared(t) => match self.m.g.kind(t) {
+            Value::Residual(r) => self.apply_res(r, vals, once, cur).map(|a| (lambda_rule, a)),
+            Value::Clo(l, env, _) => self.beta(l, Some(env), vals, OwnName::None, cur).map(|g| (lambda_rule, g)),
+            Value::Rec(l, env, _) => self.beta(l, Some(env), vals, OwnName::Rec, cur).map(|g| (Rule::Beta, g)),
+            Value::Shared(t) => match self.m.g.kind(t) {
                 Kind::Lambda(_) => {
                     let l = self.shared_lam(t, None)?;
-                    self.beta(l, None, vals, Own::None, cur).map(|g| (lambda_rule, g))
+                    self.beta(l, None, vals, OwnName::None, cur).map(|g| (lambda_rule, g))
                 }
                 Kind::Rec { name, lam } => {
                     let (name, lam) = (*name, *lam);
                     let l = self.shared_lam(lam, Some(name))?;
-                    self.beta(l, None, vals, Own::Shared(t), cur).map(|g| (Rule::Beta, g))
+                    self.beta(l, None, vals, OwnName::Shared(t), cur).map(|g| (Rule::Beta, g))
                 }
                 _ => None,
             },
-            V::Lit(Lit::Builtin(Builtin::If)) => {
+            Value::Lit(Lit::Builtin(Builtin::If)) => {
                 if vals.len() != 3 || self.symbolic_splice.is_some() {
                     return None;
                 }
-                let V::Lit(Lit::Bool(c)) = vals[0] else { return None };
+                let Value::Lit(Lit::Bool(c)) = vals[0] else { return None };
                 let branch = vals.swap_remove(if c { 1 } else { 2 });
-                *cur = Cur::Call(branch, span);
+                *cur = Current::Call(branch, span);
                 Some((Rule::If, After::Go))
             }
             _ => None,
@@ -1028,14 +1030,14 @@ impl Run<'_> {
     /// The frame of the body `cur` stands at is reused when nothing else
     /// holds it (a tail call: a loop makes no frame).
     #[inline]
-    fn beta(&mut self, l: Rc<TLam>, env: Option<Rc<Frame>>, vals: &mut Args, own: Own, cur: &mut Cur) -> Option<After> {
+    fn beta(&mut self, l: Rc<LamTemplate>, env: Option<Rc<Frame>>, vals: &mut Args, own: OwnName, cur: &mut Current) -> Option<After> {
         let k = l.k;
         if l.rest.is_none() && (vals.len() != k || self.symbolic_splice.is_some()) {
             return None;
         }
         self.rest_args(&l, vals)?;
         let mut depth = Frame::fits(vals, env.as_ref())?;
-        if let (Own::Rec, Some(e)) = (&own, &env) {
+        if let (OwnName::Rec, Some(e)) = (&own, &env) {
             // Its own value, a recursive value made in `env`.
             depth = depth.max(e.depth.get() + 1);
             if depth > val::MAX_DEPTH {
@@ -1044,7 +1046,7 @@ impl Run<'_> {
         }
         self.bound += 1 + k as u64;
         let nslots = l.nslots as usize;
-        if let Cur::Body(lam, f, None) = cur {
+        if let Current::Body(lam, f, None) = cur {
             if let Some(fm) = Rc::get_mut(f) {
                 if fm.lam.as_ref().is_some_and(|m| Rc::ptr_eq(m, &l)) && same_frame(fm.up.as_ref(), env.as_ref()) {
                     // The same lambda in the same environment (a loop):
@@ -1063,7 +1065,7 @@ impl Run<'_> {
         debug_assert_eq!(vals.len() + 1, l.origins.len(), "a frame that does not fit its template");
         let fr = Frame::new(env, val::slots(vals.drain(..), nslots), Some(l.clone()))?;
         let after = self.after(&l.body.watch, &fr);
-        *cur = Cur::Body(l, fr, None);
+        *cur = Current::Body(l, fr, None);
         Some(after)
     }
 
@@ -1072,9 +1074,9 @@ impl Run<'_> {
     /// (a recursive value made in the frame around it), as many plain
     /// arguments as its parameters, and `frame` held by the run alone.
     #[inline]
-    fn loop_call(&self, head: &TAtom, args: &[TArg], frame: &Rc<Frame>) -> Option<usize> {
-        let TAtom::Var(p) = head else { return None };
-        let Some(V::Rec(l, env, _)) = frame.get(p.pup, p.pix) else {
+    fn loop_call(&self, head: &AtomTemplate, args: &[ArgTemplate], frame: &Rc<Frame>) -> Option<usize> {
+        let AtomTemplate::Var(p) = head else { return None };
+        let Some(Value::Rec(l, env, _)) = frame.get(p.pup, p.pix) else {
             return None;
         };
         let mine = frame.lam.as_ref().is_some_and(|m| Rc::ptr_eq(m, l)) && frame.up.as_ref().is_some_and(|u| Rc::ptr_eq(u, env));
@@ -1083,7 +1085,7 @@ impl Run<'_> {
 
     /// The template of a shared lambda (the lambda of a shared recursive
     /// value, with `name`), compiled once per run.
-    fn shared_lam(&mut self, lam: NodeId, name: Option<super::node::GVar>) -> Option<Rc<TLam>> {
+    fn shared_lam(&mut self, lam: NodeId, name: Option<super::node::GVar>) -> Option<Rc<LamTemplate>> {
         if let Some(l) = self.lams.get(&lam) {
             return Some(l.clone());
         }
@@ -1097,7 +1099,7 @@ impl Run<'_> {
 
     /// Whether no body that `w` watches from the place of `frame` is active.
     #[inline(always)]
-    fn quiet(&self, w: &tpl::Watch, frame: &Rc<Frame>) -> bool {
+    fn quiet(&self, w: &template::Watch, frame: &Rc<Frame>) -> bool {
         match w {
             Some(w) if w.is_empty() => true,
             Some(w) => w.iter().all(|(d, pd, s)| !self.stage(s, *d, *pd, frame)),
@@ -1110,22 +1112,27 @@ impl Run<'_> {
     /// body running in `frame`). The lambdas in between are not invoked
     /// (symbolic); a recursive lambda's name is true: once its `fix` ran it
     /// is concrete, and where its slot exists it holds the value.
-    fn stage(&self, s: &TStage, d: u32, pd: u32, frame: &Rc<Frame>) -> bool {
+    fn stage(&self, s: &StageTemplate, d: u32, pd: u32, frame: &Rc<Frame>) -> bool {
         match s {
-            TStage::Const(b) | TStage::Graph(_, b) => *b,
-            TStage::SParam(p) => {
+            StageTemplate::Const(b) | StageTemplate::Graph(_, b) => *b,
+            StageTemplate::SParam(p) => {
                 p.up >= d
                     && (p.pix != NO_SLOT
                         || p.pup
                             .checked_sub(pd)
                             .and_then(|up| frame.out(up))
-                            .is_none_or(|f| f.sparam.as_ref().is_none_or(|h| h.value.get().is_some_and(V::truth))))
+                            .is_none_or(|f| f.sparam.as_ref().is_none_or(|h| h.value.get().is_some_and(Value::truth))))
             }
-            TStage::Var(p) => p.up >= d && p.pup.checked_sub(pd).is_some_and(|up| frame.get(up, p.pix).is_some_and(V::truth)),
-            TStage::SelfVar(..) => true,
-            TStage::Not(x) => !self.stage(x, d, pd, frame),
-            TStage::And(a, b) => self.stage(a, d, pd, frame) && self.stage(b, d, pd, frame),
-            TStage::Or(a, b) => self.stage(a, d, pd, frame) || self.stage(b, d, pd, frame),
+            StageTemplate::Var(p) => {
+                p.up >= d
+                    && p.pup
+                        .checked_sub(pd)
+                        .is_some_and(|up| frame.get(up, p.pix).is_some_and(Value::truth))
+            }
+            StageTemplate::SelfVar(..) => true,
+            StageTemplate::Not(x) => !self.stage(x, d, pd, frame),
+            StageTemplate::And(a, b) => self.stage(a, d, pd, frame) && self.stage(b, d, pd, frame),
+            StageTemplate::Or(a, b) => self.stage(a, d, pd, frame) || self.stage(b, d, pd, frame),
         }
     }
 
@@ -1159,14 +1166,14 @@ impl Run<'_> {
 
     /// The elements of a spliced value: a known tuple's (`None`: anything
     /// else, which the graph machine decides).
-    fn splice(&self, t: V, out: &mut impl Extend<V>) -> Option<()> {
+    fn splice(&self, t: Value, out: &mut impl Extend<Value>) -> Option<()> {
         match t.resolved().clone() {
-            t @ (V::Tup(_) | V::Shared(_)) => tuples::elems_into(&self.m.g, &t, out)?,
-            V::Val(a) => match &*a {
+            t @ (Value::Tup(_) | Value::Shared(_)) => tuples::elems_into(&self.m.g, &t, out)?,
+            Value::Val(a) => match &*a {
                 crate::term::Atom::Tuple(xs) => {
                     for x in xs {
                         match x {
-                            crate::term::Arg::Atom(x) => out.extend([V::of_atom(x.clone())]),
+                            crate::term::Arg::Atom(x) => out.extend([Value::of_atom(x.clone())]),
                             crate::term::Arg::Splice(_) => return None,
                         }
                     }
@@ -1182,11 +1189,11 @@ impl Run<'_> {
     /// expression that is stuck or fails, or a value too big for a run).
     /// Slots and quick expressions without a call.
     #[inline(always)]
-    fn eval(&self, a: &TAtom, frame: &Rc<Frame>) -> Option<V> {
+    fn eval(&self, a: &AtomTemplate, frame: &Rc<Frame>) -> Option<Value> {
         match a {
-            TAtom::Var(p) => frame.get(p.pup, p.pix).cloned(),
-            TAtom::SParam(p) => Some(self.sparam(p, frame)),
-            TAtom::Expr(_, _, Some(q)) => match q.eval_by(frame) {
+            AtomTemplate::Var(p) => frame.get(p.pup, p.pix).cloned(),
+            AtomTemplate::SParam(p) => Some(self.sparam(p, frame)),
+            AtomTemplate::Expr(_, _, Some(q)) => match q.eval_by(frame) {
                 Some(v) => Some(v),
                 None => self.eval_slow(a, frame),
             },
@@ -1195,28 +1202,28 @@ impl Run<'_> {
     }
 
     #[inline(never)]
-    fn eval_slow(&self, a: &TAtom, frame: &Rc<Frame>) -> Option<V> {
+    fn eval_slow(&self, a: &AtomTemplate, frame: &Rc<Frame>) -> Option<Value> {
         Some(match a {
-            TAtom::Var(p) => frame.get(p.pup, p.pix)?.clone(),
-            TAtom::SParam(p) => self.sparam(p, frame),
-            TAtom::Sym(v) => V::Sym(*v),
-            TAtom::RecName(v) => V::RecName(*v),
-            TAtom::Lit(l) => V::Lit(l.clone()),
-            TAtom::Shared(t) => V::Shared(*t),
-            TAtom::Lam(l) => {
+            AtomTemplate::Var(p) => frame.get(p.pup, p.pix)?.clone(),
+            AtomTemplate::SParam(p) => self.sparam(p, frame),
+            AtomTemplate::Sym(v) => Value::Sym(*v),
+            AtomTemplate::RecName(v) => Value::RecName(*v),
+            AtomTemplate::Lit(l) => Value::Lit(l.clone()),
+            AtomTemplate::Shared(t) => Value::Shared(*t),
+            AtomTemplate::Lam(l) => {
                 self.watch_holes(&l.watch, frame);
-                V::closure(l.clone(), frame.clone())
+                Value::closure(l.clone(), frame.clone())
             }
-            TAtom::Rec(l) => {
+            AtomTemplate::Rec(l) => {
                 self.watch_holes(&l.watch, frame);
-                V::rec(l.clone(), frame.clone())
+                Value::rec(l.clone(), frame.clone())
             }
-            TAtom::Tuple(xs) => {
-                let mut out: SmallVec<[V; 4]> = SmallVec::new();
+            AtomTemplate::Tuple(xs) => {
+                let mut out: SmallVec<[Value; 4]> = SmallVec::new();
                 for x in xs.iter() {
                     match x {
-                        TArg::Atom(x) => out.push(self.eval(x, frame)?),
-                        TArg::Splice(x) => {
+                        ArgTemplate::Atom(x) => out.push(self.eval(x, frame)?),
+                        ArgTemplate::Splice(x) => {
                             let t = self.eval(x, frame)?;
                             self.splice(t, &mut out)?;
                         }
@@ -1224,9 +1231,9 @@ impl Run<'_> {
                 }
                 Tup::value(out.into_vec())?
             }
-            TAtom::Expr(e, kids, _) => {
+            AtomTemplate::Expr(e, kids, _) => {
                 // Its quick form, if any, did not answer (see `eval`).
-                let mut vals: SmallVec<[V; 4]> = SmallVec::new();
+                let mut vals: SmallVec<[Value; 4]> = SmallVec::new();
                 for k in kids.iter() {
                     vals.push(self.eval(k, frame)?);
                 }
@@ -1253,7 +1260,7 @@ impl Run<'_> {
                     ops.get(i).cloned()
                 })
                 .ok()?;
-                V::of_atom(r)
+                Value::of_atom(r)
             }
         })
     }
@@ -1261,11 +1268,11 @@ impl Run<'_> {
 
 /// Whether reading the head `a` in `frame` is the last read of a slot that
 /// holds a residual itself (not a hole it fills, which other slots may
-/// hold too): the only occurrence of its variable ([`tpl::Place::once`]),
+/// hold too): the only occurrence of its variable ([`template::Place::once`]),
 /// in the frame that binds it or in a frame whose chain up to that one
 /// nothing else holds, so that no other invocation can read the slot.
-fn last_read(a: &TAtom, frame: &Rc<Frame>) -> bool {
-    let TAtom::Var(p) = a else { return false };
+fn last_read(a: &AtomTemplate, frame: &Rc<Frame>) -> bool {
+    let AtomTemplate::Var(p) = a else { return false };
     if !p.once {
         return false;
     }
@@ -1276,47 +1283,47 @@ fn last_read(a: &TAtom, frame: &Rc<Frame>) -> bool {
             _ => return false,
         }
     }
-    matches!(f.vals.get(p.pix as usize).and_then(|c| c.get()), Some(V::Res(_)))
+    matches!(f.vals.get(p.pix as usize).and_then(|c| c.get()), Some(Value::Residual(_)))
 }
 
 /// Marks the unfilled holes the staging expression `s` of a body `d`
 /// lambdas inside the place of `frame` (`pd` with frames of their own)
 /// reads ([`Run::watch_holes`]).
-fn mark_holes(s: &TStage, d: u32, pd: u32, frame: &Rc<Frame>) {
+fn mark_holes(s: &StageTemplate, d: u32, pd: u32, frame: &Rc<Frame>) {
     stage_holes(s, d, pd, frame, &mut |h| h.watched.set(true));
 }
 
 /// Calls `f` on each unfilled hole the staging expression `s` of a body
 /// `d` lambdas inside the place of `frame` (`pd` with frames of their own)
 /// reads.
-fn stage_holes(s: &TStage, d: u32, pd: u32, frame: &Rc<Frame>, f: &mut dyn FnMut(&Rc<Hole>)) {
-    let hole_at = |p: &tpl::Place| -> Option<Rc<Hole>> {
+fn stage_holes(s: &StageTemplate, d: u32, pd: u32, frame: &Rc<Frame>, f: &mut dyn FnMut(&Rc<Hole>)) {
+    let hole_at = |p: &template::Place| -> Option<Rc<Hole>> {
         if p.up < d {
             return None;
         }
         let f = frame.out(p.pup.checked_sub(pd)?)?;
         let v = if p.pix == NO_SLOT {
-            V::Hole(f.sparam.clone()?)
+            Value::Hole(f.sparam.clone()?)
         } else {
             f.vals.get(p.pix as usize)?.get()?.clone()
         };
         match v.resolved() {
-            V::Hole(h) => Some(h.clone()),
+            Value::Hole(h) => Some(h.clone()),
             _ => None,
         }
     };
     match s {
-        TStage::Var(p) | TStage::SParam(p) => {
+        StageTemplate::Var(p) | StageTemplate::SParam(p) => {
             if let Some(h) = hole_at(p) {
                 f(&h);
             }
         }
-        TStage::Not(x) => stage_holes(x, d, pd, frame, f),
-        TStage::And(a, b) | TStage::Or(a, b) => {
+        StageTemplate::Not(x) => stage_holes(x, d, pd, frame, f),
+        StageTemplate::And(a, b) | StageTemplate::Or(a, b) => {
             stage_holes(a, d, pd, frame, f);
             stage_holes(b, d, pd, frame, f);
         }
-        TStage::Const(_) | TStage::Graph(..) | TStage::SelfVar(_) => {}
+        StageTemplate::Const(_) | StageTemplate::Graph(..) | StageTemplate::SelfVar(_) => {}
     }
 }
 

@@ -13,8 +13,8 @@
 use std::rc::Rc;
 
 use super::super::lit::Lit;
-use super::tpl::TAtom;
-use super::val::{Frame, V};
+use super::template::AtomTemplate;
+use super::val::{Frame, Value};
 use crate::expr::{BinOp, Expr, ExprKind, UnOp};
 use crate::term::Atom;
 
@@ -22,74 +22,74 @@ use crate::term::Atom;
 const MAX_DEPTH: u32 = 32;
 
 /// A quick expression.
-pub(super) enum Q {
+pub(super) enum QuickExpr {
     /// Placeholder `k`: operand `k`.
     Hole(u32),
     /// An operand that is a slot: this many frames out, this slot
-    /// ([`Q::resolve`]).
+    /// ([`QuickExpr::resolve`]).
     Slot(u32, u32),
     /// A binary operator other than `&&` and `||` on two leaves (the
     /// common `"i+1"`, `"i > N"`), evaluated without recursion.
     Leaves(BinOp, Leaf, Leaf),
     Int(i64),
     Bool(bool),
-    Neg(Box<Q>),
-    Not(Box<Q>),
-    Bin(BinOp, Box<Q>, Box<Q>),
+    Neg(Box<QuickExpr>),
+    Not(Box<QuickExpr>),
+    Bin(BinOp, Box<QuickExpr>, Box<QuickExpr>),
 }
 
-/// An operand of [`Q::Leaves`].
+/// An operand of [`QuickExpr::Leaves`].
 #[derive(Clone, Copy)]
 pub(super) enum Leaf {
     /// A slot: this many frames out, this slot.
     Slot(u32, u32),
     /// A number or boolean.
-    K(QV),
+    Const(QuickValue),
 }
 
 impl Leaf {
-    fn of(q: &Q) -> Option<Leaf> {
+    fn of(q: &QuickExpr) -> Option<Leaf> {
         match q {
-            Q::Slot(up, ix) => Some(Leaf::Slot(*up, *ix)),
-            Q::Int(i) => Some(Leaf::K(QV::I(*i))),
-            Q::Bool(b) => Some(Leaf::K(QV::B(*b))),
+            QuickExpr::Slot(up, ix) => Some(Leaf::Slot(*up, *ix)),
+            QuickExpr::Int(i) => Some(Leaf::Const(QuickValue::Int(*i))),
+            QuickExpr::Bool(b) => Some(Leaf::Const(QuickValue::Bool(*b))),
             _ => None,
         }
     }
 
     #[inline(always)]
-    fn value(self, ops: &impl Operands) -> Option<QV> {
+    fn value(self, ops: &impl Operands) -> Option<QuickValue> {
         match self {
             Leaf::Slot(up, ix) => ops.slot(up, ix),
-            Leaf::K(v) => Some(v),
+            Leaf::Const(v) => Some(v),
         }
     }
 }
 
 /// A quick value.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum QV {
+pub(super) enum QuickValue {
     /// An integer.
-    I(i64),
+    Int(i64),
     /// A boolean.
-    B(bool),
+    Bool(bool),
 }
 
-impl QV {
+impl QuickValue {
     /// The value it is.
-    pub(super) fn value(self) -> V {
+    pub(super) fn value(self) -> Value {
         match self {
-            QV::I(i) => V::Lit(Lit::Int(i)),
-            QV::B(b) => V::Lit(Lit::Bool(b)),
+            QuickValue::Int(i) => Value::Lit(Lit::Int(i)),
+            QuickValue::Bool(b) => Value::Lit(Lit::Bool(b)),
         }
     }
 
     /// The quick value of a value, if it has one.
     #[inline(always)]
-    pub(super) fn of(v: &V) -> Option<QV> {
+    pub(super) fn of(v: &Value) -> Option<QuickValue> {
         match v {
-            V::Lit(Lit::Int(i)) => Some(QV::I(*i)),
-            V::Lit(Lit::Bool(b)) => Some(QV::B(*b)),
+            Value::Lit(Lit::Int(i)) => Some(QuickValue::Int(*i)),
+            Value::Lit(Lit::Bool(b)) => Some(QuickValue::Bool(*b)),
             _ => None,
         }
     }
@@ -98,40 +98,44 @@ impl QV {
 /// Where a quick expression reads its operands.
 pub(super) trait Operands {
     /// Placeholder `k`.
-    fn hole(&self, k: u32) -> Option<QV>;
+    fn hole(&self, k: u32) -> Option<QuickValue>;
     /// The slot `ix` of the frame `up` frames out.
-    fn slot(&self, up: u32, ix: u32) -> Option<QV>;
+    fn slot(&self, up: u32, ix: u32) -> Option<QuickValue>;
 }
 
 /// A frame of a run: operands are its slots.
 impl Operands for Rc<Frame> {
-    fn hole(&self, _: u32) -> Option<QV> {
+    fn hole(&self, _: u32) -> Option<QuickValue> {
         None
     }
 
     #[inline(always)]
-    fn slot(&self, up: u32, ix: u32) -> Option<QV> {
-        QV::of(self.get(up, ix)?)
+    fn slot(&self, up: u32, ix: u32) -> Option<QuickValue> {
+        QuickValue::of(self.get(up, ix)?)
     }
 }
 
-impl Q {
+impl QuickExpr {
     /// The quick form of `e`, if it has one.
-    pub(super) fn of(e: &Expr) -> Option<Q> {
-        Q::of_at(e, 0)
+    pub(super) fn of(e: &Expr) -> Option<QuickExpr> {
+        QuickExpr::of_at(e, 0)
     }
 
-    fn of_at(e: &Expr, depth: u32) -> Option<Q> {
+    fn of_at(e: &Expr, depth: u32) -> Option<QuickExpr> {
         if depth > MAX_DEPTH {
             return None;
         }
         Some(match &e.kind {
-            ExprKind::Val(Atom::Var(v)) => Q::Hole(u32::try_from(super::super::node::hole_index(*v)?).ok()?),
-            ExprKind::Val(Atom::Int(i)) => Q::Int(*i),
-            ExprKind::Val(Atom::Bool(b)) => Q::Bool(*b),
-            ExprKind::Unary(UnOp::Neg, x) => Q::Neg(Box::new(Q::of_at(x, depth + 1)?)),
-            ExprKind::Unary(UnOp::Not, x) => Q::Not(Box::new(Q::of_at(x, depth + 1)?)),
-            ExprKind::Binary(op, a, b) => Q::Bin(*op, Box::new(Q::of_at(a, depth + 1)?), Box::new(Q::of_at(b, depth + 1)?)),
+            ExprKind::Val(Atom::Var(v)) => QuickExpr::Hole(u32::try_from(super::super::node::hole_index(*v)?).ok()?),
+            ExprKind::Val(Atom::Int(i)) => QuickExpr::Int(*i),
+            ExprKind::Val(Atom::Bool(b)) => QuickExpr::Bool(*b),
+            ExprKind::Unary(UnOp::Neg, x) => QuickExpr::Neg(Box::new(QuickExpr::of_at(x, depth + 1)?)),
+            ExprKind::Unary(UnOp::Not, x) => QuickExpr::Not(Box::new(QuickExpr::of_at(x, depth + 1)?)),
+            ExprKind::Binary(op, a, b) => QuickExpr::Bin(
+                *op,
+                Box::new(QuickExpr::of_at(a, depth + 1)?),
+                Box::new(QuickExpr::of_at(b, depth + 1)?),
+            ),
             _ => return None,
         })
     }
@@ -139,27 +143,27 @@ impl Q {
     /// The same with its placeholders replaced by the operands `kids`
     /// stand for: slots, integers, booleans (`None`: another operand, which
     /// a quick expression cannot read).
-    pub(super) fn resolve(&self, kids: &[TAtom]) -> Option<Q> {
-        let r = |x: &Q| x.resolve(kids).map(Box::new);
+    pub(super) fn resolve(&self, kids: &[AtomTemplate]) -> Option<QuickExpr> {
+        let r = |x: &QuickExpr| x.resolve(kids).map(Box::new);
         Some(match self {
-            Q::Hole(k) => match kids.get(*k as usize)? {
-                TAtom::Var(p) => Q::Slot(p.pup, p.pix),
-                TAtom::Lit(Lit::Int(i)) => Q::Int(*i),
-                TAtom::Lit(Lit::Bool(b)) => Q::Bool(*b),
+            QuickExpr::Hole(k) => match kids.get(*k as usize)? {
+                AtomTemplate::Var(p) => QuickExpr::Slot(p.pup, p.pix),
+                AtomTemplate::Lit(Lit::Int(i)) => QuickExpr::Int(*i),
+                AtomTemplate::Lit(Lit::Bool(b)) => QuickExpr::Bool(*b),
                 _ => return None,
             },
-            Q::Slot(up, ix) => Q::Slot(*up, *ix),
-            Q::Int(i) => Q::Int(*i),
-            Q::Bool(b) => Q::Bool(*b),
-            Q::Neg(x) => Q::Neg(r(x)?),
-            Q::Not(x) => Q::Not(r(x)?),
-            Q::Leaves(op, a, b) => Q::Leaves(*op, *a, *b),
-            Q::Bin(op, a, b) => {
+            QuickExpr::Slot(up, ix) => QuickExpr::Slot(*up, *ix),
+            QuickExpr::Int(i) => QuickExpr::Int(*i),
+            QuickExpr::Bool(b) => QuickExpr::Bool(*b),
+            QuickExpr::Neg(x) => QuickExpr::Neg(r(x)?),
+            QuickExpr::Not(x) => QuickExpr::Not(r(x)?),
+            QuickExpr::Leaves(op, a, b) => QuickExpr::Leaves(*op, *a, *b),
+            QuickExpr::Bin(op, a, b) => {
                 let (a, b) = (r(a)?, r(b)?);
                 match (op, Leaf::of(&a), Leaf::of(&b)) {
-                    (BinOp::And | BinOp::Or, _, _) => Q::Bin(*op, a, b),
-                    (_, Some(x), Some(y)) => Q::Leaves(*op, x, y),
-                    _ => Q::Bin(*op, a, b),
+                    (BinOp::And | BinOp::Or, _, _) => QuickExpr::Bin(*op, a, b),
+                    (_, Some(x), Some(y)) => QuickExpr::Leaves(*op, x, y),
+                    _ => QuickExpr::Bin(*op, a, b),
                 }
             }
         })
@@ -167,13 +171,13 @@ impl Q {
 
     /// Its value with operands `ops`, where the answer is sure.
     #[cfg(test)]
-    fn eval(&self, ops: &[V]) -> Option<V> {
-        struct Ops<'a>(&'a [V]);
+    fn eval(&self, ops: &[Value]) -> Option<Value> {
+        struct Ops<'a>(&'a [Value]);
         impl Operands for Ops<'_> {
-            fn hole(&self, k: u32) -> Option<QV> {
-                self.0.get(k as usize).and_then(QV::of)
+            fn hole(&self, k: u32) -> Option<QuickValue> {
+                self.0.get(k as usize).and_then(QuickValue::of)
             }
-            fn slot(&self, _: u32, _: u32) -> Option<QV> {
+            fn slot(&self, _: u32, _: u32) -> Option<QuickValue> {
                 None
             }
         }
@@ -183,10 +187,10 @@ impl Q {
     /// Its value where the answer is sure, operands read from `ops`
     /// (`None`: not an integer or boolean).
     #[inline(always)]
-    pub(super) fn eval_by(&self, ops: &impl Operands) -> Option<V> {
+    pub(super) fn eval_by(&self, ops: &impl Operands) -> Option<Value> {
         // Two leaves (the common case) without a call.
         let v = match self {
-            Q::Leaves(op, a, b) => bin(*op, a.value(ops)?, b.value(ops)?),
+            QuickExpr::Leaves(op, a, b) => bin(*op, a.value(ops)?, b.value(ops)?),
             q => q.value(ops),
         };
         Some(v?.value())
@@ -195,75 +199,75 @@ impl Q {
     /// The value of a leaf (a slot or a literal) without a call; `None`
     /// for anything else, or a slot without a quick value.
     #[inline(always)]
-    fn leaf(&self, ops: &impl Operands) -> Option<QV> {
+    fn leaf(&self, ops: &impl Operands) -> Option<QuickValue> {
         match self {
-            Q::Slot(up, ix) => ops.slot(*up, *ix),
-            Q::Int(i) => Some(QV::I(*i)),
-            Q::Bool(b) => Some(QV::B(*b)),
+            QuickExpr::Slot(up, ix) => ops.slot(*up, *ix),
+            QuickExpr::Int(i) => Some(QuickValue::Int(*i)),
+            QuickExpr::Bool(b) => Some(QuickValue::Bool(*b)),
             _ => self.value(ops),
         }
     }
 
-    fn value(&self, ops: &impl Operands) -> Option<QV> {
+    fn value(&self, ops: &impl Operands) -> Option<QuickValue> {
         match self {
-            Q::Leaves(op, a, b) => bin(*op, a.value(ops)?, b.value(ops)?),
-            Q::Hole(k) => ops.hole(*k),
-            Q::Slot(up, ix) => ops.slot(*up, *ix),
-            Q::Int(i) => Some(QV::I(*i)),
-            Q::Bool(b) => Some(QV::B(*b)),
-            Q::Neg(x) => unary(UnOp::Neg, x.leaf(ops)?),
-            Q::Not(x) => unary(UnOp::Not, x.leaf(ops)?),
-            Q::Bin(op @ (BinOp::And | BinOp::Or), a, b) => logic(*op, a.leaf(ops)?, || b.leaf(ops)),
-            Q::Bin(op, a, b) => bin(*op, a.leaf(ops)?, b.leaf(ops)?),
+            QuickExpr::Leaves(op, a, b) => bin(*op, a.value(ops)?, b.value(ops)?),
+            QuickExpr::Hole(k) => ops.hole(*k),
+            QuickExpr::Slot(up, ix) => ops.slot(*up, *ix),
+            QuickExpr::Int(i) => Some(QuickValue::Int(*i)),
+            QuickExpr::Bool(b) => Some(QuickValue::Bool(*b)),
+            QuickExpr::Neg(x) => unary(UnOp::Neg, x.leaf(ops)?),
+            QuickExpr::Not(x) => unary(UnOp::Not, x.leaf(ops)?),
+            QuickExpr::Bin(op @ (BinOp::And | BinOp::Or), a, b) => logic(*op, a.leaf(ops)?, || b.leaf(ops)),
+            QuickExpr::Bin(op, a, b) => bin(*op, a.leaf(ops)?, b.leaf(ops)?),
         }
     }
 }
 
 /// `-x` or `!x` on a quick value, where the answer is sure.
-pub(super) fn unary(op: UnOp, x: QV) -> Option<QV> {
+pub(super) fn unary(op: UnOp, x: QuickValue) -> Option<QuickValue> {
     match (op, x) {
-        (UnOp::Neg, QV::I(i)) => Some(QV::I(i.checked_neg()?)),
-        (UnOp::Not, QV::B(b)) => Some(QV::B(!b)),
+        (UnOp::Neg, QuickValue::Int(i)) => Some(QuickValue::Int(i.checked_neg()?)),
+        (UnOp::Not, QuickValue::Bool(b)) => Some(QuickValue::Bool(!b)),
         _ => None,
     }
 }
 
 /// `&&` or `||` (`op`) on the quick value `l` and, only if `l` does not
 /// decide, the right operand `r`, where the answer is sure.
-pub(super) fn logic(op: BinOp, l: QV, r: impl FnOnce() -> Option<QV>) -> Option<QV> {
-    let QV::B(l) = l else { return None };
+pub(super) fn logic(op: BinOp, l: QuickValue, r: impl FnOnce() -> Option<QuickValue>) -> Option<QuickValue> {
+    let QuickValue::Bool(l) = l else { return None };
     if l == (op == BinOp::Or) {
-        return Some(QV::B(l));
+        return Some(QuickValue::Bool(l));
     }
     match r()? {
-        QV::B(r) => Some(QV::B(r)),
-        QV::I(_) => None,
+        QuickValue::Bool(r) => Some(QuickValue::Bool(r)),
+        QuickValue::Int(_) => None,
     }
 }
 
 /// A binary operator other than `&&` and `||` on quick values, where the
 /// answer is sure.
 #[inline(always)]
-pub(super) fn bin(op: BinOp, l: QV, r: QV) -> Option<QV> {
+pub(super) fn bin(op: BinOp, l: QuickValue, r: QuickValue) -> Option<QuickValue> {
     Some(match (l, r) {
-        (QV::I(x), QV::I(y)) => match op {
-            BinOp::Add => QV::I(x.checked_add(y)?),
-            BinOp::Sub => QV::I(x.checked_sub(y)?),
-            BinOp::Mul => QV::I(x.checked_mul(y)?),
+        (QuickValue::Int(x), QuickValue::Int(y)) => match op {
+            BinOp::Add => QuickValue::Int(x.checked_add(y)?),
+            BinOp::Sub => QuickValue::Int(x.checked_sub(y)?),
+            BinOp::Mul => QuickValue::Int(x.checked_mul(y)?),
             // Zero divisors are the evaluator's to report.
-            BinOp::Div if y != 0 => QV::I(x.checked_div(y)?),
-            BinOp::Rem if y != 0 => QV::I(x.wrapping_rem(y)),
-            BinOp::Lt => QV::B(x < y),
-            BinOp::Le => QV::B(x <= y),
-            BinOp::Gt => QV::B(x > y),
-            BinOp::Ge => QV::B(x >= y),
-            BinOp::Eq => QV::B(x == y),
-            BinOp::Ne => QV::B(x != y),
+            BinOp::Div if y != 0 => QuickValue::Int(x.checked_div(y)?),
+            BinOp::Rem if y != 0 => QuickValue::Int(x.wrapping_rem(y)),
+            BinOp::Lt => QuickValue::Bool(x < y),
+            BinOp::Le => QuickValue::Bool(x <= y),
+            BinOp::Gt => QuickValue::Bool(x > y),
+            BinOp::Ge => QuickValue::Bool(x >= y),
+            BinOp::Eq => QuickValue::Bool(x == y),
+            BinOp::Ne => QuickValue::Bool(x != y),
             _ => return None,
         },
-        (QV::B(x), QV::B(y)) => match op {
-            BinOp::Eq => QV::B(x == y),
-            BinOp::Ne => QV::B(x != y),
+        (QuickValue::Bool(x), QuickValue::Bool(y)) => match op {
+            BinOp::Eq => QuickValue::Bool(x == y),
+            BinOp::Ne => QuickValue::Bool(x != y),
             _ => return None,
         },
         _ => return None,
@@ -316,19 +320,19 @@ pub(super) mod tests {
             "a==b || a/b>1",
         ];
         let vals = [
-            V::Lit(Lit::Int(7)),
-            V::Lit(Lit::Int(-3)),
-            V::Lit(Lit::Int(0)),
-            V::Lit(Lit::Int(i64::MAX)),
-            V::Lit(Lit::Int(i64::MIN)),
-            V::Lit(Lit::Bool(true)),
-            V::Lit(Lit::Bool(false)),
-            V::Lit(Lit::Float(2.5)),
+            Value::Lit(Lit::Int(7)),
+            Value::Lit(Lit::Int(-3)),
+            Value::Lit(Lit::Int(0)),
+            Value::Lit(Lit::Int(i64::MAX)),
+            Value::Lit(Lit::Int(i64::MIN)),
+            Value::Lit(Lit::Bool(true)),
+            Value::Lit(Lit::Bool(false)),
+            Value::Lit(Lit::Float(2.5)),
         ];
         let mut answered = 0;
         for text in exprs {
             let e = parse(text);
-            let q = Q::of(&e).unwrap_or_else(|| panic!("{text} is quick"));
+            let q = QuickExpr::of(&e).unwrap_or_else(|| panic!("{text} is quick"));
             for a in &vals {
                 for b in &vals {
                     for c in &vals {
@@ -336,12 +340,12 @@ pub(super) mod tests {
                         let atoms: Vec<Atom> = ops
                             .iter()
                             .map(|v| match v {
-                                V::Lit(l) => l.to_atom(),
+                                Value::Lit(l) => l.to_atom(),
                                 _ => Atom::Int(0),
                             })
                             .collect();
                         let full = eval_with(&e, &|v| atoms.get(super::super::super::node::hole_index(v)?).cloned());
-                        if let Some(V::Lit(got)) = q.eval(&ops) {
+                        if let Some(Value::Lit(got)) = q.eval(&ops) {
                             answered += 1;
                             let want = full.unwrap_or_else(|err| panic!("{text} on {atoms:?}: quick answered, full gave {err:?}"));
                             assert!(
@@ -359,7 +363,7 @@ pub(super) mod tests {
     #[test]
     fn only_plain_arithmetic_is_quick() {
         for text in ["len(a)", "a[0]", "[a, b]", "a.x", "'s'", "1.5+a"] {
-            assert!(Q::of(&parse(text)).is_none(), "{text}");
+            assert!(QuickExpr::of(&parse(text)).is_none(), "{text}");
         }
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! A parameter of a lambda reduced under is a [`Hole`], a cell every value
 //! holding it shares; the reduction stops at a body that is blocked (stuck
-//! on a hole or a graph variable, or inactive), and the residual ([`Res`])
+//! on a hole or a graph variable, or inactive), and the residual ([`Residual`])
 //! keeps that body and its frames. A β of the residual fills the holes and
 //! makes that body current. When nothing else can apply the residual again
 //! it is applied in place (its state taken, so the shell left in a dead
@@ -23,8 +23,8 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 
-use super::tpl::TLam;
-use super::val::{Frame, Slots, Tup, V};
+use super::template::LamTemplate;
+use super::val::{Frame, Slots, Tup, Value};
 use super::{Overrides, Suspended};
 use crate::term::VarId;
 
@@ -64,7 +64,7 @@ pub(super) type Seqs = SmallVec<[(u64, u64); 1]>;
 /// until the residual is applied, which fills it.
 pub(super) struct Hole {
     /// The value it was filled with.
-    pub value: OnceCell<V>,
+    pub value: OnceCell<Value>,
     /// The source variable, for the binder a materialized residual makes.
     pub origin: VarId,
     /// Whether a body of a closure made while it was symbolic is staged on
@@ -80,9 +80,9 @@ impl Hole {
     /// it was filled with (a symbolic argument), followed; `None` once it
     /// is filled with anything else.
     pub(super) fn unfilled(self: &Rc<Hole>) -> Option<&Rc<Hole>> {
-        match self.value.get().map(V::resolved) {
+        match self.value.get().map(Value::resolved) {
             None => Some(self),
-            Some(V::Hole(h)) => Some(h),
+            Some(Value::Hole(h)) => Some(h),
             Some(_) => None,
         }
     }
@@ -98,20 +98,20 @@ impl Hole {
 }
 
 /// A lambda reduced under.
-pub(super) struct Res {
+pub(super) struct Residual {
     /// Its template (binders, parameters, source).
-    pub lam: Rc<TLam>,
+    pub lam: Rc<LamTemplate>,
     /// How deeply closures and tuples nest in it.
     pub depth: u32,
     /// The numbers of the frames and holes made while it was reduced.
     pub seq: Seqs,
     /// Its holes and the body it was left at; taken when it is applied in
     /// place.
-    pub state: Cell<Option<Box<ResState>>>,
+    pub state: Cell<Option<Box<ResidualState>>>,
 }
 
 /// What a residual holds until it is applied.
-pub(super) struct ResState {
+pub(super) struct ResidualState {
     /// Its holes: the staging parameter's, then the parameters'.
     pub holes: SmallVec<[Rc<Hole>; 4]>,
     /// The holes of enclosing reductions that a body in it may wait on
@@ -131,7 +131,7 @@ const MAX_COPY_DEPTH: u32 = 512;
 /// made while it was reduced (numbered in `seq`) are fresh, so that filling
 /// the copy's holes leaves the original as it was. `None`: too deep, or a
 /// tuple past the bounds.
-pub(super) fn copy_state(st: &ResState, seq: &Seqs) -> Option<ResState> {
+pub(super) fn copy_state(st: &ResidualState, seq: &Seqs) -> Option<ResidualState> {
     let mut c = Copier {
         spans: seq.iter().map(|&(a, b)| (a, b, take_seqs(b - a))).collect(),
         frames: SmallVec::new(),
@@ -239,19 +239,19 @@ impl Copier {
         })
     }
 
-    fn value(&mut self, v: &V) -> Option<V> {
+    fn value(&mut self, v: &Value) -> Option<Value> {
         Some(match v {
-            V::Hole(h) => match h.value.get() {
+            Value::Hole(h) => match h.value.get() {
                 Some(x) => self.value(x)?,
-                None => V::Hole(self.hole(h)),
+                None => Value::Hole(self.hole(h)),
             },
-            V::Clo(l, f, d) => V::Clo(l.clone(), self.frame(f)?, *d),
-            V::Rec(l, f, d) => V::Rec(l.clone(), self.frame(f)?, *d),
-            V::Tup(t) => {
-                let xs = self.deeper(|c| t.xs.iter().map(|x| c.value(x)).collect::<Option<Vec<V>>>())?;
+            Value::Clo(l, f, d) => Value::Clo(l.clone(), self.frame(f)?, *d),
+            Value::Rec(l, f, d) => Value::Rec(l.clone(), self.frame(f)?, *d),
+            Value::Tup(t) => {
+                let xs = self.deeper(|c| t.xs.iter().map(|x| c.value(x)).collect::<Option<Vec<Value>>>())?;
                 Tup::value(xs)?
             }
-            V::Res(r) if r.seq.first().is_some_and(|&(a, _)| self.inside(a)) => {
+            Value::Residual(r) if r.seq.first().is_some_and(|&(a, _)| self.inside(a)) => {
                 let Some(st) = r.state.take() else {
                     // Applied already: a shell in a dead slot.
                     return Some(v.clone());
@@ -266,7 +266,7 @@ impl Copier {
                         None => (a, b),
                     })
                     .collect();
-                V::Res(Rc::new(Res {
+                Value::Residual(Rc::new(Residual {
                     lam: r.lam.clone(),
                     depth: r.depth,
                     seq,
@@ -277,17 +277,17 @@ impl Copier {
         })
     }
 
-    fn state(&mut self, st: &ResState) -> Option<ResState> {
+    fn state(&mut self, st: &ResidualState) -> Option<ResidualState> {
         let holes = st.holes.iter().map(|h| self.hole(h)).collect();
         let outer = st.outer.as_ref().map(|o| o.iter().map(|h| self.hole(h)).collect());
         let at = self.suspended(&st.at)?;
-        Some(ResState { holes, outer, at })
+        Some(ResidualState { holes, outer, at })
     }
 
     fn suspended(&mut self, s: &Suspended) -> Option<Suspended> {
         let cur = match &s.cur {
-            super::Cur::Body(l, f, enter) => super::Cur::Body(l.clone(), self.frame(f)?, *enter),
-            super::Cur::Call(v, span) => super::Cur::Call(self.value(v)?, *span),
+            super::Current::Body(l, f, enter) => super::Current::Body(l.clone(), self.frame(f)?, *enter),
+            super::Current::Call(v, span) => super::Current::Call(self.value(v)?, *span),
         };
         let mut overrides = Overrides::new();
         for (i, v) in &s.overrides {
@@ -297,22 +297,22 @@ impl Copier {
     }
 }
 
-impl Res {
+impl Residual {
     /// A residual of `lam`, reduced while the numbers in `seq` were
     /// given out.
     pub(super) fn new(
-        lam: Rc<TLam>,
+        lam: Rc<LamTemplate>,
         depth: u32,
         seq: Seqs,
         outer: Option<SmallVec<[Rc<Hole>; 2]>>,
         holes: SmallVec<[Rc<Hole>; 4]>,
         at: Suspended,
-    ) -> Res {
-        Res {
+    ) -> Residual {
+        Residual {
             lam,
             depth,
             seq,
-            state: Cell::new(Some(Box::new(ResState { holes, outer, at }))),
+            state: Cell::new(Some(Box::new(ResidualState { holes, outer, at }))),
         }
     }
 }

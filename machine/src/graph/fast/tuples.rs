@@ -8,14 +8,14 @@
 //! with its errors and stuck variables (LANGUAGE.md §8).
 //!
 //! A big closed tuple of the graph (a list the graph built or a run put
-//! back) stands in a run as itself, [`V::Shared`]: its elements are read
+//! back) stands in a run as itself, [`Value::Shared`]: its elements are read
 //! from the graph where they are needed, one cell at a time, rather than
 //! the whole tuple compiled into the run.
 
 use super::super::lit::Lit;
 use super::super::node::{hole_index, Graph, Kind, NodeId};
-use super::quick::{self, QV};
-use super::val::{Tup, V};
+use super::quick::{self, QuickValue};
+use super::val::{Tup, Value};
 use crate::expr::{BinOp, Expr, ExprKind};
 use crate::term::Atom;
 
@@ -36,16 +36,16 @@ pub(super) fn graph_tuple(g: &Graph, t: NodeId) -> Option<&[NodeId]> {
 
 /// The value of the element `c` of a closed graph tuple (`None`: one a
 /// run does not hold, such as a lambda written in place).
-pub(super) fn graph_elem(g: &Graph, c: NodeId) -> Option<V> {
+pub(super) fn graph_elem(g: &Graph, c: NodeId) -> Option<Value> {
     graph_elem_at(g, c, 0)
 }
 
-fn graph_elem_at(g: &Graph, c: NodeId, depth: u32) -> Option<V> {
+fn graph_elem_at(g: &Graph, c: NodeId, depth: u32) -> Option<Value> {
     Some(match g.kind(c) {
-        Kind::Lit(l) => V::Lit(l.clone()),
-        Kind::Share(u) => V::Shared(*u),
+        Kind::Lit(l) => Value::Lit(l.clone()),
+        Kind::Share(u) => Value::Shared(*u),
         Kind::Tuple(xs) if depth < MAX_READ_DEPTH => {
-            let xs = xs.iter().map(|&x| graph_elem_at(g, x, depth + 1)).collect::<Option<Vec<V>>>()?;
+            let xs = xs.iter().map(|&x| graph_elem_at(g, x, depth + 1)).collect::<Option<Vec<Value>>>()?;
             Tup::value(xs)?
         }
         _ => return None,
@@ -55,10 +55,10 @@ fn graph_elem_at(g: &Graph, c: NodeId, depth: u32) -> Option<V> {
 /// The elements of a tuple value (a run's or a shared graph tuple's),
 /// pushed on `out` (`None`: not a tuple, or an element a run does not
 /// hold; `out` may then hold some of them).
-pub(super) fn elems_into(g: &Graph, v: &V, out: &mut impl Extend<V>) -> Option<()> {
+pub(super) fn elems_into(g: &Graph, v: &Value, out: &mut impl Extend<Value>) -> Option<()> {
     match v.resolved() {
-        V::Tup(t) => out.extend(t.xs.iter().map(|x| x.resolved().clone())),
-        V::Shared(t) => {
+        Value::Tup(t) => out.extend(t.xs.iter().map(|x| x.resolved().clone())),
+        Value::Shared(t) => {
             for &c in graph_tuple(g, *t)? {
                 out.extend([graph_elem(g, c)?]);
             }
@@ -69,10 +69,10 @@ pub(super) fn elems_into(g: &Graph, v: &V, out: &mut impl Extend<V>) -> Option<(
 }
 
 /// Whether `v` is a tuple value (a run's or a shared graph tuple).
-pub(super) fn is_tuple(g: &Graph, v: &V) -> bool {
+pub(super) fn is_tuple(g: &Graph, v: &Value) -> bool {
     match v.resolved() {
-        V::Tup(_) => true,
-        V::Shared(t) => graph_tuple(g, *t).is_some(),
+        Value::Tup(_) => true,
+        Value::Shared(t) => graph_tuple(g, *t).is_some(),
         _ => false,
     }
 }
@@ -90,26 +90,28 @@ fn inert(e: &Expr) -> bool {
 }
 
 /// The value of `e`, placeholder `k` standing for `ops[k]`.
-pub(super) fn eval(g: &Graph, e: &Expr, ops: &[V]) -> Option<V> {
+pub(super) fn eval(g: &Graph, e: &Expr, ops: &[Value]) -> Option<Value> {
     eval_at(g, e, ops, 0)
 }
 
-fn eval_at(g: &Graph, e: &Expr, ops: &[V], depth: u32) -> Option<V> {
+fn eval_at(g: &Graph, e: &Expr, ops: &[Value], depth: u32) -> Option<Value> {
     if depth > MAX_DEPTH {
         return None;
     }
     let sub = |x: &Expr| eval_at(g, x, ops, depth + 1);
     match &e.kind {
         ExprKind::Val(Atom::Var(v)) => Some(ops.get(hole_index(*v)?)?.resolved().clone()),
-        ExprKind::Val(Atom::Int(i)) => Some(V::Lit(Lit::Int(*i))),
-        ExprKind::Val(Atom::Bool(b)) => Some(V::Lit(Lit::Bool(*b))),
+        ExprKind::Val(Atom::Int(i)) => Some(Value::Lit(Lit::Int(*i))),
+        ExprKind::Val(Atom::Bool(b)) => Some(Value::Lit(Lit::Bool(*b))),
         // The arithmetic around tuple operations (an index `(i-1) % 4`),
         // as the quick forms answer it.
-        ExprKind::Unary(op, x) => Some(quick::unary(*op, QV::of(&sub(x)?)?)?.value()),
-        ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => Some(quick::logic(*op, QV::of(&sub(a)?)?, || QV::of(&sub(b)?))?.value()),
-        ExprKind::Binary(op, a, b) => Some(quick::bin(*op, QV::of(&sub(a)?)?, QV::of(&sub(b)?)?)?.value()),
+        ExprKind::Unary(op, x) => Some(quick::unary(*op, QuickValue::of(&sub(x)?)?)?.value()),
+        ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+            Some(quick::logic(*op, QuickValue::of(&sub(a)?)?, || QuickValue::of(&sub(b)?))?.value())
+        }
+        ExprKind::Binary(op, a, b) => Some(quick::bin(*op, QuickValue::of(&sub(a)?)?, QuickValue::of(&sub(b)?)?)?.value()),
         ExprKind::Tuple(xs) => {
-            let xs = xs.iter().map(sub).collect::<Option<Vec<V>>>()?;
+            let xs = xs.iter().map(sub).collect::<Option<Vec<Value>>>()?;
             Tup::value(xs)
         }
         ExprKind::Index(t, i) => {
@@ -117,17 +119,17 @@ fn eval_at(g: &Graph, e: &Expr, ops: &[V], depth: u32) -> Option<V> {
             // can neither fail nor be stuck: only the entry read is built.
             if let ExprKind::Tuple(xs) = &t.kind {
                 if xs.iter().all(inert) {
-                    let V::Lit(Lit::Int(i)) = sub(i)? else { return None };
+                    let Value::Lit(Lit::Int(i)) = sub(i)? else { return None };
                     return sub(xs.get(usize::try_from(i).ok()?)?);
                 }
             }
-            let (t, V::Lit(Lit::Int(i))) = (sub(t)?, sub(i)?) else {
+            let (t, Value::Lit(Lit::Int(i))) = (sub(t)?, sub(i)?) else {
                 return None;
             };
             let i = usize::try_from(i).ok()?;
             match t {
-                V::Tup(t) => Some(t.xs.get(i)?.resolved().clone()),
-                V::Shared(t) => graph_elem(g, *graph_tuple(g, t)?.get(i)?),
+                Value::Tup(t) => Some(t.xs.get(i)?.resolved().clone()),
+                Value::Shared(t) => graph_elem(g, *graph_tuple(g, t)?.get(i)?),
                 _ => None,
             }
         }
@@ -140,11 +142,11 @@ fn eval_at(g: &Graph, e: &Expr, ops: &[V], depth: u32) -> Option<V> {
             }
             ("len" | "count", [a]) => {
                 let n = match sub(a)? {
-                    V::Tup(a) => a.xs.len(),
-                    V::Shared(t) => graph_tuple(g, t)?.len(),
+                    Value::Tup(a) => a.xs.len(),
+                    Value::Shared(t) => graph_tuple(g, t)?.len(),
                     _ => return None,
                 };
-                Some(V::Lit(Lit::Int(i64::try_from(n).ok()?)))
+                Some(Value::Lit(Lit::Int(i64::try_from(n).ok()?)))
             }
             _ => None,
         },
@@ -160,10 +162,10 @@ mod tests {
 
     /// A value of a run as a term, for the evaluator (numbers, booleans
     /// and tuples of them).
-    fn atom(v: &V) -> Atom {
+    fn atom(v: &Value) -> Atom {
         match v {
-            V::Lit(l) => l.to_atom(),
-            V::Tup(t) => Atom::Tuple(t.xs.iter().map(|x| crate::term::Arg::Atom(atom(x))).collect()),
+            Value::Lit(l) => l.to_atom(),
+            Value::Tup(t) => Atom::Tuple(t.xs.iter().map(|x| crate::term::Arg::Atom(atom(x))).collect()),
             _ => panic!("not a plain value"),
         }
     }
@@ -183,12 +185,12 @@ mod tests {
             "[a < b || a/b > 1, a == b && b != 0]",
         ];
         let vals = [
-            V::Lit(Lit::Int(1)),
-            V::Lit(Lit::Int(2)),
-            V::Lit(Lit::Int(0)),
-            V::Lit(Lit::Int(-4)),
-            V::Lit(Lit::Int(i64::MAX)),
-            V::Lit(Lit::Bool(true)),
+            Value::Lit(Lit::Int(1)),
+            Value::Lit(Lit::Int(2)),
+            Value::Lit(Lit::Int(0)),
+            Value::Lit(Lit::Int(-4)),
+            Value::Lit(Lit::Int(i64::MAX)),
+            Value::Lit(Lit::Bool(true)),
         ];
         let mut answered = 0;
         for text in exprs {

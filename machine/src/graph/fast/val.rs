@@ -17,8 +17,8 @@ use smallvec::SmallVec;
 
 use super::super::lit::Lit;
 use super::super::node::{GVar, NodeId};
-use super::res::{Hole, Res};
-use super::tpl::TLam;
+use super::res::{Hole, Residual};
+use super::template::LamTemplate;
 use crate::term::{Arg, Atom};
 
 thread_local! {
@@ -51,7 +51,7 @@ pub(super) const MAX_SIZE: u32 = 1 << 22;
 const MAX_ATOM_DEPTH: u32 = 64;
 
 /// A value.
-pub(super) enum V {
+pub(super) enum Value {
     /// A number, boolean, string, staging constant, built-in or matrix.
     Lit(Lit),
     /// A symbolic graph variable.
@@ -63,56 +63,56 @@ pub(super) enum V {
     /// A tuple.
     Tup(Rc<Tup>),
     /// A lambda and the frame it was made in, with how deeply closures
-    /// nest in what it reaches there, itself included ([`V::closure`]).
-    Clo(Rc<TLam>, Rc<Frame>, u32),
+    /// nest in what it reaches there, itself included ([`Value::closure`]).
+    Clo(Rc<LamTemplate>, Rc<Frame>, u32),
     /// A recursive value: its lambda (whose last slot is its name) and the
     /// frame it was made in, with its depth as a closure's.
-    Rec(Rc<TLam>, Rc<Frame>, u32),
+    Rec(Rc<LamTemplate>, Rc<Frame>, u32),
     /// A shared value of the graph.
     Shared(NodeId),
     /// A parameter of a lambda being reduced under (a sub-run's): symbolic
     /// until the residual is applied, which fills it.
     Hole(Rc<Hole>),
     /// A lambda whose body was reduced under it, with its parameters
-    /// symbolic: a residual ([`Res`]).
-    Res(Rc<Res>),
+    /// symbolic: a residual ([`Residual`]).
+    Residual(Rc<Residual>),
 }
 
-impl Clone for V {
+impl Clone for Value {
     /// A number copied without a call (the common case), else a count
     /// bumped.
     #[inline(always)]
-    fn clone(&self) -> V {
+    fn clone(&self) -> Value {
         match self {
-            V::Lit(Lit::Int(i)) => V::Lit(Lit::Int(*i)),
+            Value::Lit(Lit::Int(i)) => Value::Lit(Lit::Int(*i)),
             _ => self.clone_slow(),
         }
     }
 }
 
-impl V {
+impl Value {
     #[inline(never)]
-    fn clone_slow(&self) -> V {
+    fn clone_slow(&self) -> Value {
         match self {
-            V::Lit(l) => V::Lit(l.clone()),
-            V::Sym(v) => V::Sym(*v),
-            V::RecName(v) => V::RecName(*v),
-            V::Val(a) => V::Val(a.clone()),
-            V::Tup(t) => V::Tup(t.clone()),
-            V::Clo(l, f, d) => V::Clo(l.clone(), f.clone(), *d),
-            V::Rec(l, f, d) => V::Rec(l.clone(), f.clone(), *d),
-            V::Shared(n) => V::Shared(*n),
-            V::Hole(h) => V::Hole(h.clone()),
-            V::Res(r) => V::Res(r.clone()),
+            Value::Lit(l) => Value::Lit(l.clone()),
+            Value::Sym(v) => Value::Sym(*v),
+            Value::RecName(v) => Value::RecName(*v),
+            Value::Val(a) => Value::Val(a.clone()),
+            Value::Tup(t) => Value::Tup(t.clone()),
+            Value::Clo(l, f, d) => Value::Clo(l.clone(), f.clone(), *d),
+            Value::Rec(l, f, d) => Value::Rec(l.clone(), f.clone(), *d),
+            Value::Shared(n) => Value::Shared(*n),
+            Value::Hole(h) => Value::Hole(h.clone()),
+            Value::Residual(r) => Value::Residual(r.clone()),
         }
     }
 
     /// The value it stands for: a filled hole's value (and so on, for a
     /// hole filled with a hole), else itself.
     #[inline(always)]
-    pub(super) fn resolved(&self) -> &V {
+    pub(super) fn resolved(&self) -> &Value {
         let mut v = self;
-        while let V::Hole(h) = v {
+        while let Value::Hole(h) = v {
             match h.value.get() {
                 Some(x) => v = x,
                 None => break,
@@ -123,7 +123,7 @@ impl V {
 
     /// Whether it is symbolic: a graph variable or a hole not filled.
     pub(super) fn is_symbolic(&self) -> bool {
-        matches!(self.resolved(), V::Sym(_) | V::Hole(_))
+        matches!(self.resolved(), Value::Sym(_) | Value::Hole(_))
     }
 
     /// Drops `self`, without a call when it holds nothing to free (a
@@ -131,62 +131,68 @@ impl V {
     #[inline(always)]
     pub(super) fn release(self) {
         match self {
-            V::Lit(Lit::Int(_) | Lit::Bool(_) | Lit::Stage(_) | Lit::Float(_) | Lit::Builtin(_))
-            | V::Sym(_)
-            | V::RecName(_)
-            | V::Shared(_) => std::mem::forget(self),
+            Value::Lit(Lit::Int(_) | Lit::Bool(_) | Lit::Stage(_) | Lit::Float(_) | Lit::Builtin(_))
+            | Value::Sym(_)
+            | Value::RecName(_)
+            | Value::Shared(_) => std::mem::forget(self),
             v => drop(v),
         }
     }
 }
 
-impl V {
+impl Value {
     /// How deeply closures and tuples nest in it.
     #[inline]
     pub(super) fn depth(&self) -> u32 {
         match self {
-            V::Tup(t) => t.depth,
-            V::Clo(_, _, d) | V::Rec(_, _, d) => *d,
-            V::Res(r) => r.depth,
-            V::Hole(h) => h.value.get().map_or(0, V::depth),
+            Value::Tup(t) => t.depth,
+            Value::Clo(_, _, d) | Value::Rec(_, _, d) => *d,
+            Value::Residual(r) => r.depth,
+            Value::Hole(h) => h.value.get().map_or(0, Value::depth),
             _ => 0,
         }
     }
 
     /// The depth of a closure of `l` made in `f`: one more than the
-    /// deepest value it reaches there (the slots `l` reads, [`TLam::caps`]:
+    /// deepest value it reaches there (the slots `l` reads, [`LamTemplate::caps`]:
     /// the materializer walks those and no others).
-    pub(super) fn closure_depth(l: &TLam, f: &Rc<Frame>) -> u32 {
-        1 + l.caps.iter().filter_map(|&(up, ix)| f.get(up, ix)).map(V::depth).max().unwrap_or(0)
+    pub(super) fn closure_depth(l: &LamTemplate, f: &Rc<Frame>) -> u32 {
+        1 + l
+            .caps
+            .iter()
+            .filter_map(|&(up, ix)| f.get(up, ix))
+            .map(Value::depth)
+            .max()
+            .unwrap_or(0)
     }
 
     /// A closure of `l` made in `f`.
-    pub(super) fn closure(l: Rc<TLam>, f: Rc<Frame>) -> V {
-        let d = V::closure_depth(&l, &f);
-        V::Clo(l, f, d)
+    pub(super) fn closure(l: Rc<LamTemplate>, f: Rc<Frame>) -> Value {
+        let d = Value::closure_depth(&l, &f);
+        Value::Clo(l, f, d)
     }
 
     /// A recursive value of `l` made in `f`.
-    pub(super) fn rec(l: Rc<TLam>, f: Rc<Frame>) -> V {
-        let d = V::closure_depth(&l, &f);
-        V::Rec(l, f, d)
+    pub(super) fn rec(l: Rc<LamTemplate>, f: Rc<Frame>) -> Value {
+        let d = Value::closure_depth(&l, &f);
+        Value::Rec(l, f, d)
     }
 
     /// How many nodes it stands for, counting a closure as one.
     pub(super) fn size(&self) -> u32 {
         match self {
-            V::Tup(t) => t.size,
+            Value::Tup(t) => t.size,
             _ => 1,
         }
     }
 
     /// The value of an atom an expression computed.
-    pub(super) fn of_atom(a: Atom) -> V {
+    pub(super) fn of_atom(a: Atom) -> Value {
         match a {
-            Atom::Var(v) => V::Sym(v),
+            Atom::Var(v) => Value::Sym(v),
             a => match Lit::from_atom(&a) {
-                Some(l) => V::Lit(l),
-                None => V::Val(Rc::new(a)),
+                Some(l) => Value::Lit(l),
+                None => Value::Val(Rc::new(a)),
             },
         }
     }
@@ -194,8 +200,8 @@ impl V {
     /// Its value as a staging variable's (LANGUAGE.md §4).
     pub(super) fn truth(&self) -> bool {
         match self.resolved() {
-            V::Lit(Lit::Stage(b)) => *b,
-            V::Sym(_) | V::Hole(_) => false,
+            Value::Lit(Lit::Stage(b)) => *b,
+            Value::Sym(_) | Value::Hole(_) => false,
             _ => true,
         }
     }
@@ -207,10 +213,10 @@ impl V {
 /// inlined lambda's when the body applying it runs); until then it is empty
 /// or, in a frame a loop's call rewrote, holds the previous iteration's
 /// value, which no template reads ([`Frame::rewrite`]).
-pub(super) type Slots = SmallVec<[OnceCell<V>; 8]>;
+pub(super) type Slots = SmallVec<[OnceCell<Value>; 8]>;
 
 /// The slots of a frame holding `vals`, then `n` slots not written yet.
-pub(super) fn slots(vals: impl IntoIterator<Item = V>, n: usize) -> Slots {
+pub(super) fn slots(vals: impl IntoIterator<Item = Value>, n: usize) -> Slots {
     let mut s: Slots = vals.into_iter().map(OnceCell::from).collect();
     s.extend(std::iter::repeat_with(OnceCell::new).take(n.saturating_sub(s.len())));
     s
@@ -219,7 +225,7 @@ pub(super) fn slots(vals: impl IntoIterator<Item = V>, n: usize) -> Slots {
 /// A tuple.
 pub(super) struct Tup {
     /// The elements.
-    pub xs: Vec<V>,
+    pub xs: Vec<Value>,
     /// How deeply closures nest in its elements: nested tuples add
     /// nothing (a list is as deep as its elements; the materializer walks
     /// nested tuples with a stack of its own).
@@ -231,14 +237,14 @@ pub(super) struct Tup {
 impl Tup {
     /// A tuple of `xs`, or `None` if it would nest deeper or be bigger than
     /// a fast run allows.
-    pub(super) fn value(xs: Vec<V>) -> Option<V> {
-        let depth = xs.iter().map(V::depth).max().unwrap_or(0);
-        let size = xs.iter().map(V::size).fold(1u32, u32::saturating_add);
+    pub(super) fn value(xs: Vec<Value>) -> Option<Value> {
+        let depth = xs.iter().map(Value::depth).max().unwrap_or(0);
+        let size = xs.iter().map(Value::size).fold(1u32, u32::saturating_add);
         if depth > MAX_DEPTH || size > MAX_SIZE {
             return None;
         }
         count_values(1 + xs.len(), 0);
-        Some(V::Tup(Rc::new(Tup { xs, depth, size })))
+        Some(Value::Tup(Rc::new(Tup { xs, depth, size })))
     }
 }
 
@@ -257,7 +263,7 @@ pub(super) struct Frame {
     /// takes its address), so that a call of the same lambda in the same
     /// environment (a loop's tail call) keeps what stays the same
     /// ([`Frame::rewrite`]).
-    pub lam: Option<Rc<TLam>>,
+    pub lam: Option<Rc<LamTemplate>>,
     /// For the frame of a lambda reduced under (not applied): the hole of
     /// its staging parameter, which is symbolic there, not `always`.
     pub sparam: Option<Rc<Hole>>,
@@ -268,7 +274,7 @@ pub(super) struct Frame {
 
 impl Frame {
     /// A frame, or `None` if its values would nest too deeply.
-    pub(super) fn new(up: Option<Rc<Frame>>, vals: Slots, lam: Option<Rc<TLam>>) -> Option<Rc<Frame>> {
+    pub(super) fn new(up: Option<Rc<Frame>>, vals: Slots, lam: Option<Rc<LamTemplate>>) -> Option<Rc<Frame>> {
         let mut f = Frame {
             up: None,
             vals,
@@ -289,7 +295,7 @@ impl Frame {
 
     /// The frame of the lambda `lam` reduced under in `up`: `vals` (its
     /// parameters' holes), `n` slots in all, its staging parameter `sparam`.
-    pub(super) fn reduced_under(up: Rc<Frame>, vals: Slots, lam: Rc<TLam>, sparam: Rc<Hole>) -> Option<Rc<Frame>> {
+    pub(super) fn reduced_under(up: Rc<Frame>, vals: Slots, lam: Rc<LamTemplate>, sparam: Rc<Hole>) -> Option<Rc<Frame>> {
         let mut f = Frame::new(Some(up), vals, Some(lam))?;
         Rc::get_mut(&mut f)?.sparam = Some(sparam);
         Some(f)
@@ -306,8 +312,8 @@ impl Frame {
     }
 
     /// The depth a frame of `vals` in `up` would have, if within the bound.
-    pub(super) fn fits(vals: &[V], up: Option<&Rc<Frame>>) -> Option<u32> {
-        let depth = vals.iter().map(V::depth).fold(up.map_or(0, |f| f.depth.get()), u32::max);
+    pub(super) fn fits(vals: &[Value], up: Option<&Rc<Frame>>) -> Option<u32> {
+        let depth = vals.iter().map(Value::depth).fold(up.map_or(0, |f| f.depth.get()), u32::max);
         (depth <= MAX_DEPTH).then_some(depth)
     }
 
@@ -315,7 +321,7 @@ impl Frame {
     /// `vals`, then `n` slots in all, in `up`, of depth `depth` (as
     /// [`Frame::fits`] found). What it held is dropped (a frame's drop is
     /// iterative).
-    pub(super) fn refill(&mut self, lam: Rc<TLam>, up: Option<Rc<Frame>>, vals: impl Iterator<Item = V>, n: usize, depth: u32) {
+    pub(super) fn refill(&mut self, lam: Rc<LamTemplate>, up: Option<Rc<Frame>>, vals: impl Iterator<Item = Value>, n: usize, depth: u32) {
         self.up = up;
         self.seq = super::res::next_seq();
         // Applied: its staging parameter is `always`.
@@ -346,7 +352,7 @@ impl Frame {
     /// slots, *stale*: no template reads a slot before its lambda's
     /// applying body writes it ([`Frame::put`] overwrites it, the frame
     /// being held by the run alone).
-    pub(super) fn rewrite(&mut self, vals: impl Iterator<Item = V>, depth: u32) {
+    pub(super) fn rewrite(&mut self, vals: impl Iterator<Item = Value>, depth: u32) {
         self.seq = super::res::next_seq();
         self.sparam = None;
         for (c, v) in self.vals.iter_mut().zip(vals) {
@@ -362,7 +368,7 @@ impl Frame {
     /// (which the run's invariants rule out: debug builds assert it) takes
     /// nothing, and the run stops.
     #[inline]
-    pub(super) fn put(frame: &mut Rc<Frame>, ix: u32, v: V) -> Result<(), V> {
+    pub(super) fn put(frame: &mut Rc<Frame>, ix: u32, v: Value) -> Result<(), Value> {
         let d = v.depth();
         debug_assert!(Rc::get_mut(frame).is_some(), "a slot written in a frame held elsewhere");
         if d > MAX_DEPTH {
@@ -388,7 +394,7 @@ impl Frame {
             .vals
             .iter()
             .filter_map(OnceCell::get)
-            .map(V::depth)
+            .map(Value::depth)
             .max()
             .unwrap_or(0)
             .max(self.up.as_ref().map_or(0, |f| f.depth.get()));
@@ -399,12 +405,12 @@ impl Frame {
     /// Slot `ix` of the frame `up` frames out (`None`: not written yet),
     /// a filled hole read as its value.
     #[inline(always)]
-    pub(super) fn get(self: &Rc<Frame>, up: u32, ix: u32) -> Option<&V> {
+    pub(super) fn get(self: &Rc<Frame>, up: u32, ix: u32) -> Option<&Value> {
         let mut f = self;
         for _ in 0..up {
             f = f.up.as_ref()?;
         }
-        f.vals.get(ix as usize)?.get().map(V::resolved)
+        f.vals.get(ix as usize)?.get().map(Value::resolved)
     }
 }
 
@@ -421,18 +427,18 @@ enum Held {
 type HeldList = SmallVec<[Held; 8]>;
 
 /// Whether dropping `v` frees a frame or tuple (which may hold more).
-fn frees(v: &V) -> bool {
+fn frees(v: &Value) -> bool {
     match v {
-        V::Clo(_, f, _) | V::Rec(_, f, _) => Rc::strong_count(f) == 1,
-        V::Tup(t) => Rc::strong_count(t) == 1,
+        Value::Clo(_, f, _) | Value::Rec(_, f, _) => Rc::strong_count(f) == 1,
+        Value::Tup(t) => Rc::strong_count(t) == 1,
         _ => false,
     }
 }
 
-fn hold(v: V, out: &mut HeldList) {
+fn hold(v: Value, out: &mut HeldList) {
     match v {
-        V::Clo(_, f, _) | V::Rec(_, f, _) => out.push(Held::F(f)),
-        V::Tup(t) => out.push(Held::T(t)),
+        Value::Clo(_, f, _) | Value::Rec(_, f, _) => out.push(Held::F(f)),
+        Value::Tup(t) => out.push(Held::T(t)),
         _ => {}
     }
 }
@@ -472,7 +478,7 @@ fn drain(mut out: HeldList) {
 
 /// Writes `v` to the slot `c` whatever it held.
 #[inline(always)]
-fn overwrite(c: &mut OnceCell<V>, v: V) {
+fn overwrite(c: &mut OnceCell<Value>, v: Value) {
     match c.get_mut() {
         Some(slot) => std::mem::replace(slot, v).release(),
         None => {
@@ -524,7 +530,7 @@ impl Drop for Frame {
 fn take_unique(vals: &mut Slots, out: &mut HeldList) {
     for v in vals.iter_mut().filter_map(OnceCell::get_mut) {
         if frees(v) {
-            hold(std::mem::replace(v, V::Lit(Lit::Bool(false))), out);
+            hold(std::mem::replace(v, Value::Lit(Lit::Bool(false))), out);
         }
     }
 }
@@ -547,16 +553,16 @@ impl Drop for Tup {
 
 /// The atom of a value, for an expression's operand (`None`: a closure,
 /// which an expression cannot hold without its graph).
-pub(super) fn to_atom(v: &V, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
+pub(super) fn to_atom(v: &Value, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom> {
     to_atom_at(v, shared, 0)
 }
 
-fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32) -> Option<Atom> {
+fn to_atom_at(v: &Value, shared: &dyn Fn(NodeId) -> Atom, depth: u32) -> Option<Atom> {
     Some(match v {
-        V::Lit(l) => l.to_atom(),
-        V::Sym(x) | V::RecName(x) => Atom::Var(*x),
-        V::Val(a) => (**a).clone(),
-        V::Tup(t) => {
+        Value::Lit(l) => l.to_atom(),
+        Value::Sym(x) | Value::RecName(x) => Atom::Var(*x),
+        Value::Val(a) => (**a).clone(),
+        Value::Tup(t) => {
             if depth >= MAX_ATOM_DEPTH {
                 return None;
             }
@@ -566,9 +572,9 @@ fn to_atom_at(v: &V, shared: &dyn Fn(NodeId) -> Atom, depth: u32) -> Option<Atom
             }
             Atom::Tuple(xs)
         }
-        V::Shared(n) => shared(*n),
-        V::Hole(h) => return to_atom_at(h.value.get()?, shared, depth),
-        V::Clo(..) | V::Rec(..) | V::Res(..) => return None,
+        Value::Shared(n) => shared(*n),
+        Value::Hole(h) => return to_atom_at(h.value.get()?, shared, depth),
+        Value::Clo(..) | Value::Rec(..) | Value::Residual(..) => return None,
     })
 }
 
@@ -577,14 +583,14 @@ mod tests {
     use super::*;
 
     /// A template that does nothing but read the slots `caps` around it.
-    fn a_lambda(caps: &[(u32, u32)]) -> Rc<TLam> {
-        Rc::new(TLam {
+    fn a_lambda(caps: &[(u32, u32)]) -> Rc<LamTemplate> {
+        Rc::new(LamTemplate {
             origins: Box::new([]),
             k: 0,
             rest: None,
             inline_at: None,
             nslots: 0,
-            body: super::super::tpl::tests_support::empty_body(),
+            body: super::super::template::tests_support::empty_body(),
             span: Default::default(),
             watch: None,
             caps: caps.into(),
@@ -606,13 +612,13 @@ mod tests {
         });
         for i in 0..1_000_000 {
             let t = Rc::new(Tup {
-                xs: vec![V::Lit(Lit::Int(i)), V::Clo(lam.clone(), f, 1)],
+                xs: vec![Value::Lit(Lit::Int(i)), Value::Clo(lam.clone(), f, 1)],
                 depth: 0,
                 size: 0,
             });
             f = Rc::new(Frame {
                 up: None,
-                vals: slots([V::Tup(t)], 1),
+                vals: slots([Value::Tup(t)], 1),
                 depth: Cell::new(0),
                 lam: None,
                 sparam: None,
@@ -626,27 +632,27 @@ mod tests {
     fn lists_nest_freely_and_closures_refuse_to_nest_too_deeply() {
         // A list of 10^5 cells is as deep as its elements, and drops
         // without recursing.
-        let mut list = V::Lit(Lit::Int(0));
+        let mut list = Value::Lit(Lit::Int(0));
         for i in 0..100_000 {
-            list = Tup::value(vec![V::Lit(Lit::Int(i)), list]).expect("a list nests freely");
+            list = Tup::value(vec![Value::Lit(Lit::Int(i)), list]).expect("a list nests freely");
         }
         assert_eq!(list.depth(), 0);
         drop(list);
         // A closure nests as deeply as what it reads: one that reads the
         // slot holding the one before is one deeper each time...
         let reads = a_lambda(&[(0, 0)]);
-        let mut v = V::Lit(Lit::Int(0));
+        let mut v = Value::Lit(Lit::Int(0));
         for _ in 0..MAX_DEPTH {
             let f = Frame::new(None, slots([v], 1), None).expect("within the bound");
-            v = V::closure(reads.clone(), f);
+            v = Value::closure(reads.clone(), f);
         }
         assert_eq!(v.depth(), MAX_DEPTH);
         let f = Frame::new(None, slots([v.clone()], 1), None).expect("a frame as deep as its slots");
-        assert!(V::closure(reads, f.clone()).depth() > MAX_DEPTH);
-        assert!(Frame::new(Some(f.clone()), slots([V::closure(a_lambda(&[(0, 0)]), f.clone())], 1), None).is_none());
+        assert!(Value::closure(reads, f.clone()).depth() > MAX_DEPTH);
+        assert!(Frame::new(Some(f.clone()), slots([Value::closure(a_lambda(&[(0, 0)]), f.clone())], 1), None).is_none());
         // ...one that does not read it is not.
-        assert_eq!(V::closure(a_lambda(&[]), f).depth(), 1);
-        let wide: Vec<V> = (0..MAX_SIZE).map(|i| V::Lit(Lit::Int(i64::from(i)))).collect();
+        assert_eq!(Value::closure(a_lambda(&[]), f).depth(), 1);
+        let wide: Vec<Value> = (0..MAX_SIZE).map(|i| Value::Lit(Lit::Int(i64::from(i)))).collect();
         assert!(Tup::value(wide).is_none());
     }
 }

@@ -19,12 +19,12 @@ use smallvec::SmallVec;
 
 use super::super::import::Importer;
 use super::super::lit::Lit;
-use super::super::node::{Body, Bound, Cmd, GVar, Kind, Lambda, NodeId, Param, Status};
+use super::super::node::{GVar, Kind, NodeBody, NodeCmd, NodeId, NodeLambda, NodeParam, Readiness, VarState};
 use super::super::Machine;
-use super::res::{Hole, Res};
-use super::tpl::{is_sparam, Place, TArg, TAtom, TBody, TCmd, TLam, TStage, NO_SLOT};
-use super::val::{Frame, Tup, V};
-use super::{Cur, Overrides, SubRun};
+use super::res::{Hole, Residual};
+use super::template::{is_sparam, ArgTemplate, AtomTemplate, BodyTemplate, CmdTemplate, LamTemplate, Place, StageTemplate, NO_SLOT};
+use super::val::{Frame, Tup, Value};
+use super::{Current, Overrides, SubRun};
 use crate::term::{Arg, Atom, Builtin, SExp, Sugar};
 
 /// What a slot of a template holds while it is built.
@@ -32,11 +32,11 @@ enum Slot {
     /// The binder of a template being built.
     Fresh(GVar),
     /// A value of the run.
-    Val(V),
+    Val(Value),
 }
 
 /// A materialization under way.
-struct Out {
+struct Materializer {
     /// The nodes of the subtree being built.
     made: Vec<NodeId>,
     /// The binders of the templates being built, innermost last, each with
@@ -59,7 +59,7 @@ struct Out {
 /// value, however many places hold it.
 const SHARED_TUPLE: u32 = 64;
 
-/// A tuple being built ([`Out::tuple`]): its elements so far, and for a big
+/// A tuple being built ([`Materializer::tuple`]): its elements so far, and for a big
 /// one the nodes made before it (its own are a subtree of their own).
 struct OpenTuple<'t> {
     tup: &'t Tup,
@@ -76,13 +76,13 @@ impl Machine {
     /// in progress becomes the residual of the body it stands at, standing
     /// for its atom in the body around it; they are built innermost first,
     /// so that however deeply they nest the build does not recurse.
-    pub(super) fn put_back(&mut self, b: NodeId, cur: Cur, overrides: Overrides, subs: Vec<SubRun>) {
+    pub(super) fn put_back(&mut self, b: NodeId, cur: Current, overrides: Overrides, subs: Vec<SubRun>) {
         // About as many nodes as the run holds values, at most.
         let values = usize::try_from(super::val::live_values()).unwrap_or(0);
         if values > 1 << 16 {
             self.g.reserve(values);
         }
-        let mut out = Out {
+        let mut out = Materializer {
             made: Vec::new(),
             fresh: Vec::new(),
             floor: 0,
@@ -117,21 +117,21 @@ fn root_first(mut made: Vec<NodeId>) -> Vec<NodeId> {
     made
 }
 
-impl Out {
+impl Materializer {
     /// The body a run stands at, `overrides` standing for atoms of it, and
     /// `link` (a node built already) for one more.
-    fn state(&mut self, m: &mut Machine, cur: &Cur, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
+    fn state(&mut self, m: &mut Machine, cur: &Current, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
         match cur {
-            Cur::Body(lam, frame, None) => {
+            Current::Body(lam, frame, None) => {
                 self.base = Some(frame.clone());
                 self.body_with(m, &lam.body, overrides, link)
             }
-            Cur::Call(h, span) => {
+            Current::Call(h, span) => {
                 debug_assert!(link.is_none(), "a reduction under a lambda of a call");
                 let head = self.value(m, h);
                 self.call(m, head, *span)
             }
-            Cur::Body(l, frame, Some(span)) => {
+            Current::Body(l, frame, Some(span)) => {
                 debug_assert!(link.is_none(), "a reduction under a lambda of a call");
                 self.base = Some(frame.clone());
                 let head = self.lambda(m, l).0;
@@ -142,7 +142,7 @@ impl Out {
 
     /// A residual: a lambda with fresh binders for its holes, whose body is
     /// the state its reduction was left at.
-    fn residual(&mut self, m: &mut Machine, r: &Res) -> NodeId {
+    fn residual(&mut self, m: &mut Machine, r: &Residual) -> NodeId {
         let state = r.state.take();
         debug_assert!(state.is_some(), "a residual built after it was applied");
         let binders = self.binders(m, &r.lam, state.as_ref().map_or(&[][..], |s| &s.holes[..]));
@@ -159,7 +159,7 @@ impl Out {
 
     /// Fresh binders for the lambda `lam` reduced under, its holes `holes`
     /// (its staging parameter's, then its parameters') bound to them.
-    fn binders(&mut self, m: &mut Machine, lam: &TLam, holes: &[Rc<Hole>]) -> SmallVec<[GVar; 4]> {
+    fn binders(&mut self, m: &mut Machine, lam: &LamTemplate, holes: &[Rc<Hole>]) -> SmallVec<[GVar; 4]> {
         let binders: SmallVec<[GVar; 4]> = lam.origins.iter().map(|&o| m.g.fresh_var(o)).collect();
         for (h, &v) in holes.iter().zip(&binders) {
             self.holes.insert(Rc::as_ptr(h) as usize, v);
@@ -169,7 +169,7 @@ impl Out {
 
     /// The body of a residual, the state `cur` with `overrides` (and
     /// `link`) its reduction was left at.
-    fn residual_body(&mut self, m: &mut Machine, cur: &Cur, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
+    fn residual_body(&mut self, m: &mut Machine, cur: &Current, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
         let floor = std::mem::replace(&mut self.floor, self.fresh.len());
         let base = self.base.take();
         // Its closures mention its binders: built for this copy alone (a
@@ -186,18 +186,18 @@ impl Out {
     }
 
     /// The lambda node of `lam` with the binders `binders` and `body`.
-    fn lambda_node(&mut self, m: &mut Machine, lam: &TLam, binders: &[GVar], body: NodeId) -> NodeId {
+    fn lambda_node(&mut self, m: &mut Machine, lam: &LamTemplate, binders: &[GVar], body: NodeId) -> NodeId {
         let params = binders[1..=lam.k]
             .iter()
             .enumerate()
-            .map(|(i, &var)| Param {
+            .map(|(i, &var)| NodeParam {
                 var,
                 rest: lam.rest == Some(i),
             })
             .collect();
         self.node(
             m,
-            Kind::Lambda(Box::new(Lambda {
+            Kind::Lambda(Box::new(NodeLambda {
                 sparam: binders[0],
                 params,
                 body,
@@ -236,15 +236,15 @@ impl Out {
     fn call(&mut self, m: &mut Machine, head: NodeId, span: crate::span::Span) -> NodeId {
         self.node(
             m,
-            Kind::Body(Box::new(Body {
+            Kind::Body(Box::new(NodeBody {
                 stage: SExp::Const(true),
-                cmd: Cmd::App {
+                cmd: NodeCmd::App {
                     head,
                     args: Vec::new(),
                     sugar: Sugar::None,
                 },
                 span,
-                status: Status::Inactive,
+                status: Readiness::Inactive,
             })),
         )
     }
@@ -267,47 +267,47 @@ impl Out {
                 .then(|| self.base.as_ref().and_then(|f| f.out(p.pup.checked_sub(frames)?)?.sparam.clone()))
                 .flatten();
             return Slot::Val(match hole {
-                Some(h) => V::Hole(h).resolved().clone(),
-                None => V::Lit(Lit::Stage(true)),
+                Some(h) => Value::Hole(h).resolved().clone(),
+                None => Value::Lit(Lit::Stage(true)),
             });
         }
         let v = self.base.as_ref().and_then(|f| f.get(p.pup.checked_sub(frames)?, p.pix)).cloned();
         debug_assert!(v.is_some(), "a slot outside every frame");
-        Slot::Val(v.unwrap_or(V::Lit(Lit::Int(0))))
+        Slot::Val(v.unwrap_or(Value::Lit(Lit::Int(0))))
     }
 
-    fn stage(&mut self, m: &mut Machine, s: &TStage) -> SExp {
+    fn stage(&mut self, m: &mut Machine, s: &StageTemplate) -> SExp {
         match s {
-            TStage::Const(b) => SExp::Const(*b),
-            TStage::Graph(v, _) => SExp::Var(*v),
-            TStage::Var(p) | TStage::SelfVar(p) | TStage::SParam(p) => match self.slot(*p) {
+            StageTemplate::Const(b) => SExp::Const(*b),
+            StageTemplate::Graph(v, _) => SExp::Var(*v),
+            StageTemplate::Var(p) | StageTemplate::SelfVar(p) | StageTemplate::SParam(p) => match self.slot(*p) {
                 Slot::Fresh(v) => SExp::Var(v),
                 Slot::Val(v) => match v.resolved() {
-                    V::Lit(Lit::Stage(b)) => SExp::Const(*b),
-                    V::Sym(y) | V::RecName(y) => SExp::Var(*y),
-                    V::Hole(h) => SExp::Var(self.hole(m, h)),
+                    Value::Lit(Lit::Stage(b)) => SExp::Const(*b),
+                    Value::Sym(y) | Value::RecName(y) => SExp::Var(*y),
+                    Value::Hole(h) => SExp::Var(self.hole(m, h)),
                     _ => SExp::Const(true),
                 },
             },
-            TStage::Not(x) => SExp::Not(Box::new(self.stage(m, x))),
-            TStage::And(a, b) => SExp::And(Box::new(self.stage(m, a)), Box::new(self.stage(m, b))),
-            TStage::Or(a, b) => SExp::Or(Box::new(self.stage(m, a)), Box::new(self.stage(m, b))),
+            StageTemplate::Not(x) => SExp::Not(Box::new(self.stage(m, x))),
+            StageTemplate::And(a, b) => SExp::And(Box::new(self.stage(m, a)), Box::new(self.stage(m, b))),
+            StageTemplate::Or(a, b) => SExp::Or(Box::new(self.stage(m, a)), Box::new(self.stage(m, b))),
         }
     }
 
-    fn body(&mut self, m: &mut Machine, b: &TBody) -> NodeId {
+    fn body(&mut self, m: &mut Machine, b: &BodyTemplate) -> NodeId {
         self.body_with(m, b, &Overrides::new(), None)
     }
 
     /// The body `b`, the values of `overrides` standing for its atoms
     /// (0: the head, `i`: argument `i`), and the node `link` for one more.
-    fn body_with(&mut self, m: &mut Machine, b: &TBody, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
+    fn body_with(&mut self, m: &mut Machine, b: &BodyTemplate, overrides: &Overrides, link: Option<(u32, NodeId)>) -> NodeId {
         enum Over<'v> {
-            Val(&'v V),
+            Val(&'v Value),
             Built(NodeId),
         }
         debug_assert!(
-            link.is_none() || matches!(b.cmd, TCmd::App { .. }),
+            link.is_none() || matches!(b.cmd, CmdTemplate::App { .. }),
             "a reduction under a lambda of a let, if or fix"
         );
         let stage = self.stage(m, &b.stage);
@@ -316,7 +316,7 @@ impl Out {
             _ => overrides.iter().find(|(j, _)| *j == i).map(|(_, v)| Over::Val(v)),
         };
         let cmd = match &b.cmd {
-            TCmd::App { head, args, sugar, .. } => {
+            CmdTemplate::App { head, args, sugar, .. } => {
                 let head = match over(0) {
                     Some(Over::Val(v)) => self.value(m, v),
                     Some(Over::Built(n)) => n,
@@ -333,37 +333,37 @@ impl Out {
                         }
                     };
                     match a {
-                        TArg::Atom(_) => xs.push(c),
-                        TArg::Splice(_) => xs.push(self.splice(m, c)),
+                        ArgTemplate::Atom(_) => xs.push(c),
+                        ArgTemplate::Splice(_) => xs.push(self.splice(m, c)),
                     }
                 }
                 let args = xs;
-                Cmd::App { head, args, sugar: *sugar }
+                NodeCmd::App { head, args, sugar: *sugar }
             }
-            TCmd::Let { lam, args, sugar, .. } => {
+            CmdTemplate::Let { lam, args, sugar, .. } => {
                 let head = self.lambda(m, lam).0;
                 let args = args.iter().map(|a| self.atom(m, a)).collect();
-                Cmd::App { head, args, sugar: *sugar }
+                NodeCmd::App { head, args, sugar: *sugar }
             }
-            TCmd::If { cond, yes, no, sugar } => {
+            CmdTemplate::If { cond, yes, no, sugar } => {
                 let head = self.node(m, Kind::Lit(Lit::Builtin(Builtin::If)));
                 let c = self.atom(m, cond);
                 let y = self.lambda(m, yes).0;
                 let n = self.lambda(m, no).0;
-                Cmd::App {
+                NodeCmd::App {
                     head,
                     args: vec![c, y, n],
                     sugar: *sugar,
                 }
             }
-            TCmd::Fix { lam, scope } => {
+            CmdTemplate::Fix { lam, scope } => {
                 let (lam, name_in) = self.lambda(m, lam);
                 let sparam = m.g.fresh_var(scope.origins[0]);
                 let name_out = m.g.fresh_var(scope.origins[1]);
                 self.fresh.push((smallvec::smallvec![sparam, name_out], true));
                 let body = self.body(m, &scope.body);
                 self.fresh.pop();
-                Cmd::Fix {
+                NodeCmd::Fix {
                     sparam,
                     name_in,
                     name_out,
@@ -374,18 +374,18 @@ impl Out {
         };
         self.node(
             m,
-            Kind::Body(Box::new(Body {
+            Kind::Body(Box::new(NodeBody {
                 stage,
                 cmd,
                 span: b.span,
-                status: Status::Inactive,
+                status: Readiness::Inactive,
             })),
         )
     }
 
     /// A lambda node for `l` with fresh binders; also its last binder (a
     /// recursive lambda's name).
-    fn lambda(&mut self, m: &mut Machine, l: &TLam) -> (NodeId, GVar) {
+    fn lambda(&mut self, m: &mut Machine, l: &LamTemplate) -> (NodeId, GVar) {
         let binders: SmallVec<[GVar; 4]> = l.origins.iter().map(|&o| m.g.fresh_var(o)).collect();
         let last = binders[binders.len() - 1];
         self.fresh.push((binders.clone(), l.inline_at.is_none()));
@@ -395,27 +395,27 @@ impl Out {
     }
 
     /// A recursive value for the recursive lambda `l`.
-    fn rec(&mut self, m: &mut Machine, l: &TLam) -> NodeId {
+    fn rec(&mut self, m: &mut Machine, l: &LamTemplate) -> NodeId {
         let (lam, name) = self.lambda(m, l);
         let n = self.node(m, Kind::Rec { name, lam });
-        m.g.var_mut(name).set_bound(Bound::SelfRec(n));
+        m.g.var_mut(name).set_bound(VarState::SelfRec(n));
         n
     }
 
     /// The nodes of an argument (or tuple element), pushed on `out`: a
     /// splice of a known tuple is its elements, as `bind` leaves it.
-    fn arg(&mut self, m: &mut Machine, a: &TArg, out: &mut Vec<NodeId>) {
+    fn arg(&mut self, m: &mut Machine, a: &ArgTemplate, out: &mut Vec<NodeId>) {
         let x = match a {
-            TArg::Atom(x) => return out.push(self.atom(m, x)),
-            TArg::Splice(x) => x,
+            ArgTemplate::Atom(x) => return out.push(self.atom(m, x)),
+            ArgTemplate::Splice(x) => x,
         };
         match x {
-            TAtom::Tuple(xs) => return xs.iter().for_each(|x| self.arg(m, x, out)),
-            TAtom::Shared(t) if matches!(m.g.kind(*t), Kind::Tuple(_)) => return self.graph_elems(m, *t, out),
-            TAtom::Var(p) => match self.slot(*p) {
-                Slot::Val(V::Tup(t)) => return t.xs.iter().for_each(|x| out.push(self.value(m, x))),
-                Slot::Val(V::Shared(t)) if matches!(m.g.kind(t), Kind::Tuple(_)) => return self.graph_elems(m, t, out),
-                Slot::Val(V::Val(t)) if matches!(&*t, Atom::Tuple(_)) => {
+            AtomTemplate::Tuple(xs) => return xs.iter().for_each(|x| self.arg(m, x, out)),
+            AtomTemplate::Shared(t) if matches!(m.g.kind(*t), Kind::Tuple(_)) => return self.graph_elems(m, *t, out),
+            AtomTemplate::Var(p) => match self.slot(*p) {
+                Slot::Val(Value::Tup(t)) => return t.xs.iter().for_each(|x| out.push(self.value(m, x))),
+                Slot::Val(Value::Shared(t)) if matches!(m.g.kind(t), Kind::Tuple(_)) => return self.graph_elems(m, t, out),
+                Slot::Val(Value::Val(t)) if matches!(&*t, Atom::Tuple(_)) => {
                     if let Atom::Tuple(xs) = &*t {
                         for x in xs {
                             let (Arg::Atom(y) | Arg::Splice(y)) = x;
@@ -471,23 +471,23 @@ impl Out {
         id
     }
 
-    fn atom(&mut self, m: &mut Machine, a: &TAtom) -> NodeId {
+    fn atom(&mut self, m: &mut Machine, a: &AtomTemplate) -> NodeId {
         match a {
-            TAtom::Var(p) | TAtom::SParam(p) => match self.slot(*p) {
+            AtomTemplate::Var(p) | AtomTemplate::SParam(p) => match self.slot(*p) {
                 Slot::Fresh(v) => self.reference(m, v),
                 Slot::Val(v) => self.value(m, &v),
             },
-            TAtom::Sym(v) | TAtom::RecName(v) => self.reference(m, *v),
-            TAtom::Lit(l) => self.node(m, Kind::Lit(l.clone())),
-            TAtom::Shared(t) => self.holder(m, *t),
-            TAtom::Lam(l) => self.lambda(m, l).0,
-            TAtom::Rec(l) => self.rec(m, l),
-            TAtom::Tuple(xs) => {
+            AtomTemplate::Sym(v) | AtomTemplate::RecName(v) => self.reference(m, *v),
+            AtomTemplate::Lit(l) => self.node(m, Kind::Lit(l.clone())),
+            AtomTemplate::Shared(t) => self.holder(m, *t),
+            AtomTemplate::Lam(l) => self.lambda(m, l).0,
+            AtomTemplate::Rec(l) => self.rec(m, l),
+            AtomTemplate::Tuple(xs) => {
                 let mut out = Vec::with_capacity(xs.len());
                 xs.iter().for_each(|x| self.arg(m, x, &mut out));
                 self.node(m, Kind::Tuple(out))
             }
-            TAtom::Expr(e, kids, _) => {
+            AtomTemplate::Expr(e, kids, _) => {
                 let kids: Vec<NodeId> = kids.iter().map(|k| self.atom(m, k)).collect();
                 self.node(m, Kind::Expr(e.clone(), kids.into_boxed_slice()))
             }
@@ -522,7 +522,7 @@ impl Out {
             if let Some(x) = tup.xs.get(top.next) {
                 top.next += 1;
                 let n = match x.resolved() {
-                    V::Tup(u) => match self.tuple_holder(m, u) {
+                    Value::Tup(u) => match self.tuple_holder(m, u) {
                         Some(h) => h,
                         None => {
                             let o = self.open_tuple(u);
@@ -577,20 +577,20 @@ impl Out {
         self.holder(m, n)
     }
 
-    fn value(&mut self, m: &mut Machine, v: &V) -> NodeId {
+    fn value(&mut self, m: &mut Machine, v: &Value) -> NodeId {
         match v.resolved() {
-            V::Hole(h) => {
+            Value::Hole(h) => {
                 let x = self.hole(m, h);
                 self.reference(m, x)
             }
-            V::Res(r) => self.residual(m, r),
-            V::Lit(l) => self.node(m, Kind::Lit(l.clone())),
-            V::Sym(x) | V::RecName(x) => self.reference(m, *x),
-            V::Val(a) => self.import(m, (**a).clone()),
-            V::Tup(t) => self.tuple(m, t),
-            V::Shared(t) => self.holder(m, *t),
-            V::Clo(l, f, _) | V::Rec(l, f, _) => {
-                let rec = matches!(v, V::Rec(..));
+            Value::Residual(r) => self.residual(m, r),
+            Value::Lit(l) => self.node(m, Kind::Lit(l.clone())),
+            Value::Sym(x) | Value::RecName(x) => self.reference(m, *x),
+            Value::Val(a) => self.import(m, (**a).clone()),
+            Value::Tup(t) => self.tuple(m, t),
+            Value::Shared(t) => self.holder(m, *t),
+            Value::Clo(l, f, _) | Value::Rec(l, f, _) => {
+                let rec = matches!(v, Value::Rec(..));
                 let key = (Rc::as_ptr(l) as usize, Rc::as_ptr(f) as usize);
                 let target = match self.closures.get(&key) {
                     Some(&t) => t,

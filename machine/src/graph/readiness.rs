@@ -4,7 +4,7 @@
 //! looking below the body's own head and arguments.
 
 use super::lit::Lit;
-use super::node::{hole_index, Bound, Cmd, GVar, Graph, Kind, NodeId, Status};
+use super::node::{hole_index, GVar, Graph, Kind, NodeCmd, NodeId, Readiness, VarState};
 use super::Machine;
 use crate::error::ErrorKind;
 use crate::expr::eval::{eval_with, EvalError};
@@ -65,11 +65,11 @@ pub enum Plan {
 
 impl Look {
     /// The status this look gives a body.
-    pub fn status(&self) -> Status {
+    pub fn status(&self) -> Readiness {
         match self {
-            Look::Inactive => Status::Inactive,
-            Look::Stuck(v) => Status::Stuck(*v),
-            Look::Error(_) | Look::Ready(_) => Status::Pending,
+            Look::Inactive => Readiness::Inactive,
+            Look::Stuck(v) => Readiness::Stuck(*v),
+            Look::Error(_) | Look::Ready(_) => Readiness::Pending,
         }
     }
 }
@@ -78,7 +78,7 @@ impl Look {
 /// constants; a recursive name inside its own value is concrete; any other
 /// variable is symbolic.
 pub fn stage_value(g: &Graph, s: &SExp) -> bool {
-    s.value(&|v| matches!(g.var(v).bound(), Bound::SelfRec(_)))
+    s.value(&|v| matches!(g.var(v).bound(), VarState::SelfRec(_)))
 }
 
 impl Machine {
@@ -100,7 +100,7 @@ impl Machine {
     }
 
     /// For an expression node that is one variable (`"f"`) bound to a
-    /// recursive value whose lambda encloses it ([`Bound::SelfRec`]): the
+    /// recursive value whose lambda encloses it ([`VarState::SelfRec`]): the
     /// node of that variable. Such a head is the name itself, concrete
     /// there, as in the reference reducer.
     pub(crate) fn self_rec_read(&self, n: NodeId) -> Option<NodeId> {
@@ -113,7 +113,7 @@ impl Machine {
             return None;
         }
         match self.g.kind(kid) {
-            Kind::Ref(v) if matches!(self.g.var(*v).bound(), Bound::SelfRec(_)) => Some(kid),
+            Kind::Ref(v) if matches!(self.g.var(*v).bound(), VarState::SelfRec(_)) => Some(kid),
             _ => None,
         }
     }
@@ -235,8 +235,8 @@ impl Machine {
             return Look::Inactive;
         }
         let (head, args) = match &body.cmd {
-            Cmd::Fix { .. } => return Look::Ready(Plan::Fix),
-            Cmd::App { head, args, .. } => (*head, args),
+            NodeCmd::Fix { .. } => return Look::Ready(Plan::Fix),
+            NodeCmd::App { head, args, .. } => (*head, args),
         };
         let mut shapes = Shapes::new();
         let mut failed: Option<Look> = None;
@@ -328,7 +328,7 @@ impl Machine {
         let head = self.val(head);
         match self.g.kind(head) {
             Kind::Ref(v) => match self.g.var(*v).bound() {
-                Bound::SelfRec(r) => match self.g.kind(r) {
+                VarState::SelfRec(r) => match self.g.kind(r) {
                     Kind::Rec { lam, .. } => self.beta_check(self.arity(*lam), shapes, false, failed),
                     _ => Look::Stuck(*v),
                 },

@@ -9,7 +9,7 @@
 //! lambda) its own name, then the slots of the lambdas *inlined* in it: a
 //! literal lambda applied where it stands (`"e" (x) {..}`, `(x) {..} a`) and
 //! the literal branches of an `if` are run in the frame of the body that
-//! applies them ([`TCmd::Let`], [`TCmd::If`]), each with slots of its own,
+//! applies them ([`CmdTemplate::Let`], [`CmdTemplate::If`]), each with slots of its own,
 //! so a core-time loop makes no frame but its calls'. Each body of a frame
 //! runs at most once per frame (a body is replaced by its step's result),
 //! so each slot is written at most once. Everything the template does not
@@ -19,10 +19,10 @@
 //!
 //! Each body carries what the fast run needs to know, without looking, about
 //! the bodies nested in it: which could be pending once the body runs
-//! ([`TBody::watch`]). A lambda applied where it stands is inlined only if
+//! ([`BodyTemplate::watch`]). A lambda applied where it stands is inlined only if
 //! no body in it may be active while it is not applied: one the run may
 //! have to reduce under gets a frame of its own. Each lambda also lists the
-//! slots around it that it reads ([`TLam::caps`]), which bounds how deeply
+//! slots around it that it reads ([`LamTemplate::caps`]), which bounds how deeply
 //! its closures nest.
 
 use std::rc::Rc;
@@ -31,8 +31,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use super::super::lit::Lit;
-use super::super::node::{Bound, Cmd, GVar, Graph, Kind, NodeId};
-use super::quick::Q;
+use super::super::node::{GVar, Graph, Kind, NodeCmd, NodeId, VarState};
+use super::quick::QuickExpr;
 use crate::expr::Expr;
 use crate::run::Rule;
 use crate::span::Span;
@@ -47,7 +47,7 @@ pub(super) const MAX_COMPILED: usize = 4096;
 const MAX_NEST: u32 = 200;
 
 /// A lambda (or the scope of a `fix`, or the entry body) as a template.
-pub(super) struct TLam {
+pub(super) struct LamTemplate {
     /// The source variables of the frame's slots, for the binders a
     /// materialized copy makes: staging parameter, parameters, own name.
     pub origins: Box<[VarId]>,
@@ -63,7 +63,7 @@ pub(super) struct TLam {
     /// The rest parameter's position among the parameters.
     pub rest: Option<usize>,
     /// The body.
-    pub body: TBody,
+    pub body: BodyTemplate,
     /// The lambda's source.
     pub span: Span,
     /// The bodies inside this lambda whose staging expressions might be
@@ -72,7 +72,7 @@ pub(super) struct TLam {
     /// The slots of the frames around the place it is made in that it (or
     /// a lambda in it) reads: how many frames out from that place, which
     /// slot. A closure of it reaches the values there and no others, so it
-    /// nests one deeper than they do ([`super::val::V::closure`]).
+    /// nests one deeper than they do ([`super::val::Value::closure`]).
     pub caps: Box<[(u32, u32)]>,
 }
 
@@ -81,16 +81,16 @@ pub(super) struct TLam {
 /// place and the body (a lambda's own body: 1), how many of them have frames
 /// of their own (not inlined), and its staging expression.
 /// A body whose staging expression is false however the frames outside hold
-/// (its own lambda is not invoked: `TStage::when_symbolic`) is left out, so
+/// (its own lambda is not invoked: `StageTemplate::when_symbolic`) is left out, so
 /// a loop's bodies leave nothing to watch. `None`: more than [`MAX_WATCH`],
 /// and the place counts as one after which another body may be pending.
-pub(super) type Watch = Option<Rc<[(u32, u32, Rc<TStage>)]>>;
+pub(super) type Watch = Option<Rc<[(u32, u32, Rc<StageTemplate>)]>>;
 
 /// The most bodies a place watches.
 const MAX_WATCH: usize = 16;
 
 /// Gathers watches.
-struct Watching(Option<Vec<(u32, u32, Rc<TStage>)>>);
+struct Watching(Option<Vec<(u32, u32, Rc<StageTemplate>)>>);
 
 impl Watching {
     fn new() -> Watching {
@@ -98,7 +98,7 @@ impl Watching {
     }
 
     /// A body `d` lambdas in, `pd` of them with frames of their own.
-    fn add(&mut self, d: u32, pd: u32, s: &Rc<TStage>) {
+    fn add(&mut self, d: u32, pd: u32, s: &Rc<StageTemplate>) {
         if s.when_symbolic(d) == Some(false) {
             return;
         }
@@ -126,11 +126,11 @@ impl Watching {
 }
 
 /// A body of a template.
-pub(super) struct TBody {
+pub(super) struct BodyTemplate {
     /// Its staging expression.
-    pub stage: Rc<TStage>,
+    pub stage: Rc<StageTemplate>,
     /// What it does.
-    pub cmd: TCmd,
+    pub cmd: CmdTemplate,
     /// Its source.
     pub span: Span,
     /// The bodies nested in it (in the lambdas of its head and arguments,
@@ -142,11 +142,11 @@ pub(super) struct TBody {
 }
 
 /// The command of a template body.
-pub(super) enum TCmd {
+pub(super) enum CmdTemplate {
     /// `head args..`.
     App {
-        head: TAtom,
-        args: Box<[TArg]>,
+        head: AtomTemplate,
+        args: Box<[ArgTemplate]>,
         sugar: Sugar,
         /// Whether every argument is an atom that makes no closure (so a
         /// loop's call can rewrite the frame it is in: `Run::loop_call`).
@@ -158,29 +158,29 @@ pub(super) enum TCmd {
     /// slots in this frame. A closure over the frame in its own slot would
     /// be a cycle of counts, never freed.
     Let {
-        lam: Rc<TLam>,
-        args: Box<[TAtom]>,
+        lam: Rc<LamTemplate>,
+        args: Box<[AtomTemplate]>,
         sugar: Sugar,
         /// The step's kind: an expression's (one expression argument) or β.
         rule: Rule,
     },
     /// `if cond () {..} () {..}`: the branch taken is run in this frame.
     If {
-        cond: TAtom,
-        yes: Rc<TLam>,
-        no: Rc<TLam>,
+        cond: AtomTemplate,
+        yes: Rc<LamTemplate>,
+        no: Rc<LamTemplate>,
         sugar: Sugar,
     },
     /// `fix`: the recursive lambda (its last slot the name) and the scope
     /// (a frame of the staging parameter and the name as the scope sees it).
     /// Its body watches what [`fix_watch`] says.
-    Fix { lam: Rc<TLam>, scope: Rc<TLam> },
+    Fix { lam: Rc<LamTemplate>, scope: Rc<LamTemplate> },
 }
 
 /// An argument.
-pub(super) enum TArg {
-    Atom(TAtom),
-    Splice(TAtom),
+pub(super) enum ArgTemplate {
+    Atom(AtomTemplate),
+    Splice(AtomTemplate),
 }
 
 /// Where a variable bound by a template lives.
@@ -224,7 +224,7 @@ pub(super) fn is_sparam(pix: u32) -> bool {
 }
 
 /// An atom of a template.
-pub(super) enum TAtom {
+pub(super) enum AtomTemplate {
     /// A slot of a frame.
     Var(Place),
     /// A staging parameter (its slot [`NO_SLOT`]): `always` at run time.
@@ -238,18 +238,18 @@ pub(super) enum TAtom {
     /// A shared value of the graph (a lambda, recursive value, record or map).
     Shared(NodeId),
     /// A lambda.
-    Lam(Rc<TLam>),
+    Lam(Rc<LamTemplate>),
     /// A recursive value.
-    Rec(Rc<TLam>),
+    Rec(Rc<LamTemplate>),
     /// A tuple.
-    Tuple(Box<[TArg]>),
+    Tuple(Box<[ArgTemplate]>),
     /// An expression and its operands, placeholder `k` for operand `k`,
     /// and its quick form if it has one (reading the operands directly).
-    Expr(Arc<Expr>, Box<[TAtom]>, Option<Box<Q>>),
+    Expr(Arc<Expr>, Box<[AtomTemplate]>, Option<Box<QuickExpr>>),
 }
 
 /// A staging expression of a template.
-pub(super) enum TStage {
+pub(super) enum StageTemplate {
     Const(bool),
     /// A slot.
     Var(Place),
@@ -261,28 +261,28 @@ pub(super) enum TStage {
     SelfVar(Place),
     /// A graph variable, with its truth (a fast run binds none).
     Graph(GVar, bool),
-    Not(Box<TStage>),
-    And(Box<TStage>, Box<TStage>),
-    Or(Box<TStage>, Box<TStage>),
+    Not(Box<StageTemplate>),
+    And(Box<StageTemplate>, Box<StageTemplate>),
+    Or(Box<StageTemplate>, Box<StageTemplate>),
 }
 
-impl TStage {
+impl StageTemplate {
     /// Its value when the `k` innermost frames are symbolic and nothing is
     /// known further out: `Some(false)` only if it is false for sure.
     fn when_symbolic(&self, k: u32) -> Option<bool> {
         match self {
-            TStage::Const(b) | TStage::Graph(_, b) => Some(*b),
+            StageTemplate::Const(b) | StageTemplate::Graph(_, b) => Some(*b),
             // Outside the `k` frames it is unknown here: a watch made here
             // is looked at again further out, where it may be symbolic.
-            TStage::Var(p) | TStage::SParam(p) => (p.up < k).then_some(false),
-            TStage::SelfVar(..) => None,
-            TStage::Not(x) => x.when_symbolic(k).map(|b| !b),
-            TStage::And(a, b) => match (a.when_symbolic(k), b.when_symbolic(k)) {
+            StageTemplate::Var(p) | StageTemplate::SParam(p) => (p.up < k).then_some(false),
+            StageTemplate::SelfVar(..) => None,
+            StageTemplate::Not(x) => x.when_symbolic(k).map(|b| !b),
+            StageTemplate::And(a, b) => match (a.when_symbolic(k), b.when_symbolic(k)) {
                 (Some(false), _) | (_, Some(false)) => Some(false),
                 (Some(true), Some(true)) => Some(true),
                 _ => None,
             },
-            TStage::Or(a, b) => match (a.when_symbolic(k), b.when_symbolic(k)) {
+            StageTemplate::Or(a, b) => match (a.when_symbolic(k), b.when_symbolic(k)) {
                 (Some(true), _) | (_, Some(true)) => Some(true),
                 (Some(false), Some(false)) => Some(false),
                 _ => None,
@@ -295,14 +295,19 @@ impl TStage {
 /// literal lambda or recursive value, in a tuple or an operand too). A
 /// variable cannot hold one: a frame's parameters are bound before it
 /// exists, the frames around it no longer change, and its inlined slots
-/// are never given such values (see [`TCmd::Let`]), so frames hold no
+/// are never given such values (see [`CmdTemplate::Let`]), so frames hold no
 /// cycles.
-fn makes_closure(a: &TAtom) -> bool {
+fn makes_closure(a: &AtomTemplate) -> bool {
     match a {
-        TAtom::Lam(_) | TAtom::Rec(_) => true,
-        TAtom::Tuple(xs) => xs.iter().any(|(TArg::Atom(x) | TArg::Splice(x))| makes_closure(x)),
-        TAtom::Expr(_, kids, _) => kids.iter().any(makes_closure),
-        TAtom::Var(_) | TAtom::SParam(_) | TAtom::Sym(_) | TAtom::RecName(_) | TAtom::Lit(_) | TAtom::Shared(_) => false,
+        AtomTemplate::Lam(_) | AtomTemplate::Rec(_) => true,
+        AtomTemplate::Tuple(xs) => xs.iter().any(|(ArgTemplate::Atom(x) | ArgTemplate::Splice(x))| makes_closure(x)),
+        AtomTemplate::Expr(_, kids, _) => kids.iter().any(makes_closure),
+        AtomTemplate::Var(_)
+        | AtomTemplate::SParam(_)
+        | AtomTemplate::Sym(_)
+        | AtomTemplate::RecName(_)
+        | AtomTemplate::Lit(_)
+        | AtomTemplate::Shared(_) => false,
     }
 }
 
@@ -314,8 +319,8 @@ fn makes_closure(a: &TAtom) -> bool {
 /// name and nests nothing that may be active while the lambda is not
 /// applied (a staged program's `$exit (x)[pt] { @always: run .. }`) is
 /// left out. Once the `fix` has executed, the scope's body watches it.
-fn fix_watch(lam: &TLam, scope: &TLam) -> Watch {
-    let TCmd::App { head, args, .. } = &scope.body.cmd else {
+fn fix_watch(lam: &LamTemplate, scope: &LamTemplate) -> Watch {
+    let CmdTemplate::App { head, args, .. } = &scope.body.cmd else {
         return union(&lam.watch, &scope.watch);
     };
     // The scope's name is its binder 1 (0 is its staging parameter); seen
@@ -323,15 +328,15 @@ fn fix_watch(lam: &TLam, scope: &TLam) -> Watch {
     // Its watch holds its body's stage (one lambda in) and the bodies
     // nested in that body that may be active while it is not applied
     // (further in): there must be none of the latter.
-    let stuck_on_name = |l: &TLam| {
-        matches!(&l.body.cmd, TCmd::App { head: TAtom::Var(p), .. } if p.up == 1 && p.ix == 1)
+    let stuck_on_name = |l: &LamTemplate| {
+        matches!(&l.body.cmd, CmdTemplate::App { head: AtomTemplate::Var(p), .. } if p.up == 1 && p.ix == 1)
             && matches!(&l.watch, Some(w) if w.iter().all(|&(d, _, _)| d == 1))
     };
     let mut body = Watching::new();
-    let atoms = std::iter::once(head).chain(args.iter().map(|(TArg::Atom(x) | TArg::Splice(x))| x));
+    let atoms = std::iter::once(head).chain(args.iter().map(|(ArgTemplate::Atom(x) | ArgTemplate::Splice(x))| x));
     for x in atoms {
         match x {
-            TAtom::Lam(l) if stuck_on_name(l) => {}
+            AtomTemplate::Lam(l) if stuck_on_name(l) => {}
             x => atom_watch(x, &mut body),
         }
     }
@@ -353,18 +358,18 @@ fn union(a: &Watch, b: &Watch) -> Watch {
 }
 
 /// Gathers the watches of the lambdas of an atom.
-fn atom_watch(a: &TAtom, w: &mut Watching) {
+fn atom_watch(a: &AtomTemplate, w: &mut Watching) {
     match a {
-        TAtom::Lam(l) | TAtom::Rec(l) => w.add_all(0, 0, &l.watch),
-        TAtom::Tuple(xs) => xs.iter().for_each(|x| arg_watch(x, w)),
-        TAtom::Expr(_, xs, _) => xs.iter().for_each(|x| atom_watch(x, w)),
+        AtomTemplate::Lam(l) | AtomTemplate::Rec(l) => w.add_all(0, 0, &l.watch),
+        AtomTemplate::Tuple(xs) => xs.iter().for_each(|x| arg_watch(x, w)),
+        AtomTemplate::Expr(_, xs, _) => xs.iter().for_each(|x| atom_watch(x, w)),
         _ => {}
     }
 }
 
-fn arg_watch(a: &TArg, w: &mut Watching) {
+fn arg_watch(a: &ArgTemplate, w: &mut Watching) {
     match a {
-        TArg::Atom(x) | TArg::Splice(x) => atom_watch(x, w),
+        ArgTemplate::Atom(x) | ArgTemplate::Splice(x) => atom_watch(x, w),
     }
 }
 
@@ -389,7 +394,7 @@ struct OpenFrame {
     /// The slots taken so far.
     top: u32,
     /// The slots of frames further out that its lambda reads (as
-    /// [`TLam::caps`]).
+    /// [`LamTemplate::caps`]).
     caps: Vec<(u32, u32)>,
 }
 
@@ -448,7 +453,7 @@ impl<'g> Compiler<'g> {
     /// The entry body (the ready body a fast run starts from) as the body of
     /// a lambda without binders (its frame holds only the slots of the
     /// lambdas inlined in it).
-    pub(super) fn entry(&mut self, b: NodeId) -> Option<Rc<TLam>> {
+    pub(super) fn entry(&mut self, b: NodeId) -> Option<Rc<LamTemplate>> {
         self.level += 1;
         self.plevel += 1;
         self.frames.push(OpenFrame::default());
@@ -457,7 +462,7 @@ impl<'g> Compiler<'g> {
         self.plevel -= 1;
         self.level -= 1;
         let body = body?;
-        Some(Rc::new(TLam {
+        Some(Rc::new(LamTemplate {
             origins: Box::new([]),
             k: 0,
             rest: None,
@@ -472,7 +477,7 @@ impl<'g> Compiler<'g> {
 
     /// A lambda node (with `name`: the lambda of a recursive value, whose
     /// name takes the last slot; `inline`: run in its applier's frame).
-    pub(super) fn lambda(&mut self, n: NodeId, name: Option<GVar>, inline: bool) -> Option<Rc<TLam>> {
+    pub(super) fn lambda(&mut self, n: NodeId, name: Option<GVar>, inline: bool) -> Option<Rc<LamTemplate>> {
         self.count()?;
         let Kind::Lambda(l) = self.g.kind(n) else { return None };
         let mut binders: Vec<GVar> = Vec::with_capacity(l.params.len() + 2);
@@ -509,7 +514,7 @@ impl<'g> Compiler<'g> {
         rest: Option<usize>,
         span: Span,
         inline: bool,
-    ) -> Option<Rc<TLam>> {
+    ) -> Option<Rc<LamTemplate>> {
         // Slots for all but the staging parameter.
         let n = u32::try_from(binders.len()).ok()?.checked_sub(1)?;
         let base = if inline {
@@ -558,7 +563,7 @@ impl<'g> Compiler<'g> {
         let own = u32::from(!inline);
         w.add(1, own, &body.stage);
         w.add_all(1, own, &body.watch);
-        Some(Rc::new(TLam {
+        Some(Rc::new(LamTemplate {
             origins: binders.iter().map(|&v| self.g.var(v).origin).collect(),
             k,
             rest,
@@ -572,7 +577,7 @@ impl<'g> Compiler<'g> {
     }
 
     /// Notes that the lambdas of the frames opened since `b`'s read its
-    /// slot ([`TLam::caps`]).
+    /// slot ([`LamTemplate::caps`]).
     fn capture(&mut self, b: Binder) {
         if is_sparam(b.pix) {
             return;
@@ -610,18 +615,18 @@ impl<'g> Compiler<'g> {
         live.next().is_some() && live.next().is_none()
     }
 
-    fn stage(&self, s: &SExp) -> TStage {
+    fn stage(&self, s: &SExp) -> StageTemplate {
         match s {
-            SExp::Const(b) => TStage::Const(*b),
+            SExp::Const(b) => StageTemplate::Const(*b),
             SExp::Var(v) => match self.scope.get(v) {
-                Some(&b) if is_sparam(b.pix) => TStage::SParam(self.place(b)),
-                Some(&b) if !b.is_self => TStage::Var(self.place(b)),
-                Some(&b) => TStage::SelfVar(self.place(b)),
-                None => TStage::Graph(*v, matches!(self.g.var(*v).bound(), Bound::SelfRec(_))),
+                Some(&b) if is_sparam(b.pix) => StageTemplate::SParam(self.place(b)),
+                Some(&b) if !b.is_self => StageTemplate::Var(self.place(b)),
+                Some(&b) => StageTemplate::SelfVar(self.place(b)),
+                None => StageTemplate::Graph(*v, matches!(self.g.var(*v).bound(), VarState::SelfRec(_))),
             },
-            SExp::Not(x) => TStage::Not(Box::new(self.stage(x))),
-            SExp::And(a, b) => TStage::And(Box::new(self.stage(a)), Box::new(self.stage(b))),
-            SExp::Or(a, b) => TStage::Or(Box::new(self.stage(a)), Box::new(self.stage(b))),
+            SExp::Not(x) => StageTemplate::Not(Box::new(self.stage(x))),
+            SExp::And(a, b) => StageTemplate::And(Box::new(self.stage(a)), Box::new(self.stage(b))),
+            SExp::Or(a, b) => StageTemplate::Or(Box::new(self.stage(a)), Box::new(self.stage(b))),
         }
     }
 
@@ -638,16 +643,16 @@ impl<'g> Compiler<'g> {
         r
     }
 
-    fn body(&mut self, n: NodeId) -> Option<TBody> {
+    fn body(&mut self, n: NodeId) -> Option<BodyTemplate> {
         self.deeper(|c| c.body_inner(n))
     }
 
-    fn body_inner(&mut self, n: NodeId) -> Option<TBody> {
+    fn body_inner(&mut self, n: NodeId) -> Option<BodyTemplate> {
         let b = self.g.body(n)?;
         let stage = Rc::new(self.stage(&b.stage));
         let span = b.span;
         let (cmd, watch) = match &b.cmd {
-            Cmd::App { head, args, sugar } if self.inlines(*head, args) => {
+            NodeCmd::App { head, args, sugar } if self.inlines(*head, args) => {
                 let mut xs = Vec::with_capacity(args.len());
                 for &a in args {
                     xs.push(self.atom(a)?);
@@ -660,9 +665,9 @@ impl<'g> Compiler<'g> {
                     // their own frame, a cycle of counts.
                     let head = self.atom(*head)?;
                     atom_watch(&head, &mut w);
-                    let args = xs.into_iter().map(TArg::Atom).collect();
+                    let args = xs.into_iter().map(ArgTemplate::Atom).collect();
                     (
-                        TCmd::App {
+                        CmdTemplate::App {
                             head,
                             args,
                             sugar,
@@ -694,10 +699,10 @@ impl<'g> Compiler<'g> {
                         }
                         let head = self.atom(*head)?;
                         atom_watch(&head, &mut w);
-                        let args = xs.into_iter().map(TArg::Atom).collect();
-                        return Some(TBody {
+                        let args = xs.into_iter().map(ArgTemplate::Atom).collect();
+                        return Some(BodyTemplate {
                             stage,
-                            cmd: TCmd::App {
+                            cmd: CmdTemplate::App {
                                 head,
                                 args,
                                 sugar,
@@ -709,9 +714,9 @@ impl<'g> Compiler<'g> {
                     };
                     w.add_all(0, 0, &lam.watch);
                     (
-                        TCmd::Let {
+                        CmdTemplate::Let {
                             lam,
-                            rule: if matches!(&xs[..], [TAtom::Expr(..)]) {
+                            rule: if matches!(&xs[..], [AtomTemplate::Expr(..)]) {
                                 Rule::Expr
                             } else {
                                 Rule::Beta
@@ -723,7 +728,7 @@ impl<'g> Compiler<'g> {
                     )
                 }
             }
-            Cmd::App { head, args, sugar }
+            NodeCmd::App { head, args, sugar }
                 if matches!(self.g.kind(*head), Kind::Lit(Lit::Builtin(Builtin::If)))
                     && matches!(&args[..], [_, y, n] if self.inlines(*y, &[]) && self.inlines(*n, &[])) =>
             {
@@ -735,9 +740,9 @@ impl<'g> Compiler<'g> {
                 w.add_all(0, 0, &yes.watch);
                 w.add_all(0, 0, &no.watch);
                 let sugar = *sugar;
-                (TCmd::If { cond, yes, no, sugar }, w.done())
+                (CmdTemplate::If { cond, yes, no, sugar }, w.done())
             }
-            Cmd::App { head, args, sugar } => {
+            NodeCmd::App { head, args, sugar } => {
                 let head = self.atom(*head)?;
                 let mut xs = Vec::with_capacity(args.len());
                 for &a in args {
@@ -746,9 +751,9 @@ impl<'g> Compiler<'g> {
                 let mut w = Watching::new();
                 atom_watch(&head, &mut w);
                 xs.iter().for_each(|x| arg_watch(x, &mut w));
-                let plain = xs.iter().all(|x| matches!(x, TArg::Atom(a) if !makes_closure(a)));
+                let plain = xs.iter().all(|x| matches!(x, ArgTemplate::Atom(a) if !makes_closure(a)));
                 (
-                    TCmd::App {
+                    CmdTemplate::App {
                         head,
                         args: xs.into(),
                         sugar: *sugar,
@@ -757,7 +762,7 @@ impl<'g> Compiler<'g> {
                     w.done(),
                 )
             }
-            Cmd::Fix {
+            NodeCmd::Fix {
                 sparam,
                 name_in,
                 name_out,
@@ -774,42 +779,42 @@ impl<'g> Compiler<'g> {
                 let lam = self.lambda(lam, Some(name_in), false)?;
                 let scope = self.frame(&[sparam, name_out], false, body, 1, None, span, false)?;
                 let watch = fix_watch(&lam, &scope);
-                (TCmd::Fix { lam, scope }, watch)
+                (CmdTemplate::Fix { lam, scope }, watch)
             }
         };
-        Some(TBody { stage, cmd, span, watch })
+        Some(BodyTemplate { stage, cmd, span, watch })
     }
 
-    fn arg(&mut self, a: NodeId) -> Option<TArg> {
+    fn arg(&mut self, a: NodeId) -> Option<ArgTemplate> {
         match self.g.kind(a) {
             Kind::Splice(c) => {
                 let c = *c;
                 self.count()?;
-                Some(TArg::Splice(self.atom(c)?))
+                Some(ArgTemplate::Splice(self.atom(c)?))
             }
-            _ => Some(TArg::Atom(self.atom(a)?)),
+            _ => Some(ArgTemplate::Atom(self.atom(a)?)),
         }
     }
 
-    fn atom(&mut self, n: NodeId) -> Option<TAtom> {
+    fn atom(&mut self, n: NodeId) -> Option<AtomTemplate> {
         self.deeper(|c| c.atom_inner(n))
     }
 
-    fn atom_inner(&mut self, n: NodeId) -> Option<TAtom> {
+    fn atom_inner(&mut self, n: NodeId) -> Option<AtomTemplate> {
         Some(match self.g.kind(n) {
             Kind::Ref(v) => match self.scope.get(v) {
-                Some(&b) if is_sparam(b.pix) => TAtom::SParam(self.place(b)),
+                Some(&b) if is_sparam(b.pix) => AtomTemplate::SParam(self.place(b)),
                 Some(&b) => {
                     self.capture(b);
-                    TAtom::Var(self.place(b))
+                    AtomTemplate::Var(self.place(b))
                 }
                 None => match self.g.var(*v).bound() {
-                    Bound::Symbolic => TAtom::Sym(*v),
-                    Bound::SelfRec(_) => TAtom::RecName(*v),
-                    Bound::Dead => return None,
+                    VarState::Symbolic => AtomTemplate::Sym(*v),
+                    VarState::SelfRec(_) => AtomTemplate::RecName(*v),
+                    VarState::Dead => return None,
                 },
             },
-            Kind::Lit(l) => TAtom::Lit(l.clone()),
+            Kind::Lit(l) => AtomTemplate::Lit(l.clone()),
             Kind::Share(t) => {
                 let t = *t;
                 match self.g.kind(t) {
@@ -820,35 +825,35 @@ impl<'g> Compiler<'g> {
                     // anyway (splices take it apart); its big elements are
                     // shared values of their own.
                     Kind::Lambda(_) | Kind::Rec { .. } | Kind::Record(_) | Kind::Map(_) if self.g.nodes[t.ix()].closed.is_closed() => {
-                        TAtom::Shared(t)
+                        AtomTemplate::Shared(t)
                     }
                     // A closed tuple (a list's cell, holding the next as a
                     // shared value) stands as itself: a run reads its cells
                     // from the graph as it takes them apart.
-                    Kind::Tuple(_) if self.g.nodes[t.ix()].closed.is_closed() => TAtom::Shared(t),
+                    Kind::Tuple(_) if self.g.nodes[t.ix()].closed.is_closed() => AtomTemplate::Shared(t),
                     Kind::Lambda(_) | Kind::Rec { .. } | Kind::Tuple(_)
                         if self.note_unknown && !self.g.nodes[t.ix()].closed.is_closed() =>
                     {
                         // This compile is done again once `t` is classified
                         // afresh.
                         self.unknown.push(t);
-                        TAtom::Shared(t)
+                        AtomTemplate::Shared(t)
                     }
                     Kind::Lambda(_) | Kind::Rec { .. } | Kind::Tuple(_) => self.atom(t)?,
                     _ => return None,
                 }
             }
-            Kind::Lambda(_) => TAtom::Lam(self.lambda(n, None, false)?),
+            Kind::Lambda(_) => AtomTemplate::Lam(self.lambda(n, None, false)?),
             Kind::Rec { name, lam } => {
                 let (name, lam) = (*name, *lam);
-                TAtom::Rec(self.lambda(lam, Some(name), false)?)
+                AtomTemplate::Rec(self.lambda(lam, Some(name), false)?)
             }
             Kind::Tuple(xs) => {
                 let mut out = Vec::with_capacity(xs.len());
                 for &x in xs {
                     out.push(self.arg(x)?);
                 }
-                TAtom::Tuple(out.into())
+                AtomTemplate::Tuple(out.into())
             }
             Kind::Expr(e, kids) => {
                 let e = e.clone();
@@ -856,8 +861,8 @@ impl<'g> Compiler<'g> {
                 for &c in kids.iter() {
                     out.push(self.atom(c)?);
                 }
-                let q = Q::of(&e).and_then(|q| q.resolve(&out)).map(Box::new);
-                TAtom::Expr(e, out.into(), q)
+                let q = QuickExpr::of(&e).and_then(|q| q.resolve(&out)).map(Box::new);
+                AtomTemplate::Expr(e, out.into(), q)
             }
             // Records and maps owned by the body, bodies, splices out of
             // place, free slots: not for a fast run.
@@ -872,7 +877,7 @@ mod tests {
 
     #[test]
     fn a_place_watches_only_the_bodies_that_might_turn_pending() {
-        let watched = |d: u32, s: TStage| {
+        let watched = |d: u32, s: StageTemplate| {
             let mut w = Watching::new();
             w.add(d, d, &Rc::new(s));
             w.done().map(|w| w.len())
@@ -885,32 +890,32 @@ mod tests {
             once: false,
         };
         // Natural staging on the body's own lambda, one frame in: never.
-        assert_eq!(watched(1, TStage::SParam(v(0, 0))), Some(0));
+        assert_eq!(watched(1, StageTemplate::SParam(v(0, 0))), Some(0));
         // On the staging parameter of a lambda around the place: maybe (the
         // place may be inside a lambda not applied yet).
-        assert_eq!(watched(1, TStage::SParam(v(1, 0))), Some(1));
-        let not_both = TStage::Not(Box::new(TStage::And(
-            Box::new(TStage::SParam(v(2, 0))),
-            Box::new(TStage::SParam(v(1, 0))),
+        assert_eq!(watched(1, StageTemplate::SParam(v(1, 0))), Some(1));
+        let not_both = StageTemplate::Not(Box::new(StageTemplate::And(
+            Box::new(StageTemplate::SParam(v(2, 0))),
+            Box::new(StageTemplate::SParam(v(1, 0))),
         )));
         assert_eq!(watched(1, not_both), Some(1));
         // A variable two frames out from a body one frame in: maybe.
-        assert_eq!(watched(1, TStage::Var(v(2, 1))), Some(1));
-        assert_eq!(watched(3, TStage::Var(v(2, 1))), Some(0));
+        assert_eq!(watched(1, StageTemplate::Var(v(2, 1))), Some(1));
+        assert_eq!(watched(3, StageTemplate::Var(v(2, 1))), Some(0));
         // `always`, `!x`, and a recursive name: maybe; `never`: never.
-        assert_eq!(watched(1, TStage::Const(true)), Some(1));
-        assert_eq!(watched(1, TStage::Not(Box::new(TStage::Var(v(0, 0))))), Some(1));
-        assert_eq!(watched(5, TStage::SelfVar(v(0, 2))), Some(1));
-        assert_eq!(watched(0, TStage::Const(false)), Some(0));
+        assert_eq!(watched(1, StageTemplate::Const(true)), Some(1));
+        assert_eq!(watched(1, StageTemplate::Not(Box::new(StageTemplate::Var(v(0, 0))))), Some(1));
+        assert_eq!(watched(5, StageTemplate::SelfVar(v(0, 2))), Some(1));
+        assert_eq!(watched(0, StageTemplate::Const(false)), Some(0));
         // `a & b` is false as soon as either is; `a | b` needs both.
-        let and = TStage::And(Box::new(TStage::Var(v(3, 0))), Box::new(TStage::Var(v(1, 0))));
+        let and = StageTemplate::And(Box::new(StageTemplate::Var(v(3, 0))), Box::new(StageTemplate::Var(v(1, 0))));
         assert_eq!(watched(2, and), Some(0));
-        let or = TStage::Or(Box::new(TStage::Var(v(3, 0))), Box::new(TStage::Var(v(1, 0))));
+        let or = StageTemplate::Or(Box::new(StageTemplate::Var(v(3, 0))), Box::new(StageTemplate::Var(v(1, 0))));
         assert_eq!(watched(2, or), Some(1));
         // Past the bound, the place is not watched at all.
         let mut w = Watching::new();
         for _ in 0..=MAX_WATCH {
-            w.add(1, 1, &Rc::new(TStage::Const(true)));
+            w.add(1, 1, &Rc::new(StageTemplate::Const(true)));
         }
         assert!(w.done().is_none());
     }
@@ -921,11 +926,11 @@ pub(crate) mod tests_support {
     use super::*;
 
     /// A body that does nothing, for tests that need a template.
-    pub(crate) fn empty_body() -> TBody {
-        TBody {
-            stage: Rc::new(TStage::Const(false)),
-            cmd: TCmd::App {
-                head: TAtom::Lit(Lit::Int(0)),
+    pub(crate) fn empty_body() -> BodyTemplate {
+        BodyTemplate {
+            stage: Rc::new(StageTemplate::Const(false)),
+            cmd: CmdTemplate::App {
+                head: AtomTemplate::Lit(Lit::Int(0)),
                 args: Box::new([]),
                 sugar: Sugar::None,
                 plain: true,
