@@ -253,6 +253,81 @@ impl SExp {
     }
 }
 
+/// Whether `f` holds for some variable of the staging expression (it stops
+/// at the first). Iterative; a constant or a single variable, the usual
+/// stages, is looked at without allocating.
+pub fn any_stage_var(s: &SExp, mut f: impl FnMut(VarId) -> bool) -> bool {
+    // The right operands still to visit.
+    let mut rest: Vec<&SExp> = Vec::new();
+    let mut cur = s;
+    loop {
+        match cur {
+            SExp::Not(a) => {
+                cur = a;
+                continue;
+            }
+            SExp::And(a, b) | SExp::Or(a, b) => {
+                rest.push(b);
+                cur = a;
+                continue;
+            }
+            SExp::Const(_) => {}
+            SExp::Var(w) => {
+                if f(*w) {
+                    return true;
+                }
+            }
+        }
+        match rest.pop() {
+            Some(next) => cur = next,
+            None => return false,
+        }
+    }
+}
+
+/// Whether the staging expression mentions `v`.
+pub fn mentions(s: &SExp, v: VarId) -> bool {
+    any_stage_var(s, |w| w == v)
+}
+
+/// The variables a staging expression mentions.
+pub fn stage_vars(s: &SExp, out: &mut Vec<VarId>) {
+    any_stage_var(s, |w| {
+        out.push(w);
+        false
+    });
+}
+
+/// Rewrites every `Var(v)` of a staging expression with `f(v)`. Iterative,
+/// without allocating for a constant or a single variable.
+pub fn rewrite_stage(s: &mut SExp, f: &dyn Fn(VarId) -> Option<SExp>) {
+    let mut rest: Vec<&mut SExp> = Vec::new();
+    let mut cur = s;
+    loop {
+        match cur {
+            SExp::Not(a) => {
+                cur = a;
+                continue;
+            }
+            SExp::And(a, b) | SExp::Or(a, b) => {
+                rest.push(b);
+                cur = a;
+                continue;
+            }
+            SExp::Const(_) => {}
+            SExp::Var(w) => {
+                if let Some(new) = f(*w) {
+                    *cur = new;
+                }
+            }
+        }
+        match rest.pop() {
+            Some(next) => cur = next,
+            None => return,
+        }
+    }
+}
+
 /// Built-in functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
@@ -392,4 +467,37 @@ pub struct Program {
     pub body: Body,
     /// Its variables.
     pub vars: Vars,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stage_walks_see_every_variable() {
+        let v = |n| Box::new(SExp::Var(VarId(n)));
+        // !(x0 & (x1 | never)) | x2
+        let mut s = SExp::Or(
+            Box::new(SExp::Not(Box::new(SExp::And(
+                v(0),
+                Box::new(SExp::Or(v(1), Box::new(SExp::Const(false)))),
+            )))),
+            v(2),
+        );
+        let mut vs = Vec::new();
+        stage_vars(&s, &mut vs);
+        vs.sort_unstable();
+        assert_eq!(vs, [VarId(0), VarId(1), VarId(2)]);
+        assert!(mentions(&s, VarId(1)) && !mentions(&s, VarId(3)));
+        assert!(!mentions(&SExp::Const(true), VarId(0)));
+        assert!(mentions(&SExp::Var(VarId(4)), VarId(4)));
+        rewrite_stage(&mut s, &|w| (w == VarId(1)).then_some(SExp::Const(true)));
+        let mut after = Vec::new();
+        stage_vars(&s, &mut after);
+        after.sort_unstable();
+        assert_eq!(after, [VarId(0), VarId(2)]);
+        let mut one = SExp::Var(VarId(7));
+        rewrite_stage(&mut one, &|_| Some(SExp::Var(VarId(8))));
+        assert!(matches!(one, SExp::Var(VarId(8))));
+    }
 }

@@ -6,9 +6,10 @@
 
 use super::events::Binding;
 use super::lit::Lit;
-use super::node::{mentions, rewrite_stage, stage_vars, GVar, Kind, NodeCmd, NodeId, Readiness};
+use super::node::{GVar, Kind, NodeCmd, NodeId, Readiness};
 use super::Machine;
 use crate::term::SExp;
+use crate::term::{mentions, rewrite_stage, stage_vars};
 
 impl Machine {
     /// Binds `x` to the detached node `v` (LANGUAGE.md §5, β).

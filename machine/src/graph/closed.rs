@@ -22,8 +22,9 @@
 
 use rustc_hash::FxHashSet;
 
-use super::node::{any_stage_var, stage_vars, Closed, GVar, Kind, NodeCmd, NodeId, Readiness};
+use super::node::{Closed, GVar, Kind, NodeCmd, NodeId, Readiness};
 use super::Machine;
+use crate::term::{any_stage_var, stage_vars};
 
 /// Closed lambdas of fewer nodes than this are copied as before: a shared
 /// value costs a table entry and a holder set, which a handful of nodes do

@@ -98,7 +98,7 @@ impl Machine {
             // is mapped already).
             if let Kind::Body(b) = &mut kind {
                 let g = &self.g;
-                super::node::rewrite_stage(&mut b.stage, &|v| g.renamed(v).map(SExp::Var));
+                crate::term::rewrite_stage(&mut b.stage, &|v| g.renamed(v).map(SExp::Var));
                 // Its status came with it; stuck on a binder of the region,
                 // it is stuck on that binder's copy (now, for the same
                 // reason).

@@ -112,7 +112,7 @@ impl Importer {
 
     fn stage(&self, g: &Graph, s: &SExp) -> SExp {
         let mut s = s.clone();
-        super::node::rewrite_stage(&mut s, &|v| Some(SExp::Var(self.lookup(g, v))));
+        crate::term::rewrite_stage(&mut s, &|v| Some(SExp::Var(self.lookup(g, v))));
         s
     }
 

@@ -236,7 +236,7 @@ impl Machine {
         let waiters = std::mem::take(&mut self.g.var_mut(name).waiters);
         for &w in &waiters {
             if let Some(body) = self.g.body_mut(w) {
-                super::node::rewrite_stage(&mut body.stage, &|u| (u == name).then_some(SExp::Const(true)));
+                crate::term::rewrite_stage(&mut body.stage, &|u| (u == name).then_some(SExp::Const(true)));
             }
             self.refresh(w);
         }

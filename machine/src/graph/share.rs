@@ -7,8 +7,9 @@
 //! the value itself. So an `if` whose two branches mention a big value
 //! costs nothing for the branch that is dropped.
 
-use super::node::{any_stage_var, Kind, NodeCmd, NodeId};
+use super::node::{Kind, NodeCmd, NodeId};
 use super::Machine;
+use crate::term::any_stage_var;
 
 /// The holders of a shared value: a set with constant-time removal (a
 /// library lambda such as the builders' `push` has a holder in every
