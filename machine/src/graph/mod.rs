@@ -384,7 +384,24 @@ impl Machine {
         RuntimeError::new(kind, format!("this body fails with error kind `{}`", kind.name()), span, None)
     }
 
-    /// Runs until no body is pending, `$exit`, an error or a limit.
+    /// Runs until no body is pending, `$exit`, an error or a limit. Running
+    /// out of a budget is an outcome, not an error:
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use deepcps_machine::graph::Machine;
+    /// use deepcps_machine::run::{Limits, Outcome, StopReason};
+    /// use deepcps_machine::span::SourceMap;
+    /// use deepcps_machine::syntax::{load_program, MemFs};
+    ///
+    /// // A loop that never ends.
+    /// let text = "fix f(n) { f \"n+1\" } in\nf 0\n";
+    /// let fs = MemFs(HashMap::from([("loop.dcps".into(), text.as_bytes().to_vec())]));
+    /// let program = load_program(&fs, "loop.dcps".as_ref(), &mut SourceMap::new()).expect("it loads");
+    /// let limits = Limits { max_steps: 1000, ..Limits::default() };
+    /// let outcome = Machine::new(program).run(&limits);
+    /// assert!(matches!(outcome, Outcome::Limit(StopReason::Steps(1000))));
+    /// ```
     pub fn run(&mut self, limits: &Limits) -> Outcome {
         self.run_traced(limits, &mut |_, _, _| {})
     }
