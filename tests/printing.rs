@@ -1,4 +1,4 @@
-//! Canonical printing (LANGUAGE.md §6): layout and renaming, checked on the
+//! Canonical printing (LANGUAGE.md §8): layout and renaming, checked on the
 //! printed results of small programs. The cases here are regressions found
 //! by the round-trip property test.
 

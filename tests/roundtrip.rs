@@ -1,4 +1,4 @@
-//! Printing round-trips (LANGUAGE.md §6): for generated programs and for the
+//! Printing round-trips (LANGUAGE.md §8): for generated programs and for the
 //! results of the corpus, `print(parse(print(t))) == print(t)`, and running
 //! the reparsed term gives the same outcome, step counts and result.
 
@@ -8,7 +8,7 @@ use proptest::prelude::*;
 const STEPS: u64 = 5_000;
 
 /// Whether a printed text holds a value that has no syntax: a lambda or a
-/// built-in substituted into an expression string. LANGUAGE.md §6 gives such
+/// built-in substituted into an expression string. LANGUAGE.md §8 gives such
 /// terms no printed form (a known limitation, see LANGUAGE.md at the root);
 /// they are the only terms excluded from the round-trip property.
 fn unprintable(text: &str) -> bool {

@@ -8,7 +8,7 @@
 
 use crate::span::Span;
 
-/// The kinds of runtime error (LANGUAGE.md §5).
+/// The kinds of runtime error (LANGUAGE.md §5.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
     /// Wrong number of arguments.

@@ -227,7 +227,7 @@ impl Lambda {
 #[derive(Clone, Debug)]
 pub enum SExp {
     /// `always` (true) or `never` (false); also what a variable replaced by a
-    /// concrete value becomes (LANGUAGE.md §4).
+    /// concrete value becomes (LANGUAGE.md §4.2).
     Const(bool),
     /// A variable, symbolic while it stays here.
     Var(VarId),
@@ -240,7 +240,7 @@ pub enum SExp {
 }
 
 impl SExp {
-    /// The value of the staging expression (LANGUAGE.md §4): variables are
+    /// The value of the staging expression (LANGUAGE.md §4.2): variables are
     /// false (symbolic) unless `concrete` says otherwise.
     pub fn value(&self, concrete: &dyn Fn(VarId) -> bool) -> bool {
         match self {

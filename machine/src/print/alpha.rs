@@ -2,7 +2,7 @@
 //! the names of the variables they bind.
 //!
 //! A recursive value prints as a `fix` at the innermost body holding it
-//! (LANGUAGE.md §6). Two copies of one value that reduction named apart are
+//! (LANGUAGE.md §8). Two copies of one value that reduction named apart are
 //! the same value: the reference's β gives every binder of the body it
 //! copies a fresh variable, so the copies of a value already standing in
 //! that body get names of their own, where the graph machine's β in place

@@ -1,4 +1,4 @@
-//! Canonical printing (LANGUAGE.md §6): how residual programs and exit values
+//! Canonical printing (LANGUAGE.md §8): how residual programs and exit values
 //! are shown and compared. The printed form parses back to the same term up
 //! to renaming of bound variables.
 //!

@@ -1,4 +1,4 @@
-//! Printed names of binders (LANGUAGE.md §6): binders keep their source
+//! Printed names of binders (LANGUAGE.md §8): binders keep their source
 //! names; where a name would capture another variable of the same name
 //! referenced in its scope, the inner binder becomes `name_k` with the lowest
 //! `k ≥ 1` that is not the printed name of a variable referenced in its scope.

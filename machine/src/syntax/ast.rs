@@ -1,5 +1,5 @@
 //! The surface syntax tree: what the parser reads, before desugaring and
-//! name resolution (LANGUAGE.md §2). Names are strings with spans.
+//! name resolution (LANGUAGE.md §3.1). Names are strings with spans.
 
 use std::sync::Arc;
 

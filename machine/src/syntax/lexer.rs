@@ -1,4 +1,4 @@
-//! The lexer of DeepCPS source (LANGUAGE.md §1), built with logos.
+//! The lexer of DeepCPS source (LANGUAGE.md §2), built with logos.
 //!
 //! Whitespace and single quotes (the paper's typesetting of staging
 //! annotations) are skipped. Comments are trivia: [`lex`] drops them, and

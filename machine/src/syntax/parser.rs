@@ -1,4 +1,4 @@
-//! The recursive-descent parser of DeepCPS (LANGUAGE.md §2), with exact spans.
+//! The recursive-descent parser of DeepCPS (LANGUAGE.md §3.1), with exact spans.
 //!
 //! Sequential code (`let`/`fix` chains and braceless tail lambdas, the usual
 //! shape of CPS) is parsed by a loop, so a program of a million statements

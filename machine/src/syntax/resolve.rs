@@ -3,7 +3,7 @@
 //! Resolves every name to its binder, gives every body without `@e:` its
 //! natural staging (the staging parameter of the nearest enclosing lambda,
 //! `always` at top level), rewrites `let`, `"e" (x) b` and tail lambdas to
-//! plain applications, and performs the static checks of LANGUAGE.md §3:
+//! plain applications, and performs the static checks of LANGUAGE.md §3.3:
 //! unbound names, unknown built-ins, duplicate parameters and two rest
 //! parameters in one list.
 

@@ -5,7 +5,7 @@
 //! terms, and a closure of a run is no term without the graph). Like the
 //! quick forms, it answers only where the answer is sure: a known tuple, an
 //! index in range; anything else is `None` and the graph machine decides,
-//! with its errors and stuck variables (LANGUAGE.md §8).
+//! with its errors and stuck variables (LANGUAGE.md §6).
 //!
 //! A big closed tuple of the graph (a list the graph built or a run put
 //! back) stands in a run as itself, [`Value::Shared`]: its elements are read
