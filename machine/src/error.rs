@@ -92,7 +92,8 @@ pub enum Operand {
     Arg(usize),
 }
 
-/// A runtime error.
+/// What stopped a run that was not a result: the kind, a message naming
+/// the values involved, and where the failing body and its callers are.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RuntimeError {
     /// What went wrong.

@@ -179,7 +179,7 @@ pub struct Lambda {
     pub sparam: VarId,
     /// The parameters; at most one is a rest parameter.
     pub params: Vec<Param>,
-    /// The body.
+    /// The body, with its staging expression explicit.
     pub body: Body,
     /// The source of the lambda.
     pub span: Span,

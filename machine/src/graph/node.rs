@@ -115,9 +115,9 @@ pub struct NodeLambda {
 pub enum Kind {
     /// On the free list; the next free node.
     Free(NodeId),
-    /// A body.
+    /// A body; its children are its head and arguments.
     Body(Box<NodeBody>),
-    /// A lambda.
+    /// A lambda; its one child is its body.
     Lambda(Box<NodeLambda>),
     /// A recursive value: `name` occurring in `lam` denotes the value.
     Rec {
@@ -133,11 +133,11 @@ pub enum Kind {
     /// A value without variables or bodies inside: a number, boolean,
     /// string, staging constant, built-in or matrix.
     Lit(Lit),
-    /// A tuple.
+    /// A tuple: the children are its elements.
     Tuple(Vec<NodeId>),
-    /// A record.
+    /// A record: its fields' names, each with the child holding the value.
     Record(Vec<(Arc<str>, NodeId)>),
-    /// A map.
+    /// A map: key and value children, in insertion order.
     Map(Vec<(NodeId, NodeId)>),
     /// A reference to a shared value: a detached subtree (a lambda, recursive
     /// value, tuple, record or map) that several places hold. Invariant:

@@ -12,7 +12,7 @@ use crate::term::{Atom, SExp};
 
 /// What one executed step did.
 pub struct Done {
-    /// The rule.
+    /// The rule it executed, for the counts.
     pub rule: Rule,
     /// For `$exit`: the value (a detached node).
     pub exit: Option<NodeId>,

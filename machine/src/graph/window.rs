@@ -62,9 +62,9 @@ pub struct BodyCounts {
     pub ready: usize,
     /// Pending with something pending nested.
     pub pending: usize,
-    /// Stuck.
+    /// Active but waiting on a symbolic variable.
     pub stuck: usize,
-    /// Inactive.
+    /// Staged on an expression that is false.
     pub inactive: usize,
 }
 

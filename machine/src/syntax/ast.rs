@@ -66,7 +66,7 @@ pub enum SurfaceBody {
     App {
         /// `@e:`, if written.
         stage: Option<SurfaceSExp>,
-        /// The head.
+        /// The head: what is applied.
         head: SurfaceOperand,
         /// The arguments (braced lambdas included).
         args: Vec<SurfaceArg>,
@@ -161,7 +161,7 @@ impl SurfaceOperand {
 /// A parameter `x` or `!r`.
 #[derive(Clone, Debug)]
 pub struct SurfaceParam {
-    /// The name.
+    /// The name it binds in the lambda's body.
     pub name: Ident,
     /// Whether it is a rest parameter.
     pub rest: bool,
@@ -174,7 +174,7 @@ pub struct SurfaceLambda {
     pub params: Vec<SurfaceParam>,
     /// `[y]`.
     pub sname: Option<Ident>,
-    /// The body.
+    /// The body, staged as written or naturally.
     pub body: SurfaceBody,
     /// From `(` to the end of the body.
     pub span: Span,

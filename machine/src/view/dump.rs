@@ -108,11 +108,11 @@ pub struct DumpCounts {
     pub lambdas: usize,
     /// Occurrences of variables.
     pub variables: usize,
-    /// Tuples.
+    /// Tuple nodes.
     pub tuples: usize,
-    /// Records.
+    /// Record nodes.
     pub records: usize,
-    /// Maps.
+    /// Map nodes.
     pub maps: usize,
     /// Expressions not yet evaluated.
     pub exprs: usize,

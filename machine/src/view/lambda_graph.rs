@@ -115,11 +115,11 @@ pub enum NodeKind {
     },
     /// An occurrence of a variable.
     Var(VarId),
-    /// A tuple.
+    /// A tuple; its elements are its children, in order.
     Tuple,
-    /// A record.
+    /// A record; its fields are its children, edges labelled by name.
     Record,
-    /// A map.
+    /// A map; keys and values are its children, in insertion order.
     Map,
     /// An expression not yet evaluated.
     Expr {

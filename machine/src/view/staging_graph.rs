@@ -97,7 +97,7 @@ pub enum SNode {
         at: NodeIndex,
         /// Its label (as in the lambda graph).
         label: String,
-        /// Its status.
+        /// Its status, as the lambda graph colours it.
         status: Status,
         /// Its source.
         span: Option<Span>,

@@ -62,7 +62,7 @@ pub(super) struct LamTemplate {
     pub nslots: u32,
     /// The rest parameter's position among the parameters.
     pub rest: Option<usize>,
-    /// The body.
+    /// The body, run in a frame of `nslots` slots.
     pub body: BodyTemplate,
     /// The lambda's source.
     pub span: Span,
@@ -241,7 +241,7 @@ pub(super) enum AtomTemplate {
     Lam(Rc<LamTemplate>),
     /// A recursive value.
     Rec(Rc<LamTemplate>),
-    /// A tuple.
+    /// A tuple literal, its elements (and splices) evaluated in order.
     Tuple(Box<[ArgTemplate]>),
     /// An expression and its operands, placeholder `k` for operand `k`,
     /// and its quick form if it has one (reading the operands directly).
