@@ -6,7 +6,7 @@
 //! copied to: a copy would only rename its own binders. So when
 //! [`Machine::copy`] meets a big closed lambda (with nothing pending in it)
 //! inside the region it copies, it makes that lambda a shared value of its
-//! own ([`Machine::hoist`]): the source gets a [`Kind::Share`] holder in its
+//! own (`Machine::hoist`): the source gets a [`Kind::Share`] holder in its
 //! place, and so does the copy. The copy is made later, by `own`, if and
 //! when a holder is applied; nothing else reads the difference (the views
 //! and the printer see through holders, and readiness does too), so results
@@ -14,7 +14,7 @@
 //! holds one node per fragment until it runs instead of the fragment.
 //!
 //! Whether a subtree is closed is memoized on its nodes ([`Node::closed`],
-//! with its invariant); [`Machine::classify`] computes it for a subtree and
+//! with its invariant); `Machine::classify` computes it for a subtree and
 //! for every subtree in it in one iterative walk, so a template copied at
 //! every call is walked once.
 //!

@@ -7,7 +7,7 @@
 //! 1. reads the first ready body in the reference order off the Euler tour
 //!    of the term ([`tour`]): the first pending body in post-order, in
 //!    `O(log size)`; it never scans the term;
-//! 2. decides what the body does ([`status`]), exactly as the reference
+//! 2. decides what the body does ([`readiness`]), exactly as the reference
 //!    verdict ([`crate::verdict`]) would, evaluating expressions in place;
 //! 3. executes one rule ([`rules`]): β binds the callee's parameters in
 //!    place ([`bind`]), moving each argument into the occurrence of its
@@ -102,7 +102,7 @@ pub struct Machine {
     /// Whether [`Machine::run_par`] keeps the events of its steps for
     /// [`Machine::take_round_events`] (the debugger sets it).
     pub record_round_events: bool,
-    /// Whether runs may take stretches of steps as fast runs ([`fast`]);
+    /// Whether runs may take stretches of steps as fast runs (`graph::fast`);
     /// on by default, off to compare with the machine stepping alone.
     pub fast: bool,
     /// When a fast run is tried next.

@@ -2,7 +2,7 @@
 //! the printer makes without them (`deepcps fmt`).
 //!
 //! The canonical text is lexed and its tokens are matched with those of the
-//! source by an alignment of the two sequences ([`align`]): the printer drops braces of tail
+//! source by an alignment of the two sequences (`align`): the printer drops braces of tail
 //! lambdas, quotes and natural `@e:` prefixes and may rename a binder, but
 //! otherwise prints what was written, in the same order. Then:
 //!
