@@ -101,7 +101,7 @@ pub struct Body {
     /// When the body may run. Natural staging is resolved by the front end to
     /// the staging parameter of the nearest enclosing lambda.
     pub stage: SExp,
-    /// What it does.
+    /// What it does once active: an application or a `fix`.
     pub cmd: Cmd,
     /// The source of the body (kept by copies), for diagnostics.
     pub span: Span,
@@ -145,7 +145,8 @@ pub enum Sugar {
 pub struct Fix {
     /// The staging parameter of the implicit lambda around `b`.
     pub sparam: VarId,
-    /// The recursive name.
+    /// The name, bound inside the lambda (to the value itself) and in the
+    /// scope.
     pub name: VarId,
     /// The recursive lambda; `name` may occur free in it.
     pub lam: Lambda,
@@ -363,9 +364,9 @@ pub struct Matrix {
 /// this value itself.
 #[derive(Clone, Debug)]
 pub struct RecLambda {
-    /// The recursive name.
+    /// The name that denotes the value inside its own lambda.
     pub name: VarId,
-    /// The lambda.
+    /// The lambda, whose body may apply `name`.
     pub lam: Lambda,
 }
 

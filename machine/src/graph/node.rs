@@ -51,7 +51,7 @@ pub struct NodeBody {
     /// The staging expression, over graph variables. A variable bound to a
     /// concrete value is rewritten to a constant when it is bound.
     pub stage: SExp,
-    /// What it does.
+    /// Its application (head and arguments are the node's children).
     pub cmd: NodeCmd,
     /// Its source.
     pub span: Span,

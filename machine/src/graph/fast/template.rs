@@ -129,7 +129,8 @@ impl Watching {
 pub(super) struct BodyTemplate {
     /// Its staging expression.
     pub stage: Rc<StageTemplate>,
-    /// What it does.
+    /// What it does: an application, a `let` or `if` inlined in the
+    /// frame, or a `fix`.
     pub cmd: CmdTemplate,
     /// Its source.
     pub span: Span,
