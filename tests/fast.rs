@@ -59,7 +59,7 @@ fn agree(program: Program, max_steps: u64) -> Result<u64, String> {
             return Err(format!("to step {target}: fast {}, stepping {}", fast.counts, slow.counts));
         }
         if let Outcome::Exit(_) = a {
-            return Ok(fast.fast_steps_done);
+            return Ok(fast.stats.fast_steps_done);
         }
         let (sa, sb) = (state(&fast), state(&slow));
         if sa != sb {
@@ -77,7 +77,7 @@ fn agree(program: Program, max_steps: u64) -> Result<u64, String> {
             break;
         }
     }
-    Ok(fast.fast_steps_done)
+    Ok(fast.stats.fast_steps_done)
 }
 
 /// The `.dcps` programs under `dir` (not the libraries they include).
@@ -148,7 +148,7 @@ fn a_core_time_loop_runs_fast_to_its_end() {
     assert_eq!(r.text.trim_end(), "2001000");
     assert_eq!(r.counts.total(), 12_006);
     // All but the last (`$exit`), which the graph machine takes.
-    assert_eq!(m.fast_steps_done, 12_005, "{}", r.counts);
+    assert_eq!(m.stats.fast_steps_done, 12_005, "{}", r.counts);
     assert_eq!(m.live_nodes(), 3);
 }
 
@@ -206,7 +206,7 @@ fn a_body_blocked_in_a_nested_residual_wakes_in_a_run() {
     let m = check_exit(NESTED_RESIDUAL, "67");
     // All but the first steps (to the first ready body with fast runs
     // allowed) and `$exit`.
-    assert_eq!(m.fast_steps_done, 13, "{}", m.counts);
+    assert_eq!(m.stats.fast_steps_done, 13, "{}", m.counts);
 }
 
 /// A residual that waits on a hole of the reduction around it (`k x x`
@@ -257,7 +257,7 @@ h (x, t) {
 fn a_symbolic_splice_binds_a_rest_parameter_in_a_run() {
     let m = check_exit(SYMBOLIC_SPLICE, "16");
     // All but `$exit`.
-    assert_eq!(m.fast_steps_done, m.counts.total() - 1, "{}", m.counts);
+    assert_eq!(m.stats.fast_steps_done, m.counts.total() - 1, "{}", m.counts);
 }
 
 /// Before a `fix` executes its name is symbolic, so the `@always` body
@@ -283,7 +283,7 @@ fn a_fix_whose_scope_waits_on_its_name_runs_fast() {
         "(x)[pt] {\n  @pt: \"x+42\" (r)\n  fix twice(n, k) {\n    k \"n*2\"\n  } in\n  twice r (z)\n  @pt: $exit z\n}",
     );
     // All but `$exit`.
-    assert_eq!(m.fast_steps_done, m.counts.total() - 1, "{}", m.counts);
+    assert_eq!(m.stats.fast_steps_done, m.counts.total() - 1, "{}", m.counts);
 }
 
 /// The specialiser of `corpus/bench/specialise.dcps`, on a program of `k`
@@ -311,8 +311,8 @@ fn reductions_nested_two_thousand_deep_stay_in_one_run() {
     // One run builds the program list, executes the `fix` (the
     // specialiser's `@always` body is stuck on its name until then) and
     // specialises; `$exit` is the graph's.
-    assert_eq!(fast.fast_runs, 1, "{}", fast.counts);
-    assert_eq!(fast.fast_steps_done + 1, fast.counts.total(), "{}", fast.counts);
+    assert_eq!(fast.stats.fast_runs, 1, "{}", fast.counts);
+    assert_eq!(fast.stats.fast_steps_done + 1, fast.counts.total(), "{}", fast.counts);
 }
 
 #[test]
@@ -349,8 +349,8 @@ fn twenty_thousand_reductions_deep_are_built_back_without_recursion() {
     let want = all.report(&Limits::default()).text;
     // A run nests at most 4096 reductions, then hands its state back: the
     // next one goes on inside.
-    assert_eq!(all.fast_runs, 5);
-    assert_eq!(all.fast_steps_done + 1, all.counts.total());
+    assert_eq!(all.stats.fast_runs, 5);
+    assert_eq!(all.stats.fast_steps_done + 1, all.counts.total());
     let mut m = Machine::new(p);
     let limits = Limits {
         max_steps: all.counts.total() * 3 / 4,
@@ -377,7 +377,7 @@ go 10 0 (r)
 $exit r
 "#;
     let m = check_exit(table, "131");
-    assert_eq!(m.fast_steps_done, m.counts.total() - 1, "{}", m.counts);
+    assert_eq!(m.stats.fast_steps_done, m.counts.total() - 1, "{}", m.counts);
     let failing = "\"3+4\" (a)\n\"[a/0, a][1]\" (v)\n$exit v\n";
     let p = load_source(failing).expect("loads");
     let mut m = Machine::new(p.clone());

@@ -200,9 +200,9 @@ fn staged_halves_are_split_between_threads_in_fast_runs() {
         let total = m.counts.total();
         assert!(stats.steps * 10 > total * 9, "{} of {total} steps in rounds", stats.steps);
         assert!(
-            m.fast_steps_done * 10 > total * 9,
+            m.stats.fast_steps_done * 10 > total * 9,
             "{} of {total} steps in fast runs",
-            m.fast_steps_done
+            m.stats.fast_steps_done
         );
     });
 }

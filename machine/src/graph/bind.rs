@@ -16,7 +16,7 @@ impl Machine {
     pub(crate) fn bind(&mut self, x: GVar, v: NodeId) {
         let occs = self.g.take_live_occs(x);
         let waiters = std::mem::take(&mut self.g.var_mut(x).waiters);
-        self.bound_count += 1;
+        self.stats.bound_count += 1;
         let value = match self.g.kind(v) {
             Kind::Ref(y) => Err(*y),
             Kind::Lit(Lit::Stage(b)) => Ok(*b),

@@ -82,9 +82,9 @@ impl Machine {
     /// run tried) costs a bounded share of the run. A walk out of credit
     /// stops and concludes nothing (`Unknown`) about `root`.
     pub(crate) fn reclassify(&mut self, root: NodeId) -> Closed {
-        let credit = (self.counts.total() + 4096).saturating_sub(self.reclassify_spent);
+        let credit = (self.counts.total() + 4096).saturating_sub(self.fast_policy.reclassify_spent);
         let (c, visited) = self.classify_with(root, true, credit);
-        self.reclassify_spent += visited;
+        self.fast_policy.reclassify_spent += visited;
         c.unwrap_or(Closed::Unknown)
     }
 
@@ -92,7 +92,7 @@ impl Machine {
     /// [`Machine::reclassify`]), visiting at most `budget` nodes: the
     /// class (`None` if out of budget) and the nodes visited.
     fn classify_with(&mut self, root: NodeId, fresh: bool, budget: u64) -> (Option<Closed>, u64) {
-        let Depths(mut binders) = std::mem::take(&mut self.closed_scratch);
+        let Depths(mut binders) = std::mem::take(&mut self.scratch.closed);
         debug_assert!(binders.is_empty(), "depths left by the last walk");
         let mut stack = vec![Visit::Enter(root)];
         // The depth of the binding nodes above the node entered, and the
@@ -191,7 +191,7 @@ impl Machine {
         for v in binders.drain(..) {
             self.g.var_mut(v).depth = 0;
         }
-        self.closed_scratch = Depths(binders);
+        self.scratch.closed = Depths(binders);
         (result, visited)
     }
 

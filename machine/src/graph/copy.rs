@@ -17,14 +17,14 @@ impl Machine {
         match self.g.kind(n) {
             Kind::Lit(lit) => {
                 let lit = lit.clone();
-                self.copied += 1;
+                self.stats.copied += 1;
                 return self.g.alloc(Kind::Lit(lit));
             }
             Kind::Ref(v) => {
                 let v = *v;
                 let id = self.g.alloc(Kind::Ref(v));
                 self.g.add_occ(v, id);
-                self.copied += 1;
+                self.stats.copied += 1;
                 return id;
             }
             _ => {}
@@ -35,7 +35,7 @@ impl Machine {
             mut made,
             mut stack,
             mut order,
-        } = std::mem::take(&mut self.copy_scratch);
+        } = std::mem::take(&mut self.scratch.copy);
         debug_assert!(map.is_empty(), "renames left by the last copy");
         made.clear();
         stack.clear();
@@ -154,8 +154,8 @@ impl Machine {
         }
         map.end(&mut self.g);
         self.init_known(&made, &order);
-        self.copied += made.len() as u64;
-        self.copy_scratch = CopyScratch { map, made, stack, order };
+        self.stats.copied += made.len() as u64;
+        self.scratch.copy = CopyScratch { map, made, stack, order };
         root
     }
 }

@@ -56,6 +56,64 @@ use readiness::{Look, Plan};
 /// 618 and 2,037 MB.
 pub const PAYLOAD_BYTES: usize = 48;
 
+/// What `$exit` left: the exit value's variables, or the value it
+/// declined to build.
+#[derive(Clone)]
+struct ExitState {
+    /// The variable table of the exit value, once `$exit` fired.
+    pub(crate) vars: Option<Vars>,
+    /// The most nodes an exit value may have written out
+    /// ([`Machine::expanded_size`]) for `$exit` to build it; past it the
+    /// machine keeps `too_large` and returns a placeholder value. No
+    /// limit unless a report sets it from [`Limits::max_nodes`]. Fast runs
+    /// also hold no more values than the graph may still grow by.
+    pub(crate) max_term: u64,
+    /// The exit value `$exit` declined to build (see `max_term`).
+    pub(crate) too_large: Option<crate::run::TooLarge>,
+}
+
+/// Work buffers kept between steps so that they are allocated once.
+#[derive(Clone, Default)]
+struct Scratch {
+    /// The work buffers of `copy`.
+    pub(crate) copy: copy::CopyScratch,
+    /// The binder table of `classify`.
+    pub(crate) closed: closed::Depths,
+}
+
+/// When a fast run is tried, and where it stops so that the parallel
+/// driver can split the work.
+#[derive(Clone)]
+pub(crate) struct FastRunPolicy {
+    /// When a fast run is tried next.
+    pub(crate) backoff: fast::Backoff,
+    /// Fast runs stop where a body holds two or more lambdas whose bodies
+    /// are active (independent reductions a round can spread over threads)
+    /// from this step on; `u64::MAX`: never (the sequential machine, a unit
+    /// that may not split again). Set by the parallel driver.
+    pub(crate) split_from: u64,
+    /// A fast run stopped at such a branch: the parallel driver looks for
+    /// a frontier now.
+    pub(crate) split_asked: bool,
+    /// Nodes visited so far by [`Machine::reclassify`], which may visit no
+    /// more than the steps executed (and 4096).
+    pub(crate) reclassify_spent: u64,
+}
+
+/// The work a machine did besides its steps, for `--stats`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MachineStats {
+    /// Nodes made by copying.
+    pub copied: u64,
+    /// Variables bound.
+    pub bound_count: u64,
+    /// Steps executed in fast runs.
+    pub fast_steps_done: u64,
+    /// Fast runs that executed a step: each ends by building its state back
+    /// into the graph.
+    pub fast_runs: u64,
+}
+
 /// The graph machine's state. `Clone` is a snapshot (the debugger's
 /// time travel): the arena, the variables and the tours are copied whole.
 #[derive(Clone)]
@@ -68,30 +126,14 @@ pub struct Machine {
     source: Vars,
     /// Steps executed so far, by kind.
     pub counts: Counts,
-    /// Nodes made by copying (for `--stats`).
-    pub copied: u64,
-    /// Variables bound so far.
-    pub bound_count: u64,
-    /// The variable table of the exit value, once `$exit` fired.
-    exit_vars: Option<Vars>,
-    /// The most nodes an exit value may have written out
-    /// ([`Machine::expanded_size`]) for `$exit` to build it; past it the
-    /// machine keeps `exit_too_large` and returns a placeholder value. No
-    /// limit unless a report sets it from [`Limits::max_nodes`]. Fast runs
-    /// also hold no more values than the graph may still grow by.
-    max_term: u64,
-    /// The exit value `$exit` declined to build (see `max_term`).
-    exit_too_large: Option<crate::run::TooLarge>,
+    /// What `--stats` reports of the work done besides the steps.
+    pub stats: MachineStats,
     /// Shared values (detached subtrees) and the [`Kind::Share`] nodes that
     /// hold them. Invariant: each holder is a live `Share` of its key.
     pub(crate) shared: rustc_hash::FxHashMap<NodeId, share::Holders>,
     /// Bodies that turned pending during this step: those inside a shared
     /// value get it unshared (copied per holder) before the next step.
     pub(crate) new_pending: Vec<NodeId>,
-    /// The work buffers of `copy`.
-    copy_scratch: copy::CopyScratch,
-    /// The binder table of `classify`.
-    closed_scratch: closed::Depths,
     /// What the last step did that a debugger stops on.
     pub events: events::StepEvents,
     /// What the parallel driver did so far.
@@ -105,27 +147,15 @@ pub struct Machine {
     /// Whether runs may take stretches of steps as fast runs (`graph::fast`);
     /// on by default, off to compare with the machine stepping alone.
     pub fast: bool,
-    /// When a fast run is tried next.
-    backoff: fast::Backoff,
-    /// Fast runs stop where a body holds two or more lambdas whose bodies
-    /// are active (independent reductions a round can spread over threads)
-    /// from this step on; `u64::MAX`: never (the sequential machine, a unit
-    /// that may not split again). Set by the parallel driver.
-    pub(crate) split_from: u64,
-    /// A fast run stopped at such a branch: the parallel driver looks for
-    /// a frontier now.
-    pub(crate) split_asked: bool,
-    /// Nodes visited so far by [`Machine::reclassify`], which may visit no
-    /// more than the steps executed (and 4096).
-    reclassify_spent: u64,
-    /// Steps executed in fast runs so far (for `--stats`).
-    pub fast_steps_done: u64,
-    /// Fast runs that executed a step so far: each ends by building its
-    /// state back into the graph.
-    pub fast_runs: u64,
     /// The call sites of bodies, recorded only when tracing a runtime
     /// error ([`calls::trace`]).
     pub(crate) calls: Option<Box<calls::CallTrack>>,
+    /// The exit value once `$exit` fired, and the bound on building it.
+    exit: ExitState,
+    /// Work buffers of the copier and of `classify`, kept between steps.
+    scratch: Scratch,
+    /// When fast runs are tried and where they stop for the parallel driver.
+    pub(crate) fast_policy: FastRunPolicy,
 }
 
 /// The body `0` (a term with nothing in it).
@@ -159,26 +189,29 @@ impl Machine {
             root: NodeId::NONE,
             source,
             counts: Counts::default(),
-            copied: 0,
-            bound_count: 0,
-            exit_vars: None,
-            max_term: u64::MAX,
-            exit_too_large: None,
+            stats: MachineStats::default(),
+            fast_policy: FastRunPolicy {
+                backoff: Default::default(),
+                split_from: u64::MAX,
+                split_asked: false,
+                reclassify_spent: 0,
+            },
+            scratch: Scratch {
+                copy: Default::default(),
+                closed: Default::default(),
+            },
+            exit: ExitState {
+                vars: None,
+                max_term: u64::MAX,
+                too_large: None,
+            },
             shared: Default::default(),
             new_pending: Vec::new(),
-            copy_scratch: Default::default(),
-            closed_scratch: Default::default(),
             events: Default::default(),
             par_stats: Default::default(),
             round_events: Vec::new(),
             record_round_events: false,
             fast: true,
-            backoff: Default::default(),
-            split_from: u64::MAX,
-            split_asked: false,
-            reclassify_spent: 0,
-            fast_steps_done: 0,
-            fast_runs: 0,
             calls: None,
         }
     }
@@ -343,18 +376,18 @@ impl Machine {
                     on_step(self.counts.total() + 1, done.rule, span);
                     self.counts.count(done.rule);
                     let exit = done.exit.map(|v| {
-                        let size = if self.max_term == u64::MAX { 0 } else { self.expanded_size(v) };
-                        if size > self.max_term {
-                            self.exit_too_large = Some(crate::run::TooLarge {
+                        let size = if self.exit.max_term == u64::MAX { 0 } else { self.expanded_size(v) };
+                        if size > self.exit.max_term {
+                            self.exit.too_large = Some(crate::run::TooLarge {
                                 what: "the exit value",
                                 size,
-                                limit: self.max_term,
+                                limit: self.exit.max_term,
                             });
                             return Atom::Int(0);
                         }
                         let mut names = ExportNames::printing(&self.source);
                         let a = self.export_atom(v, &mut names, true);
-                        self.exit_vars = names.vars;
+                        self.exit.vars = names.vars;
                         a
                     });
                     return Some(Ok(exit));
@@ -425,13 +458,13 @@ impl Machine {
     /// nodes than [`Machine::limit_terms`] allows (the value the step
     /// returned is then a placeholder).
     pub fn exit_too_large(&self) -> Option<crate::run::TooLarge> {
-        self.exit_too_large
+        self.exit.too_large
     }
 
     /// The variables of the exit value, once `$exit` has run (the value
     /// [`Machine::step`] returned is over these, not over the program's).
     pub fn exit_vars(&self) -> Option<&Vars> {
-        self.exit_vars.as_ref()
+        self.exit.vars.as_ref()
     }
 
     /// The current term as a program (for printing and the views).
@@ -459,7 +492,7 @@ impl Machine {
     /// Bounds the terms a report builds, and the exit value `$exit` builds,
     /// by `limits.max_nodes` (see [`Machine::exit_too_large`]).
     pub fn limit_terms(&mut self, limits: &Limits) {
-        self.max_term = limits.max_nodes.map_or(u64::MAX, |n| n as u64);
+        self.exit.max_term = limits.max_nodes.map_or(u64::MAX, |n| n as u64);
     }
 
     /// The whole term as a program, unless written out it has more than
@@ -482,9 +515,9 @@ impl Machine {
         let limit = limits.max_nodes.map_or(u64::MAX, |n| n as u64);
         let max_output = limits.max_output.unwrap_or(usize::MAX);
         let (text, warnings, too_large) = match &outcome {
-            Outcome::Exit(_) if self.exit_too_large.is_some() => (String::new(), Vec::new(), self.exit_too_large),
+            Outcome::Exit(_) if self.exit.too_large.is_some() => (String::new(), Vec::new(), self.exit.too_large),
             Outcome::Exit(v) => {
-                let vars = self.exit_vars.clone().unwrap_or_default();
+                let vars = self.exit.vars.clone().unwrap_or_default();
                 let text = Printer::new(&vars).limited(max_output).atom_text(v);
                 // The stuck warnings of an exit value do not need the term.
                 (text, stuck::in_value(v, &vars), None)
@@ -600,7 +633,7 @@ impl Machine {
                 return Err(format!("the tour of {t:?} does not mirror its tree: {got:?} vs {expect:?}"));
             }
         }
-        if self.exit_vars.is_none() && reachable != self.g.live {
+        if self.exit.vars.is_none() && reachable != self.g.live {
             return Err(format!("{} live nodes but {reachable} reachable", self.g.live));
         }
         Ok(())

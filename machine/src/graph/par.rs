@@ -270,7 +270,7 @@ impl Machine {
         let mut next_clock = 0;
         let mut interval = if cx.par.eager { 1 } else { FIRST_INTERVAL };
         let mut next_look = if cx.depth > 0 { 0 } else { u64::MAX };
-        self.split_from = if cx.depth > 0 && !cx.record { 0 } else { u64::MAX };
+        self.fast_policy.split_from = if cx.depth > 0 && !cx.record { 0 } else { u64::MAX };
         // The step count of the last look for a frontier.
         let mut last_look = None;
         loop {
@@ -327,7 +327,7 @@ impl Machine {
                 let budget = cx.max_steps - steps;
                 let clock = || cx.deadline.is_some_and(|d| Instant::now() >= d) || cx.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
                 let ran = self.fast_steps(budget, &mut |_, _, _| {}, &clock).is_some();
-                if std::mem::take(&mut self.split_asked) {
+                if std::mem::take(&mut self.fast_policy.split_asked) {
                     // The run stopped where independent reductions branch:
                     // look now. If the look does nothing, the next run does
                     // not stop there again.
@@ -336,7 +336,7 @@ impl Machine {
                         next_look = now;
                         continue;
                     }
-                    self.split_from = now + 1;
+                    self.fast_policy.split_from = now + 1;
                 }
                 if ran {
                     continue;
@@ -453,10 +453,10 @@ impl Machine {
             }
             used += steps;
             self.counts += out.counts;
-            self.copied += out.copied;
-            self.bound_count += out.bound;
-            self.fast_steps_done += out.fast;
-            self.fast_runs += out.fast_runs;
+            self.stats.copied += out.copied;
+            self.stats.bound_count += out.bound;
+            self.stats.fast_steps_done += out.fast;
+            self.stats.fast_runs += out.fast_runs;
             self.par_stats.units += 1;
             self.par_stats.steps += steps;
             self.par_stats.add_nested(&out.stats);
@@ -464,7 +464,7 @@ impl Machine {
             match out.outcome {
                 Outcome::Residual => continue,
                 Outcome::Exit(v) => {
-                    self.exit_vars = out.exit_vars;
+                    self.exit.vars = out.exit_vars;
                     end = Some(Outcome::Exit(v));
                 }
                 Outcome::Error(e) => end = Some(Outcome::Error(e)),
@@ -519,12 +519,12 @@ impl Machine {
             body,
             free: free.into_iter().map(|(f, s)| (s, f)).collect(),
             origins: back.origins,
-            exit_vars: m.exit_vars.take(),
+            exit_vars: m.exit.vars.take(),
             peak: m.g.peak_live,
-            copied: m.copied,
-            bound: m.bound_count,
-            fast: m.fast_steps_done,
-            fast_runs: m.fast_runs,
+            copied: m.stats.copied,
+            bound: m.stats.bound_count,
+            fast: m.stats.fast_steps_done,
+            fast_runs: m.stats.fast_runs,
             events: std::mem::take(&mut m.round_events),
             stats: m.par_stats,
         })

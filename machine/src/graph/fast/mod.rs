@@ -252,7 +252,7 @@ impl Machine {
     /// it was). `on_step` hears of each step as from [`Machine::step_traced`].
     pub(crate) fn fast_steps(&mut self, budget: u64, on_step: &mut dyn FnMut(u64, Rule, Span), clock: &dyn Fn() -> bool) -> Option<()> {
         let steps = self.counts.total();
-        if !self.fast || budget == 0 || self.record_round_events || steps < self.backoff.until {
+        if !self.fast || budget == 0 || self.record_round_events || steps < self.fast_policy.backoff.until {
             return None;
         }
         let b = self.next_ready()?;
@@ -291,7 +291,7 @@ impl Machine {
             overrides: Overrides::new(),
             subs: Vec::new(),
             watched: Cell::new(0),
-            split: steps >= self.split_from,
+            split: steps >= self.fast_policy.split_from,
             split_asked: false,
             symbolic_splice: None,
         };
@@ -301,7 +301,7 @@ impl Machine {
         // What the run may hold: its bound, and no more than the graph may
         // still grow by (`--max-nodes`), so that a run does not take a
         // program far past the node limit before the loop looks at it.
-        let cap = MAX_LIVE.min(self.max_term.saturating_sub(self.g.live as u64).max(1));
+        let cap = MAX_LIVE.min(self.exit.max_term.saturating_sub(self.g.live as u64).max(1));
         let mut done = 0u64;
         let mut counts = self.counts;
         // Whether the run ended at a bound rather than at a step it does
@@ -358,7 +358,7 @@ impl Machine {
         let subs = std::mem::take(&mut run.subs);
         let split = run.split_asked;
         drop(run);
-        self.split_asked = split;
+        self.fast_policy.split_asked = split;
         self.back_off(steps, if bounded || split { EARLY } else { done });
         if done == 0 {
             debug_assert!(subs.is_empty(), "a reduction under a lambda with no step");
@@ -366,9 +366,9 @@ impl Machine {
         }
         self.events.clear();
         self.counts = counts;
-        self.bound_count += bound;
-        self.fast_steps_done += done;
-        self.fast_runs += 1;
+        self.stats.bound_count += bound;
+        self.stats.fast_steps_done += done;
+        self.stats.fast_runs += 1;
         self.put_back(b, cur, overrides, subs);
         Some(())
     }
@@ -397,10 +397,10 @@ impl Machine {
     /// Notes a fast run of `done` steps tried at step `steps`.
     fn back_off(&mut self, steps: u64, done: u64) {
         if done >= EARLY {
-            self.backoff.wait = FIRST_WAIT;
+            self.fast_policy.backoff.wait = FIRST_WAIT;
         } else {
-            self.backoff.until = steps + done + self.backoff.wait;
-            self.backoff.wait = (self.backoff.wait * 2).min(MAX_WAIT);
+            self.fast_policy.backoff.until = steps + done + self.fast_policy.backoff.wait;
+            self.fast_policy.backoff.wait = (self.fast_policy.backoff.wait * 2).min(MAX_WAIT);
         }
     }
 }
@@ -1349,7 +1349,7 @@ mod tests {
         let mut m = Machine::new(load(text));
         let out = format!("{:?}", m.run(&Limits::default()));
         let live = val::LIVE_FRAMES.with(Cell::get);
-        (out, live, m.fast_steps_done)
+        (out, live, m.stats.fast_steps_done)
     }
 
     #[test]
@@ -1429,9 +1429,9 @@ mod tests {
         assert!(out.contains("45150"), "{out}");
         assert_eq!(m.counts.total(), stepped);
         assert!(
-            m.fast_steps_done + 10 > stepped - 1205,
+            m.stats.fast_steps_done + 10 > stepped - 1205,
             "{} of {} steps after the build in fast runs",
-            m.fast_steps_done,
+            m.stats.fast_steps_done,
             stepped - 1205
         );
     }
