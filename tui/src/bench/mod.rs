@@ -36,7 +36,9 @@ use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::run::Limits;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cli::{plural, Reducing, EXIT_INTERRUPTED, INTERRUPT};
+use crate::ctrl_c::{Reducing, INTERRUPT};
+use crate::exit::EXIT_INTERRUPTED;
+use crate::text::plural;
 
 use discover::Program;
 use run::{Job, Row, Status};
@@ -58,7 +60,7 @@ pub struct BenchArgs {
     pub paths: Vec<PathBuf>,
     /// Reduction threads of each program's machine (default: all cores; 1
     /// is the sequential machine). A program's `// threads: N` overrides it.
-    #[arg(long, value_name = "N", value_parser = crate::cli::parse_threads)]
+    #[arg(long, value_name = "N", value_parser = crate::args::parse_threads)]
     pub threads: Option<usize>,
     /// Programs run at once (default 1: each program's time is its own).
     #[arg(long, value_name = "J", default_value_t = 1, value_parser = parse_jobs)]
@@ -492,7 +494,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 
 /// A number of programs run at once: at least 1.
 fn parse_jobs(s: &str) -> Result<usize, String> {
-    crate::cli::parse_count(s, "jobs", "")
+    crate::args::parse_count(s, "jobs", "")
 }
 
 /// A ratio of at least 1.

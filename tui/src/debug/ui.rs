@@ -293,7 +293,7 @@ fn status_lines(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) 
     if let Some(b) = fr.rss_bytes {
         parts.push((format!("{:.1} MB", b as f64 / 1e6), 1));
     }
-    parts.push((crate::cli::plural(fr.threads, "thread", "threads"), 0));
+    parts.push((crate::text::plural(fr.threads, "thread", "threads"), 0));
     if let Some(n) = app.count {
         parts.push((format!("count {n}"), u8::MAX));
     }
