@@ -328,7 +328,7 @@ fn breakpoints_pane_toggles_and_deletes() {
 #[test]
 fn mouse_scrolls_clicks_and_focuses_panes() {
     use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-    use deepcps::debug::app::Pane;
+    use deepcps::debug::panes::Pane;
     let mut d = Debugger::open(FILE);
     d.screen(120, 40);
     let mouse = |kind, column, row| MouseEvent {

@@ -11,37 +11,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use ratatui::layout::{Position, Rect};
 
 use super::graph::GraphPane;
+use super::panes::{layout, Areas, Pane};
 use super::style::Palette;
-use super::ui::{layout, Areas};
 use super::worker::{Cmd, Frame, ViewData};
-
-/// The panes keys can go to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pane {
-    /// The printed term.
-    Program,
-    /// The lambda graph around the focus.
-    Graph,
-    /// The staging chains.
-    Chains,
-    /// The breakpoints.
-    Breakpoints,
-}
-
-impl Pane {
-    /// Every pane, in Tab order.
-    pub const ALL: [Pane; 4] = [Pane::Program, Pane::Graph, Pane::Chains, Pane::Breakpoints];
-
-    fn next(self) -> Pane {
-        let i = Pane::ALL.iter().position(|p| *p == self).unwrap_or(0);
-        Pane::ALL[(i + 1) % Pane::ALL.len()]
-    }
-
-    fn prev(self) -> Pane {
-        let i = Pane::ALL.iter().position(|p| *p == self).unwrap_or(0);
-        Pane::ALL[(i + Pane::ALL.len() - 1) % Pane::ALL.len()]
-    }
-}
 
 /// A line of text being typed at the bottom of the screen.
 #[derive(Clone, Debug, PartialEq, Eq)]

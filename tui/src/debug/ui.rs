@@ -1,84 +1,17 @@
-//! Drawing the debugger: the layout of the panes ([`layout`]) and
-//! [`render`], a function of the [`App`] alone.
-//!
-//! Wide terminals (at least 90×16) show the program pane on the left and
-//! the graph, chains and breakpoints panes stacked on the right; narrower
-//! ones show the active pane alone (Tab cycles); below 30×8 a "too small"
-//! notice replaces everything. Two status lines close the screen.
+//! Drawing the debugger: [`render`], a function of the [`App`] alone, draws
+//! the panes where [`layout`] puts them, the status lines and the help.
 
 use deepcps_machine::view::Status;
-use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame as TermFrame;
 
-use super::app::{App, Pane};
+use super::app::App;
 use super::graph::{centre_on_focus, layout as graph_layout, GraphView};
+use super::panes::{layout, Pane, MIN_HEIGHT, MIN_WIDTH};
 use super::worker::ViewData;
-
-/// Smallest screen drawn.
-pub const MIN_WIDTH: u16 = 30;
-/// Smallest screen drawn.
-pub const MIN_HEIGHT: u16 = 8;
-
-/// Where the panes are on a screen of a given size.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Areas {
-    /// The program pane, when shown.
-    pub program: Option<Rect>,
-    /// The graph pane, when shown.
-    pub graph: Option<Rect>,
-    /// The chains pane, when shown.
-    pub chains: Option<Rect>,
-    /// The breakpoints pane, when shown.
-    pub breakpoints: Option<Rect>,
-    /// The two status lines.
-    pub status: Rect,
-    /// Whether the screen is too small to draw.
-    pub too_small: bool,
-}
-
-/// The areas of the panes on a screen `size` with `active` the active pane.
-pub fn layout(size: Rect, active: Pane) -> Areas {
-    if size.width < MIN_WIDTH || size.height < MIN_HEIGHT {
-        return Areas {
-            too_small: true,
-            ..Areas::default()
-        };
-    }
-    let rows = Layout::default()
-        .direction(Direction::Vertical)
-        .constraints([Constraint::Min(3), Constraint::Length(2)])
-        .split(size);
-    let (main, status) = (rows[0], rows[1]);
-    let mut a = Areas {
-        status,
-        ..Areas::default()
-    };
-    if size.width >= 90 && size.height >= 16 {
-        let cols = Layout::default()
-            .direction(Direction::Horizontal)
-            .constraints([Constraint::Percentage(58), Constraint::Percentage(42)])
-            .split(main);
-        let right = Layout::default()
-            .direction(Direction::Vertical)
-            .constraints([Constraint::Percentage(45), Constraint::Percentage(35), Constraint::Percentage(20)])
-            .split(cols[1]);
-        a.program = Some(cols[0]);
-        a.graph = Some(right[0]);
-        a.chains = Some(right[1]);
-        a.breakpoints = Some(right[2]);
-    } else {
-        match active {
-            Pane::Program => a.program = Some(main),
-            Pane::Graph => a.graph = Some(main),
-            Pane::Chains => a.chains = Some(main),
-            Pane::Breakpoints => a.breakpoints = Some(main),
-        }
-    }
-    a
-}
 
 /// Draws the whole screen.
 pub fn render(f: &mut TermFrame, app: &App) {
