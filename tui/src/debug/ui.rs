@@ -10,6 +10,7 @@ use ratatui::Frame as TermFrame;
 
 use super::app::App;
 use super::graph::{centre_on_focus, layout as graph_layout, GraphView};
+use super::keys;
 use super::panes::{layout, Pane, MIN_HEIGHT, MIN_WIDTH};
 use super::worker::ViewData;
 
@@ -299,31 +300,16 @@ fn fit(text: &str, width: usize) -> String {
     s
 }
 
-/// The help overlay's lines.
-pub const HELP: &[(&str, &str)] = &[
-    ("s, →", "one step (a count first: 100s)"),
-    ("u, ←", "one step back (100u)"),
-    ("U", "back (or forward) to a step you type"),
-    ("e", "reduce the focused body's subtree"),
-    ("c", "continue to a breakpoint or the end"),
-    ("r", "run to the end (breakpoints ignored)"),
-    ("space, Ctrl-C", "pause a run"),
-    ("b", "breakpoint: pt (a staging variable), 12, file:12, step N, exit, error, stuck"),
-    ("Tab, Shift-Tab", "next / previous pane (a narrow screen shows one at a time)"),
-    ("f", "follow the ready body on/off"),
-    ("/  n  N", "search the term; next, previous match; Esc ends the search"),
-    ("j k h l", "program: lines, variables; graph: pan"),
-    ("Enter", "program: jump to the binder; chains: break on the variable"),
-    ("+ - [ ] 0", "graph: zoom, radius, recentre"),
-    ("t  d", "breakpoints: toggle, delete"),
-    ("⊥  ⊤", "chains: a staging variable unbound, or bound (its bodies fired)"),
-    ("…", "a large term's part left out: f off, the cursor on it opens it"),
-    ("q", "quit"),
-];
-
+/// The help overlay: a line for each entry of the key table, then the
+/// help's own keys.
 fn help(f: &mut TermFrame, app: &App, size: Rect) {
-    const KEYS: usize = 15;
-    let longest = HELP.iter().map(|(_, what)| KEYS + 2 + what.chars().count()).max().unwrap_or(40);
+    /// Width of the key column.
+    const KEY_COLUMN: usize = 15;
+    let longest = keys::KEYS
+        .iter()
+        .map(|e| KEY_COLUMN + 2 + e.what.chars().count())
+        .max()
+        .unwrap_or(40);
     // As wide as the longest line (and the borders), as the screen allows;
     // narrower screens wrap the descriptions.
     let w = u16::try_from(longest + 2)
@@ -332,16 +318,20 @@ fn help(f: &mut TermFrame, app: &App, size: Rect) {
         .max(1);
     let text_w = usize::from(w.saturating_sub(2)).max(1);
     let mut lines: Vec<Line> = Vec::new();
-    for (k, what) in HELP {
-        let room = text_w.saturating_sub(KEYS + 2).max(8);
+    for keys::Entry { keys: k, what, .. } in keys::KEYS {
+        let room = text_w.saturating_sub(KEY_COLUMN + 2).max(8);
         let mut first = true;
         for piece in wrap_words(what, room) {
-            let key = if first { format!("{k:>KEYS$}  ") } else { " ".repeat(KEYS + 2) };
+            let key = if first {
+                format!("{k:>KEY_COLUMN$}  ")
+            } else {
+                " ".repeat(KEY_COLUMN + 2)
+            };
             first = false;
             lines.push(Line::from(vec![Span::styled(key, app.palette.border(true)), Span::raw(piece)]));
         }
     }
-    lines.push(Line::from(Span::styled("Esc closes this help", app.palette.dim())));
+    lines.push(Line::from(Span::styled(keys::HELP_KEYS.what, app.palette.dim())));
     let h = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(size.height);
     let area = Rect::new(
         size.x + (size.width.saturating_sub(w)) / 2,
