@@ -433,7 +433,7 @@ fn debug_command_errors() {
 /// the worker's end and the UI's next look at its frames).
 #[test]
 fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
-    use deepcps::debug::worker::Cmd;
+    use deepcps::debug::worker::Request;
     use std::time::{Duration, Instant};
     let mut engine = match Engine::spawn(FILE.into(), Parallel::sequential(), SNAPSHOT_BUDGET, false, u64::MAX) {
         Ok(e) => e,
@@ -444,7 +444,7 @@ fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
         assert!(t0.elapsed() < Duration::from_secs(60), "no first frame");
         std::thread::sleep(Duration::from_millis(1));
     }
-    engine.send(Cmd::Quit);
+    engine.send(Request::Quit);
     // The worker ends within microseconds; every look for a second after
     // is an answer, not an error.
     let t1 = Instant::now();

@@ -1,9 +1,9 @@
 //! The debugger's state ([`App`]) and what keys and the mouse do to it.
 //!
 //! `handle_key` and `handle_mouse` are pure: they change the state and
-//! return the commands for the engine ([`Cmd`]); the event loop sends them
-//! and feeds the engine's frames back with [`App::receive`]. Tests drive
-//! the same functions with scripted keys. What a key does comes from the
+//! return the requests for the engine ([`Request`]); the event loop sends
+//! them and feeds the engine's frames back with [`App::receive`]. Tests
+//! drive the same functions with scripted keys. What a key does comes from the
 //! key table ([`super::keys`]), which the help is drawn from too.
 
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use super::graph::GraphPane;
 use super::keys::{self, Action, State, When};
 use super::panes::{layout, Areas, Pane};
 use super::style::Palette;
-use super::worker::{Cmd, Frame, ViewData};
+use super::worker::{Request, ViewData, ViewFrame};
 
 /// A line of text being typed at the bottom of the screen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,7 +52,7 @@ impl PromptKind {
 /// The debugger's state.
 pub struct App {
     /// The last frame from the engine.
-    pub frame: Frame,
+    pub frame: ViewFrame,
     /// The last views (a background run's frames carry none).
     pub view: Option<Arc<ViewData>>,
     /// Segments of the program text by innermost body (cached per view).
@@ -89,7 +89,7 @@ pub struct App {
 
 impl App {
     /// A new app showing `frame`.
-    pub fn new(frame: Frame, palette: Palette) -> App {
+    pub fn new(frame: ViewFrame, palette: Palette) -> App {
         let mut app = App {
             frame: frame.clone(),
             view: None,
@@ -114,7 +114,7 @@ impl App {
     }
 
     /// Takes a frame from the engine.
-    pub fn receive(&mut self, frame: Frame) {
+    pub fn receive(&mut self, frame: ViewFrame) {
         if let Some(v) = &frame.view {
             self.segments = v.program.segments();
             self.view = Some(v.clone());
@@ -201,7 +201,7 @@ impl App {
     /// What a key does: a digit while paused adds to the count; a prompt
     /// takes what is typed; any other key does what its binding in
     /// [`keys::KEYS`] says, or nothing.
-    pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+    pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Request> {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
@@ -239,7 +239,7 @@ impl App {
     }
 
     /// A key typed into the prompt.
-    fn prompt_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+    fn prompt_key(&mut self, key: KeyEvent) -> Vec<Request> {
         let Some(p) = &mut self.prompt else { return Vec::new() };
         match key.code {
             KeyCode::Esc => {
@@ -267,18 +267,18 @@ impl App {
     }
 
     /// Carries out `action`; the commands for the engine.
-    fn perform(&mut self, action: Action) -> Vec<Cmd> {
+    fn perform(&mut self, action: Action) -> Vec<Request> {
         match action {
             Action::Pause => {
                 self.prompt = None;
-                vec![Cmd::Pause]
+                vec![Request::Pause]
             }
             Action::Quit => {
                 self.quit = true;
                 if self.frame.running {
-                    vec![Cmd::Pause, Cmd::Quit]
+                    vec![Request::Pause, Request::Quit]
                 } else {
-                    vec![Cmd::Quit]
+                    vec![Request::Quit]
                 }
             }
             Action::OpenHelp => {
@@ -293,11 +293,11 @@ impl App {
                 self.search = None;
                 Vec::new()
             }
-            Action::Step => vec![Cmd::Step(self.take_count())],
-            Action::Back => vec![Cmd::Back(self.take_count())],
+            Action::Step => vec![Request::Step(self.take_count())],
+            Action::Back => vec![Request::Back(self.take_count())],
             Action::GotoPrompt => self.open(PromptKind::Goto),
-            Action::Continue => vec![Cmd::Continue],
-            Action::RunToEnd => vec![Cmd::RunToEnd],
+            Action::Continue => vec![Request::Continue],
+            Action::RunToEnd => vec![Request::RunToEnd],
             Action::BreakPrompt => self.open(PromptKind::Break),
             Action::SearchPrompt => self.open(PromptKind::Search),
             Action::NextMatch => {
@@ -308,13 +308,13 @@ impl App {
                 self.next_match(false);
                 Vec::new()
             }
-            Action::Reduce => vec![Cmd::Next(self.focus_body())],
+            Action::Reduce => vec![Request::Next(self.focus_body())],
             Action::Follow => {
                 self.follow = !self.follow;
                 if self.follow {
                     self.follow_ready();
                 }
-                vec![Cmd::Focus(self.focus_body())]
+                vec![Request::Focus(self.focus_body())]
             }
             Action::NextPane => {
                 self.active = self.active.next();
@@ -349,12 +349,12 @@ impl App {
         }
     }
 
-    fn open(&mut self, kind: PromptKind) -> Vec<Cmd> {
+    fn open(&mut self, kind: PromptKind) -> Vec<Request> {
         self.prompt = Some(Prompt { kind, text: String::new() });
         Vec::new()
     }
 
-    fn submit(&mut self, kind: PromptKind, text: String) -> Vec<Cmd> {
+    fn submit(&mut self, kind: PromptKind, text: String) -> Vec<Request> {
         match kind {
             PromptKind::Search => {
                 if text.is_empty() {
@@ -366,9 +366,9 @@ impl App {
                 self.next_match(true);
                 Vec::new()
             }
-            PromptKind::Break => vec![Cmd::Break(text)],
+            PromptKind::Break => vec![Request::Break(text)],
             PromptKind::Goto => match text.trim().parse::<u64>() {
-                Ok(k) => vec![Cmd::Goto(k)],
+                Ok(k) => vec![Request::Goto(k)],
                 Err(_) => Vec::new(),
             },
         }
@@ -405,7 +405,7 @@ impl App {
 
     /// A move in the program pane (`None`: none), then the focus for the
     /// graph pane unless following.
-    fn program_key(&mut self, action: Option<Action>) -> Vec<Cmd> {
+    fn program_key(&mut self, action: Option<Action>) -> Vec<Request> {
         let Some(v) = self.view.clone() else { return Vec::new() };
         let pv = &v.program;
         let line = pv.line_of(self.cursor);
@@ -460,12 +460,12 @@ impl App {
         if self.follow {
             Vec::new()
         } else {
-            vec![Cmd::Focus(self.focus_body())]
+            vec![Request::Focus(self.focus_body())]
         }
     }
 
     /// A key of the graph pane.
-    fn graph_key(&mut self, action: Action) -> Vec<Cmd> {
+    fn graph_key(&mut self, action: Action) -> Vec<Request> {
         let g = &mut self.graph;
         match action {
             Action::ZoomIn => g.zoom_in(),
@@ -477,11 +477,11 @@ impl App {
             Action::Recentre => g.recentre(),
             Action::RadiusUp => {
                 g.radius_up();
-                return vec![Cmd::Radius(g.radius)];
+                return vec![Request::Radius(g.radius)];
             }
             Action::RadiusDown => {
                 g.radius_down();
-                return vec![Cmd::Radius(g.radius)];
+                return vec![Request::Radius(g.radius)];
             }
             _ => {}
         }
@@ -489,7 +489,7 @@ impl App {
     }
 
     /// A key of the chains pane.
-    fn chains_key(&mut self, action: Action) -> Vec<Cmd> {
+    fn chains_key(&mut self, action: Action) -> Vec<Request> {
         let rows = self.view.as_ref().map_or(0, |v| v.chains.len());
         match action {
             Action::ChainDown => self.chains_sel = (self.chains_sel + 1).min(rows.saturating_sub(1)),
@@ -501,7 +501,7 @@ impl App {
                     .and_then(|v| v.chains.get(self.chains_sel))
                     .and_then(|r| r.var.clone());
                 if let Some(name) = var {
-                    return vec![Cmd::BreakOn(name)];
+                    return vec![Request::BreakOn(name)];
                 }
             }
             _ => {}
@@ -510,14 +510,14 @@ impl App {
     }
 
     /// A key of the breakpoints pane.
-    fn breakpoints_key(&mut self, action: Action) -> Vec<Cmd> {
+    fn breakpoints_key(&mut self, action: Action) -> Vec<Request> {
         let rows = self.view.as_ref().map_or(0, |v| v.breakpoints.len());
         match action {
             Action::BreakpointDown => self.bps_sel = (self.bps_sel + 1).min(rows.saturating_sub(1)),
             Action::BreakpointUp => self.bps_sel = self.bps_sel.saturating_sub(1),
-            Action::ToggleBreakpoint if rows > 0 => return vec![Cmd::Toggle(self.bps_sel)],
+            Action::ToggleBreakpoint if rows > 0 => return vec![Request::Toggle(self.bps_sel)],
             Action::RemoveBreakpoint if rows > 0 => {
-                return vec![Cmd::Remove(self.bps_sel)];
+                return vec![Request::Remove(self.bps_sel)];
             }
             _ => {}
         }
@@ -527,7 +527,7 @@ impl App {
     /// What the mouse does: the wheel scrolls the pane under the pointer, a
     /// click activates that pane (and in the program pane, puts the cursor
     /// there; in a list, selects the row).
-    pub fn handle_mouse(&mut self, ev: MouseEvent) -> Vec<Cmd> {
+    pub fn handle_mouse(&mut self, ev: MouseEvent) -> Vec<Request> {
         let a = layout(self.size, self.active);
         let at = Position::new(ev.column, ev.row);
         let pane = [
@@ -579,7 +579,7 @@ impl App {
                             let off = text.char_indices().nth(col).map_or(end.saturating_sub(1), |(i, _)| start + i);
                             self.cursor = off.max(start);
                             self.follow = false;
-                            return vec![Cmd::Focus(self.focus_body())];
+                            return vec![Request::Focus(self.focus_body())];
                         }
                     }
                     Pane::Chains => self.chains_sel = row,

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
-use ratatui::Frame as TermFrame;
+use ratatui::Frame;
 
 use super::app::App;
 use super::graph::{centre_on_focus, layout as graph_layout, GraphView};
@@ -15,7 +15,7 @@ use super::panes::{layout, Pane, MIN_HEIGHT, MIN_WIDTH};
 use super::worker::ViewData;
 
 /// Draws the whole screen.
-pub fn render(f: &mut TermFrame, app: &App) {
+pub fn render(f: &mut Frame, app: &App) {
     let size = f.area();
     let a = layout(size, app.active);
     if a.too_small {
@@ -72,7 +72,7 @@ fn block<'a>(app: &App, pane: Pane, mut title: String, alone: bool) -> Block<'a>
         .title(Span::styled(title, app.palette.border(active)))
 }
 
-fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+fn program_pane(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let title = match view {
         Some(v) => format!(
             " {} · step {}{} ",
@@ -129,7 +129,7 @@ fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, 
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+fn graph_pane(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let g = &app.graph;
     let title = format!(" graph · radius {} · zoom {:?} ", g.radius, g.zoom);
     let b = block(app, Pane::Graph, title, alone);
@@ -145,7 +145,7 @@ fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, al
     f.render_widget(GraphView::new(&lay, app.palette, pan), inner);
 }
 
-fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+fn chains_pane(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let b = block(app, Pane::Chains, " chains · ⊥ waits · ⊤ fired · Enter: break on it ".into(), alone);
     let inner = b.inner(r);
     f.render_widget(b, r);
@@ -175,7 +175,7 @@ fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, a
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn breakpoints_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+fn breakpoints_pane(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let b = block(app, Pane::Breakpoints, " breakpoints · b add · t toggle · d delete ".into(), alone);
     let inner = b.inner(r);
     f.render_widget(b, r);
@@ -200,7 +200,7 @@ fn breakpoints_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Re
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn status_lines(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+fn status_lines(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect) {
     let fr = &app.frame;
     let c = fr.counts;
     let width = usize::from(r.width);
@@ -302,7 +302,7 @@ fn fit(text: &str, width: usize) -> String {
 
 /// The help overlay: a line for each entry of the key table, then the
 /// help's own keys.
-fn help(f: &mut TermFrame, app: &App, size: Rect) {
+fn help(f: &mut Frame, app: &App, size: Rect) {
     /// Width of the key column.
     const KEY_COLUMN: usize = 15;
     let longest = keys::KEYS
