@@ -706,11 +706,10 @@ fn short_name(name: &str) -> &str {
     name.rsplit_once('/').map_or(name, |(_, t)| t)
 }
 
-/// Resident memory from `/proc/self/statm` (Linux); `None` elsewhere.
+/// Resident memory of the process (Linux: `/proc/self/statm`; the working
+/// set on Windows), if the system tells.
 fn rss() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    memory_stats::memory_stats().and_then(|m| u64::try_from(m.physical_mem).ok())
 }
 
 /// The engine as the UI sees it: commands in, frames out.
