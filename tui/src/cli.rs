@@ -16,9 +16,11 @@ use crate::ctrl_c::INTERRUPT;
 use crate::exit::{EXIT_OK, EXIT_STATIC};
 use crate::views::{self, View};
 
-/// deepcps: a machine for DeepCPS, the CPS lambda calculus with dynamic staging.
+// The first line of `deepcps --help`: the summary below, not the crate's
+// description (a bare `about` would take that).
+/// Run, debug, benchmark and snapshot-test DeepCPS programs (the CPS lambda calculus with dynamic staging)
 #[derive(Parser, Debug)]
-#[command(name = "deepcps", version, about, long_about = None)]
+#[command(name = "deepcps", version, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
