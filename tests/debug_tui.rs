@@ -328,7 +328,7 @@ fn breakpoints_pane_toggles_and_deletes() {
 #[test]
 fn mouse_scrolls_clicks_and_focuses_panes() {
     use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-    use deepcps::debug::app::Pane;
+    use deepcps::debug::panes::Pane;
     let mut d = Debugger::open(FILE);
     d.screen(120, 40);
     let mouse = |kind, column, row| MouseEvent {
@@ -433,7 +433,7 @@ fn debug_command_errors() {
 /// the worker's end and the UI's next look at its frames).
 #[test]
 fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
-    use deepcps::debug::worker::Cmd;
+    use deepcps::debug::worker::Request;
     use std::time::{Duration, Instant};
     let mut engine = match Engine::spawn(FILE.into(), Parallel::sequential(), SNAPSHOT_BUDGET, false, u64::MAX) {
         Ok(e) => e,
@@ -444,7 +444,7 @@ fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
         assert!(t0.elapsed() < Duration::from_secs(60), "no first frame");
         std::thread::sleep(Duration::from_millis(1));
     }
-    engine.send(Cmd::Quit);
+    engine.send(Request::Quit);
     // The worker ends within microseconds; every look for a second after
     // is an answer, not an error.
     let t1 = Instant::now();
@@ -481,7 +481,7 @@ fn the_help_shows_every_line_whole() {
         let screen = d.screen(w, h);
         // Each key and the start of its description are on the screen, and
         // every word of the descriptions (some wrapped at 80 columns).
-        for (key, what) in deepcps::debug::ui::HELP {
+        for deepcps::debug::keys::Entry { keys: key, what, .. } in deepcps::debug::keys::KEYS {
             assert!(screen.contains(&format!("{key}  ")), "{w}x{h}: {key}\n{screen}");
             for word in what.split(' ') {
                 assert!(screen.contains(word), "{w}x{h}: `{word}` of {key}\n{screen}");

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use deepcps::debug::graph::{
-    centre_on_focus, layout, neighbourhood, GraphPane, GraphView, Layout, Link, Neighbourhood, NodeIndex, Role, Shown, Zoom, BAND,
+    centre_on_focus, layout, neighbourhood, CellRole, GraphPane, GraphView, Layout, Link, Neighbourhood, NodeIndex, Shown, Zoom, BAND,
     MAX_CHILDREN, MAX_NODES, RADIUS_MAX, RADIUS_MIN,
 };
 use deepcps::debug::style::{Colours, Palette};
@@ -104,7 +104,7 @@ fn the_focus_is_drawn_in_the_focus_style() {
         let label = l
             .prims
             .iter()
-            .find(|p| p.role == Role::Focus)
+            .find(|p| p.role == CellRole::Focus)
             .expect("a focus primitive")
             .text
             .clone();
@@ -201,7 +201,7 @@ fn bindings_link_lambdas_to_the_variables_they_bind() {
     let texts: Vec<&str> = n.edges.iter().filter(|e| e.link == Link::Tree).map(|e| e.label.as_str()).collect();
     assert!(texts.contains(&"head") && texts.contains(&"arg 1"), "{texts:?}");
     let l = layout(&n, Zoom::Wide);
-    assert!(l.prims.iter().any(|p| p.role == Role::Binding && p.text.starts_with('⇠')));
+    assert!(l.prims.iter().any(|p| p.role == CellRole::Binding && p.text.starts_with('⇠')));
 }
 
 #[test]
@@ -319,7 +319,7 @@ fn tiny_areas_and_any_pan_do_not_panic() {
         }
     }
     let buf = draw(&l, centre_on_focus(&l, Rect::new(0, 0, 1, 1)), 1, 1);
-    let focus = l.prims.iter().find(|p| p.role == Role::Focus).expect("the focus");
+    let focus = l.prims.iter().find(|p| p.role == CellRole::Focus).expect("the focus");
     let middle = focus
         .text
         .chars()
@@ -363,7 +363,7 @@ fn many_children_are_capped() {
     assert_eq!((more.kind, more.label.as_str()), (Shown::More, "… 489 more"));
     assert_eq!(tuple.hidden, 500 - (MAX_CHILDREN - 1));
     let l = layout(&n, Zoom::Compact);
-    assert!(l.prims.iter().any(|p| p.role == Role::More && p.text == "[… 489 m…]"));
+    assert!(l.prims.iter().any(|p| p.role == CellRole::More && p.text == "[… 489 m…]"));
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 use criterion::Criterion;
 use deepcps::bench::scale::resized_copy;
-use deepcps::debug::worker::{Cmd, Engine, Worker};
+use deepcps::debug::worker::{Engine, Request, Worker};
 use deepcps_machine::graph::par::Parallel;
 
 /// The builders at `n` numbers, written to a temporary file (the include
@@ -23,7 +23,7 @@ fn debugger(n: u64, step: u64) -> Engine {
     let path = resized_copy(&root.join("corpus/bench/arith_builders.dcps"), "N", n, &std::env::temp_dir()).expect("the builders");
     let w = Worker::load(&path, Parallel::sequential(), false, u64::MAX).expect("loads");
     let mut e = Engine::inline(w);
-    e.send(Cmd::Goto(step));
+    e.send(Request::Goto(step));
     let _ = e.frames();
     e
 }
@@ -35,7 +35,7 @@ fn frames(c: &mut Criterion) {
         let mut e = debugger(n, step);
         g.bench_function(format!("builders_{n}"), |b| {
             b.iter(|| {
-                e.send(Cmd::Step(1));
+                e.send(Request::Step(1));
                 e.frames().expect("frames")
             })
         });

@@ -17,7 +17,7 @@ const STACK: usize = 1 << 30;
 fn main() -> ExitCode {
     // Ctrl-C stops a reduction cleanly (it reports the counts so far);
     // anywhere else, and at a second press, it ends the process.
-    let _ = ctrlc::set_handler(deepcps::cli::interrupt);
+    let _ = ctrlc::set_handler(deepcps::ctrl_c::interrupt);
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let worker = std::thread::Builder::new().stack_size(STACK).spawn(move || {
         // stdout is locked for the whole command (results are written in

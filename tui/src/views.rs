@@ -16,7 +16,7 @@ use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{chains_text, graph_dump, value_dump, LambdaGraph, StagingGraph, Status};
 use petgraph::graph::NodeIndex;
 
-use crate::cli::{EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
+use crate::exit::{EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 
 /// A state as the views show it.
 pub enum State {

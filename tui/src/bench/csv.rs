@@ -2,7 +2,7 @@
 //! the same fields as the JSON (the baseline ratios flattened into four
 //! columns, empty without a baseline).
 
-use super::run::{Row, Status};
+use super::run::{Row, RowStatus};
 
 /// The header of the CSV.
 pub const HEADER: [&str; 20] = [
@@ -44,8 +44,8 @@ pub fn render(rows: &[Row]) -> Result<String, String> {
             None => Default::default(),
         };
         let status = match r.status {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
+            RowStatus::Pass => "pass",
+            RowStatus::Fail => "fail",
         };
         let record: [String; 20] = [
             r.program.clone(),

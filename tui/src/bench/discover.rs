@@ -13,7 +13,7 @@ use deepcps_machine::syntax::parser::parse_file;
 
 /// One program to run.
 #[derive(Clone, Debug)]
-pub struct Program {
+pub struct BenchProgram {
     /// Where it is.
     pub path: PathBuf,
     /// Its path as shown in rows (as found under the path given).
@@ -28,7 +28,7 @@ pub struct Program {
 #[derive(Debug, Default)]
 pub struct Found {
     /// The programs, sorted by name.
-    pub programs: Vec<Program>,
+    pub programs: Vec<BenchProgram>,
     /// The names of the library files left out, sorted.
     pub libraries: Vec<String>,
 }
@@ -54,7 +54,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Found, String> {
             found.libraries.push(name);
             continue;
         }
-        found.programs.push(Program { path, name, bytes, expect });
+        found.programs.push(BenchProgram { path, name, bytes, expect });
     }
     Ok(found)
 }
@@ -89,7 +89,7 @@ pub fn is_library(name: &str, text: &str) -> bool {
 
 /// Every `n`-th program, from the `k`-th on (counted from 1): shard `k` of
 /// `n`. The shards of `1..=n` partition the programs.
-pub fn shard(programs: Vec<Program>, k: usize, n: usize) -> Vec<Program> {
+pub fn shard(programs: Vec<BenchProgram>, k: usize, n: usize) -> Vec<BenchProgram> {
     programs
         .into_iter()
         .enumerate()

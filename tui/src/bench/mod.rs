@@ -36,10 +36,12 @@ use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::run::Limits;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cli::{plural, Reducing, EXIT_INTERRUPTED, INTERRUPT};
+use crate::ctrl_c::{Reducing, INTERRUPT};
+use crate::exit::EXIT_INTERRUPTED;
+use crate::text::plural;
 
-use discover::Program;
-use run::{Job, Row, Status};
+use discover::BenchProgram;
+use run::{Job, Row, RowStatus};
 
 /// Exit code: a program failed or regressed.
 const EXIT_FAIL: u8 = 1;
@@ -58,7 +60,7 @@ pub struct BenchArgs {
     pub paths: Vec<PathBuf>,
     /// Reduction threads of each program's machine (default: all cores; 1
     /// is the sequential machine). A program's `// threads: N` overrides it.
-    #[arg(long, value_name = "N", value_parser = crate::cli::parse_threads)]
+    #[arg(long, value_name = "N", value_parser = crate::args::parse_threads)]
     pub threads: Option<usize>,
     /// Programs run at once (default 1: each program's time is its own).
     #[arg(long, value_name = "J", default_value_t = 1, value_parser = parse_jobs)]
@@ -138,15 +140,15 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     let jobs = args.jobs;
     // One `Parallel` (one pool of reduction threads) per thread count,
     // shared by every program run with it.
-    let threads_of = |p: &Program| p.expect.threads.unwrap_or(threads);
+    let threads_of = |p: &BenchProgram| p.expect.threads.unwrap_or(threads);
     let mut pars: BTreeMap<usize, Parallel> = BTreeMap::new();
     for n in std::iter::once(threads).chain(programs.iter().map(threads_of)) {
         if let Entry::Vacant(e) = pars.entry(n) {
             e.insert(Parallel::new(n)?);
         }
     }
-    let par_of = |p: &Program| pars[&threads_of(p)].clone();
-    let limits = |p: &Program| Limits {
+    let par_of = |p: &BenchProgram| pars[&threads_of(p)].clone();
+    let limits = |p: &BenchProgram| Limits {
         max_steps: p.expect.max_steps.unwrap_or(args.max_steps),
         timeout: Some(args.timeout),
         max_nodes: args.max_nodes,
@@ -159,7 +161,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     let progress = progress_bar((programs.len() + scaled_count) as u64);
     let started = Instant::now();
     let _reducing = Reducing::start();
-    let one = |p: &&Program| {
+    let one = |p: &&BenchProgram| {
         if INTERRUPT.load(Ordering::Relaxed) {
             return None;
         }
@@ -179,7 +181,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     };
     // Programs that ask for a number of threads are timed alone, after the
     // others.
-    let (alone, shared): (Vec<&Program>, Vec<&Program>) = programs.iter().partition(|p| p.expect.threads.is_some());
+    let (alone, shared): (Vec<&BenchProgram>, Vec<&BenchProgram>) = programs.iter().partition(|p| p.expect.threads.is_some());
     let mut rows: Vec<Row> = on_workers(jobs, &shared, one)?;
     rows.extend(on_workers(1, &alone, one)?);
     rows.sort_by(|a, b| a.program.cmp(&b.program));
@@ -269,7 +271,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
             report.push_str(&format!("REGRESSION {program}: {what}\n"));
         }
     }
-    let passed = all.iter().filter(|r| r.status == Status::Pass).count();
+    let passed = all.iter().filter(|r| r.status == RowStatus::Pass).count();
     let failed = all.len() - passed;
     let mut summary = format!("summary: {} programs", rows.len());
     if !scaled_rows.is_empty() {
@@ -382,11 +384,11 @@ fn on_workers<T: Sync, R: Send>(jobs: usize, items: &[T], f: impl Fn(&T) -> Opti
 }
 
 /// A scaling family's program and its source at each size.
-type Scaled<'p> = (&'p Program, Vec<(u64, Vec<u8>)>);
+type Scaled<'p> = (&'p BenchProgram, Vec<(u64, Vec<u8>)>);
 
 /// For `--plot`: the scaling families among `programs` with the source of
 /// each size. A family whose size line is missing is a usage error.
-fn scaled_jobs<'p>(args: &BenchArgs, programs: &'p [Program]) -> Result<Vec<Scaled<'p>>, String> {
+fn scaled_jobs<'p>(args: &BenchArgs, programs: &'p [BenchProgram]) -> Result<Vec<Scaled<'p>>, String> {
     if args.plot.is_none() {
         return Ok(Vec::new());
     }
@@ -492,7 +494,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 
 /// A number of programs run at once: at least 1.
 fn parse_jobs(s: &str) -> Result<usize, String> {
-    crate::cli::parse_count(s, "jobs", "")
+    crate::args::parse_count(s, "jobs", "")
 }
 
 /// A ratio of at least 1.

@@ -21,7 +21,7 @@ use super::baseline::Ratios;
 /// Whether a program met its expectation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub enum RowStatus {
     /// It did.
     Pass,
     /// It did not (the row's `reason` says why).
@@ -65,7 +65,7 @@ pub struct Row {
     /// The expectation (`exit 12`, `residual`, `error arity`, ...; `none`).
     pub expectation: String,
     /// `pass` or `fail`.
-    pub status: Status,
+    pub status: RowStatus,
     /// Why it failed (empty when it passed).
     #[serde(default)]
     pub reason: String,
@@ -98,7 +98,7 @@ pub fn run(job: &Job<'_>) -> Row {
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| measure(job, start)));
     caught.unwrap_or_else(|_| {
         let mut row = blank(job, "panic", start.elapsed());
-        row.status = Status::Fail;
+        row.status = RowStatus::Fail;
         row.reason = "the machine panicked (a bug; please report it with the program)".into();
         row
     })
@@ -121,7 +121,7 @@ fn blank(job: &Job<'_>, result: &str, wall: Duration) -> Row {
         result_bytes: 0,
         threads: job.par.threads(),
         expectation: job.expected.map_or_else(|| "none".to_string(), |e| e.to_string()),
-        status: Status::Pass,
+        status: RowStatus::Pass,
         reason: String::new(),
         baseline: None,
     }
@@ -129,7 +129,7 @@ fn blank(job: &Job<'_>, result: &str, wall: Duration) -> Row {
 
 fn judge(row: &mut Row, job: &Job<'_>, observed: &Observed<'_>, detail: Option<String>) {
     if let Err(why) = verdict(job.expected, observed, job.snapshot) {
-        row.status = Status::Fail;
+        row.status = RowStatus::Fail;
         row.reason = match detail {
             Some(d) => format!("{why}: {d}"),
             None => why,

@@ -3,7 +3,7 @@
 //! reason.
 
 use super::baseline::times;
-use super::run::{Row, Status};
+use super::run::{Row, RowStatus};
 
 /// Seconds in a readable unit (`0.42 ms`, `12.3 ms`, `1.234 s`).
 pub fn seconds(s: f64) -> String {
@@ -68,8 +68,8 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
             r.result_bytes.to_string(),
             r.expectation.clone(),
             match r.status {
-                Status::Pass => "pass".to_string(),
-                Status::Fail => "FAIL".to_string(),
+                RowStatus::Pass => "pass".to_string(),
+                RowStatus::Fail => "FAIL".to_string(),
             },
         ];
         if ratios {
@@ -109,7 +109,7 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
         s.push_str(text.trim_end());
         s.push('\n');
     }
-    for r in rows.iter().filter(|r| r.status == Status::Fail) {
+    for r in rows.iter().filter(|r| r.status == RowStatus::Fail) {
         s.push_str(&format!("FAIL {}: {}\n", r.program, r.reason));
     }
     s

@@ -1,47 +1,21 @@
 //! The debugger's state ([`App`]) and what keys and the mouse do to it.
 //!
 //! `handle_key` and `handle_mouse` are pure: they change the state and
-//! return the commands for the engine ([`Cmd`]); the event loop sends
+//! return the requests for the engine ([`Request`]); the event loop sends
 //! them and feeds the engine's frames back with [`App::receive`]. Tests
-//! drive the same functions with scripted keys.
+//! drive the same functions with scripted keys. What a key does comes from the
+//! key table ([`super::keys`]), which the help is drawn from too.
 
 use std::sync::Arc;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
 use super::graph::GraphPane;
+use super::keys::{self, Action, State, When};
+use super::panes::{layout, Areas, Pane};
 use super::style::Palette;
-use super::ui::{layout, Areas};
-use super::worker::{Cmd, Frame, ViewData};
-
-/// The panes keys can go to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pane {
-    /// The printed term.
-    Program,
-    /// The lambda graph around the focus.
-    Graph,
-    /// The staging chains.
-    Chains,
-    /// The breakpoints.
-    Breakpoints,
-}
-
-impl Pane {
-    /// Every pane, in Tab order.
-    pub const ALL: [Pane; 4] = [Pane::Program, Pane::Graph, Pane::Chains, Pane::Breakpoints];
-
-    fn next(self) -> Pane {
-        let i = Pane::ALL.iter().position(|p| *p == self).unwrap_or(0);
-        Pane::ALL[(i + 1) % Pane::ALL.len()]
-    }
-
-    fn prev(self) -> Pane {
-        let i = Pane::ALL.iter().position(|p| *p == self).unwrap_or(0);
-        Pane::ALL[(i + Pane::ALL.len() - 1) % Pane::ALL.len()]
-    }
-}
+use super::worker::{Request, ViewData, ViewFrame};
 
 /// A line of text being typed at the bottom of the screen.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,7 +52,7 @@ impl PromptKind {
 /// The debugger's state.
 pub struct App {
     /// The last frame from the engine.
-    pub frame: Frame,
+    pub frame: ViewFrame,
     /// The last views (a background run's frames carry none).
     pub view: Option<Arc<ViewData>>,
     /// Segments of the program text by innermost body (cached per view).
@@ -115,7 +89,7 @@ pub struct App {
 
 impl App {
     /// A new app showing `frame`.
-    pub fn new(frame: Frame, palette: Palette) -> App {
+    pub fn new(frame: ViewFrame, palette: Palette) -> App {
         let mut app = App {
             frame: frame.clone(),
             view: None,
@@ -140,7 +114,7 @@ impl App {
     }
 
     /// Takes a frame from the engine.
-    pub fn receive(&mut self, frame: Frame) {
+    pub fn receive(&mut self, frame: ViewFrame) {
         if let Some(v) = &frame.view {
             self.segments = v.program.segments();
             self.view = Some(v.clone());
@@ -211,125 +185,176 @@ impl App {
         self.count.take().unwrap_or(1).max(1)
     }
 
-    /// What a key does.
-    pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+    /// The state the keys see.
+    fn key_state(&self) -> State {
+        if self.prompt.is_some() {
+            State::Prompt
+        } else if self.help {
+            State::Help
+        } else if self.frame.running {
+            State::Running
+        } else {
+            State::Paused(self.active)
+        }
+    }
+
+    /// What a key does: a digit while paused adds to the count; a prompt
+    /// takes what is typed; any other key does what its binding in
+    /// [`keys::KEYS`] says, or nothing.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Vec<Request> {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && key.code == KeyCode::Char('c') {
-            self.prompt = None;
-            return vec![Cmd::Pause];
-        }
-        if let Some(p) = &mut self.prompt {
-            return match key.code {
-                KeyCode::Esc => {
-                    self.prompt = None;
-                    Vec::new()
-                }
-                KeyCode::Enter => {
-                    let p = self
-                        .prompt
-                        .take()
-                        .map(|p| (p.kind, p.text))
-                        .unwrap_or((PromptKind::Search, String::new()));
-                    self.submit(p.0, p.1)
-                }
-                KeyCode::Backspace => {
-                    p.text.pop();
-                    Vec::new()
-                }
-                KeyCode::Char(c) => {
-                    p.text.push(c);
-                    Vec::new()
-                }
-                _ => Vec::new(),
-            };
-        }
-        if self.help {
-            if matches!(key.code, KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q')) {
-                self.help = false;
-            }
-            return Vec::new();
-        }
-        if self.frame.running {
-            // While running: pause, quit, help; nothing else changes the state.
-            return match key.code {
-                KeyCode::Char(' ') => vec![Cmd::Pause],
-                KeyCode::Char('q') => {
-                    self.quit = true;
-                    vec![Cmd::Pause, Cmd::Quit]
-                }
-                KeyCode::Char('?') => {
-                    self.help = true;
-                    Vec::new()
-                }
-                _ => Vec::new(),
-            };
-        }
-        if let KeyCode::Char(c @ '0'..='9') = key.code {
-            if !(c == '0' && self.count.is_none() && self.active == Pane::Graph) {
+        let state = self.key_state();
+        if let (State::Paused(pane), KeyCode::Char(c @ '0'..='9')) = (state, key.code) {
+            // `0` alone in the graph pane recentres it.
+            if !(c == '0' && self.count.is_none() && pane == Pane::Graph) {
                 let d = u64::from(c as u8 - b'0');
                 self.count = Some(self.count.unwrap_or(0).saturating_mul(10).saturating_add(d));
                 return Vec::new();
             }
         }
-        let cmds = match key.code {
-            KeyCode::Char('q') => {
-                self.quit = true;
-                vec![Cmd::Quit]
+        let Some((_, b)) = keys::binding(&key, state) else {
+            return match state {
+                State::Prompt => self.prompt_key(key),
+                State::Help | State::Running => Vec::new(),
+                State::Paused(pane) => {
+                    self.count = None;
+                    // Any other key in the program pane tells the graph
+                    // pane the focus, as its moves do.
+                    if pane == Pane::Program {
+                        self.program_key(None)
+                    } else {
+                        Vec::new()
+                    }
+                }
+            };
+        };
+        let cmds = self.perform(b.action);
+        // A count is for the next command; Ctrl-C leaves one being typed.
+        if matches!(state, State::Paused(_)) && b.when != When::Always {
+            self.count = None;
+        }
+        cmds
+    }
+
+    /// A key typed into the prompt.
+    fn prompt_key(&mut self, key: KeyEvent) -> Vec<Request> {
+        let Some(p) = &mut self.prompt else { return Vec::new() };
+        match key.code {
+            KeyCode::Esc => {
+                self.prompt = None;
+                Vec::new()
             }
-            KeyCode::Char('?') => {
+            KeyCode::Enter => {
+                let p = self
+                    .prompt
+                    .take()
+                    .map(|p| (p.kind, p.text))
+                    .unwrap_or((PromptKind::Search, String::new()));
+                self.submit(p.0, p.1)
+            }
+            KeyCode::Backspace => {
+                p.text.pop();
+                Vec::new()
+            }
+            KeyCode::Char(c) => {
+                p.text.push(c);
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Carries out `action`; the commands for the engine.
+    fn perform(&mut self, action: Action) -> Vec<Request> {
+        match action {
+            Action::Pause => {
+                self.prompt = None;
+                vec![Request::Pause]
+            }
+            Action::Quit => {
+                self.quit = true;
+                if self.frame.running {
+                    vec![Request::Pause, Request::Quit]
+                } else {
+                    vec![Request::Quit]
+                }
+            }
+            Action::OpenHelp => {
                 self.help = true;
                 Vec::new()
             }
-            KeyCode::Esc => {
+            Action::CloseHelp => {
+                self.help = false;
+                Vec::new()
+            }
+            Action::EndSearch => {
                 self.search = None;
                 Vec::new()
             }
-            KeyCode::Char('s') | KeyCode::Right => vec![Cmd::Step(self.take_count())],
-            KeyCode::Char('u') | KeyCode::Left => vec![Cmd::Back(self.take_count())],
-            KeyCode::Char('U') => self.open(PromptKind::Goto),
-            KeyCode::Char('c') => vec![Cmd::Continue],
-            KeyCode::Char('r') => vec![Cmd::RunToEnd],
-            KeyCode::Char('b') if self.active != Pane::Chains => self.open(PromptKind::Break),
-            KeyCode::Char('/') => self.open(PromptKind::Search),
-            KeyCode::Char('n') => {
+            Action::Step => vec![Request::Step(self.take_count())],
+            Action::Back => vec![Request::Back(self.take_count())],
+            Action::GotoPrompt => self.open(PromptKind::Goto),
+            Action::Continue => vec![Request::Continue],
+            Action::RunToEnd => vec![Request::RunToEnd],
+            Action::BreakPrompt => self.open(PromptKind::Break),
+            Action::SearchPrompt => self.open(PromptKind::Search),
+            Action::NextMatch => {
                 self.next_match(true);
                 Vec::new()
             }
-            KeyCode::Char('N') => {
+            Action::PrevMatch => {
                 self.next_match(false);
                 Vec::new()
             }
-            KeyCode::Char('e') => vec![Cmd::Next(self.focus_body())],
-            KeyCode::Char('f') => {
+            Action::Reduce => vec![Request::Next(self.focus_body())],
+            Action::Follow => {
                 self.follow = !self.follow;
                 if self.follow {
                     self.follow_ready();
                 }
-                vec![Cmd::Focus(self.focus_body())]
+                vec![Request::Focus(self.focus_body())]
             }
-            KeyCode::Tab => {
+            Action::NextPane => {
                 self.active = self.active.next();
                 Vec::new()
             }
-            KeyCode::BackTab => {
+            Action::PrevPane => {
                 self.active = self.active.prev();
                 Vec::new()
             }
-            _ => self.pane_key(key),
-        };
-        self.count = None;
-        cmds
+            Action::LineDown
+            | Action::LineUp
+            | Action::PageDown
+            | Action::PageUp
+            | Action::Top
+            | Action::Bottom
+            | Action::NextVar
+            | Action::PrevVar
+            | Action::ToBinder => self.program_key(Some(action)),
+            Action::ZoomIn
+            | Action::ZoomOut
+            | Action::PanLeft
+            | Action::PanRight
+            | Action::PanUp
+            | Action::PanDown
+            | Action::Recentre
+            | Action::RadiusUp
+            | Action::RadiusDown => self.graph_key(action),
+            Action::ChainDown | Action::ChainUp | Action::BreakOnChain => self.chains_key(action),
+            Action::BreakpointDown | Action::BreakpointUp | Action::ToggleBreakpoint | Action::RemoveBreakpoint => {
+                self.breakpoints_key(action)
+            }
+        }
     }
 
-    fn open(&mut self, kind: PromptKind) -> Vec<Cmd> {
+    fn open(&mut self, kind: PromptKind) -> Vec<Request> {
         self.prompt = Some(Prompt { kind, text: String::new() });
         Vec::new()
     }
 
-    fn submit(&mut self, kind: PromptKind, text: String) -> Vec<Cmd> {
+    fn submit(&mut self, kind: PromptKind, text: String) -> Vec<Request> {
         match kind {
             PromptKind::Search => {
                 if text.is_empty() {
@@ -341,9 +366,9 @@ impl App {
                 self.next_match(true);
                 Vec::new()
             }
-            PromptKind::Break => vec![Cmd::Break(text)],
+            PromptKind::Break => vec![Request::Break(text)],
             PromptKind::Goto => match text.trim().parse::<u64>() {
-                Ok(k) => vec![Cmd::Goto(k)],
+                Ok(k) => vec![Request::Goto(k)],
                 Err(_) => Vec::new(),
             },
         }
@@ -378,17 +403,9 @@ impl App {
         self.scroll_to_cursor();
     }
 
-    /// Keys that depend on the active pane.
-    fn pane_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
-        match self.active {
-            Pane::Program => self.program_key(key),
-            Pane::Graph => self.graph_key(key),
-            Pane::Chains => self.chains_key(key),
-            Pane::Breakpoints => self.breakpoints_key(key),
-        }
-    }
-
-    fn program_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+    /// A move in the program pane (`None`: none), then the focus for the
+    /// graph pane unless following.
+    fn program_key(&mut self, action: Option<Action>) -> Vec<Request> {
         let Some(v) = self.view.clone() else { return Vec::new() };
         let pv = &v.program;
         let line = pv.line_of(self.cursor);
@@ -407,14 +424,14 @@ impl App {
             app.follow = false;
             app.scroll_to_cursor();
         };
-        match key.code {
-            KeyCode::Down | KeyCode::Char('j') => goto_line(self, line + 1),
-            KeyCode::Up | KeyCode::Char('k') => goto_line(self, line.saturating_sub(1)),
-            KeyCode::PageDown => goto_line(self, line + h),
-            KeyCode::PageUp => goto_line(self, line.saturating_sub(h)),
-            KeyCode::Home | KeyCode::Char('g') => goto_line(self, 0),
-            KeyCode::End | KeyCode::Char('G') => goto_line(self, self.lines()),
-            KeyCode::Char('l') | KeyCode::Char('w') => {
+        match action {
+            Some(Action::LineDown) => goto_line(self, line + 1),
+            Some(Action::LineUp) => goto_line(self, line.saturating_sub(1)),
+            Some(Action::PageDown) => goto_line(self, line + h),
+            Some(Action::PageUp) => goto_line(self, line.saturating_sub(h)),
+            Some(Action::Top) => goto_line(self, 0),
+            Some(Action::Bottom) => goto_line(self, self.lines()),
+            Some(Action::NextVar) => {
                 // The next variable occurrence.
                 if let Some(o) = pv.occurrences.iter().find(|o| o.start > self.cursor) {
                     self.cursor = o.start;
@@ -422,14 +439,14 @@ impl App {
                     self.scroll_to_cursor();
                 }
             }
-            KeyCode::Char('h') => {
+            Some(Action::PrevVar) => {
                 if let Some(o) = pv.occurrences.iter().rev().find(|o| o.start < self.cursor) {
                     self.cursor = o.start;
                     self.follow = false;
                     self.scroll_to_cursor();
                 }
             }
-            KeyCode::Enter => {
+            Some(Action::ToBinder) => {
                 if let Some(o) = pv.occurrence_at(self.cursor) {
                     if let Some((b, _)) = o.binder {
                         self.cursor = b;
@@ -443,46 +460,48 @@ impl App {
         if self.follow {
             Vec::new()
         } else {
-            vec![Cmd::Focus(self.focus_body())]
+            vec![Request::Focus(self.focus_body())]
         }
     }
 
-    fn graph_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+    /// A key of the graph pane.
+    fn graph_key(&mut self, action: Action) -> Vec<Request> {
         let g = &mut self.graph;
-        match key.code {
-            KeyCode::Char('+') | KeyCode::Char('=') => g.zoom_in(),
-            KeyCode::Char('-') => g.zoom_out(),
-            KeyCode::Char('h') => g.pan_by(-4, 0),
-            KeyCode::Char('l') => g.pan_by(4, 0),
-            KeyCode::Char('k') | KeyCode::Up => g.pan_by(0, -2),
-            KeyCode::Char('j') | KeyCode::Down => g.pan_by(0, 2),
-            KeyCode::Char('0') => g.recentre(),
-            KeyCode::Char(']') => {
+        match action {
+            Action::ZoomIn => g.zoom_in(),
+            Action::ZoomOut => g.zoom_out(),
+            Action::PanLeft => g.pan_by(-4, 0),
+            Action::PanRight => g.pan_by(4, 0),
+            Action::PanUp => g.pan_by(0, -2),
+            Action::PanDown => g.pan_by(0, 2),
+            Action::Recentre => g.recentre(),
+            Action::RadiusUp => {
                 g.radius_up();
-                return vec![Cmd::Radius(g.radius)];
+                return vec![Request::Radius(g.radius)];
             }
-            KeyCode::Char('[') => {
+            Action::RadiusDown => {
                 g.radius_down();
-                return vec![Cmd::Radius(g.radius)];
+                return vec![Request::Radius(g.radius)];
             }
             _ => {}
         }
         Vec::new()
     }
 
-    fn chains_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+    /// A key of the chains pane.
+    fn chains_key(&mut self, action: Action) -> Vec<Request> {
         let rows = self.view.as_ref().map_or(0, |v| v.chains.len());
-        match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.chains_sel = (self.chains_sel + 1).min(rows.saturating_sub(1)),
-            KeyCode::Up | KeyCode::Char('k') => self.chains_sel = self.chains_sel.saturating_sub(1),
-            KeyCode::Enter | KeyCode::Char('b') => {
+        match action {
+            Action::ChainDown => self.chains_sel = (self.chains_sel + 1).min(rows.saturating_sub(1)),
+            Action::ChainUp => self.chains_sel = self.chains_sel.saturating_sub(1),
+            Action::BreakOnChain => {
                 let var = self
                     .view
                     .as_ref()
                     .and_then(|v| v.chains.get(self.chains_sel))
                     .and_then(|r| r.var.clone());
                 if let Some(name) = var {
-                    return vec![Cmd::BreakOn(name)];
+                    return vec![Request::BreakOn(name)];
                 }
             }
             _ => {}
@@ -490,14 +509,15 @@ impl App {
         Vec::new()
     }
 
-    fn breakpoints_key(&mut self, key: KeyEvent) -> Vec<Cmd> {
+    /// A key of the breakpoints pane.
+    fn breakpoints_key(&mut self, action: Action) -> Vec<Request> {
         let rows = self.view.as_ref().map_or(0, |v| v.breakpoints.len());
-        match key.code {
-            KeyCode::Down | KeyCode::Char('j') => self.bps_sel = (self.bps_sel + 1).min(rows.saturating_sub(1)),
-            KeyCode::Up | KeyCode::Char('k') => self.bps_sel = self.bps_sel.saturating_sub(1),
-            KeyCode::Enter | KeyCode::Char('t') if rows > 0 => return vec![Cmd::Toggle(self.bps_sel)],
-            KeyCode::Delete | KeyCode::Char('d') | KeyCode::Char('x') if rows > 0 => {
-                return vec![Cmd::Remove(self.bps_sel)];
+        match action {
+            Action::BreakpointDown => self.bps_sel = (self.bps_sel + 1).min(rows.saturating_sub(1)),
+            Action::BreakpointUp => self.bps_sel = self.bps_sel.saturating_sub(1),
+            Action::ToggleBreakpoint if rows > 0 => return vec![Request::Toggle(self.bps_sel)],
+            Action::RemoveBreakpoint if rows > 0 => {
+                return vec![Request::Remove(self.bps_sel)];
             }
             _ => {}
         }
@@ -507,7 +527,7 @@ impl App {
     /// What the mouse does: the wheel scrolls the pane under the pointer, a
     /// click activates that pane (and in the program pane, puts the cursor
     /// there; in a list, selects the row).
-    pub fn handle_mouse(&mut self, ev: MouseEvent) -> Vec<Cmd> {
+    pub fn handle_mouse(&mut self, ev: MouseEvent) -> Vec<Request> {
         let a = layout(self.size, self.active);
         let at = Position::new(ev.column, ev.row);
         let pane = [
@@ -559,7 +579,7 @@ impl App {
                             let off = text.char_indices().nth(col).map_or(end.saturating_sub(1), |(i, _)| start + i);
                             self.cursor = off.max(start);
                             self.follow = false;
-                            return vec![Cmd::Focus(self.focus_body())];
+                            return vec![Request::Focus(self.focus_body())];
                         }
                     }
                     Pane::Chains => self.chains_sel = row,

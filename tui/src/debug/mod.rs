@@ -7,17 +7,26 @@
 //!   in, frames of plain data out);
 //! - [`app`]: the state of the screen and what keys and the mouse do
 //!   (pure: tests script keys);
-//! - [`ui`]: the layout and drawing of the panes (program, graph, chains,
+//! - [`keys`]: the key table: what each key does, and the help drawn
+//!   from it;
+//! - [`panes`]: the panes and where they are on the screen, for drawing
+//!   and for the mouse;
+//! - [`ui`]: the drawing of the panes (program, graph, chains,
 //!   breakpoints, status lines, help);
 //! - [`graph`]: the graph pane: the lambda graph around the focus, laid
 //!   out in layers;
 //! - [`chains`]: the rows of the staging chains pane;
 //! - [`style`]: the palettes (256 colours, 16 colours, `NO_COLOR`);
 //! - [`term`]: the real terminal and the event loop.
+//!
+//! Imports go one way: `term` → `ui` → `app` → `keys` → `panes`, and
+//! `app` → `worker`; `app` knows nothing of drawing.
 
 pub mod app;
 pub mod chains;
 pub mod graph;
+pub mod keys;
+pub mod panes;
 pub mod style;
 pub mod term;
 pub mod ui;

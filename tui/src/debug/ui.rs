@@ -1,87 +1,21 @@
-//! Drawing the debugger: the layout of the panes ([`layout`]) and
-//! [`render`], a function of the [`App`] alone.
-//!
-//! Wide terminals (at least 90×16) show the program pane on the left and
-//! the graph, chains and breakpoints panes stacked on the right; narrower
-//! ones show the active pane alone (Tab cycles); below 30×8 a "too small"
-//! notice replaces everything. Two status lines close the screen.
+//! Drawing the debugger: [`render`], a function of the [`App`] alone, draws
+//! the panes where [`layout`] puts them, the status lines and the help.
 
 use deepcps_machine::view::Status;
-use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
-use ratatui::Frame as TermFrame;
+use ratatui::Frame;
 
-use super::app::{App, Pane};
+use super::app::App;
 use super::graph::{centre_on_focus, layout as graph_layout, GraphView};
+use super::keys;
+use super::panes::{layout, Pane, MIN_HEIGHT, MIN_WIDTH};
 use super::worker::ViewData;
 
-/// Smallest screen drawn.
-pub const MIN_WIDTH: u16 = 30;
-/// Smallest screen drawn.
-pub const MIN_HEIGHT: u16 = 8;
-
-/// Where the panes are on a screen of a given size.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Areas {
-    /// The program pane, when shown.
-    pub program: Option<Rect>,
-    /// The graph pane, when shown.
-    pub graph: Option<Rect>,
-    /// The chains pane, when shown.
-    pub chains: Option<Rect>,
-    /// The breakpoints pane, when shown.
-    pub breakpoints: Option<Rect>,
-    /// The two status lines.
-    pub status: Rect,
-    /// Whether the screen is too small to draw.
-    pub too_small: bool,
-}
-
-/// The areas of the panes on a screen `size` with `active` the active pane.
-pub fn layout(size: Rect, active: Pane) -> Areas {
-    if size.width < MIN_WIDTH || size.height < MIN_HEIGHT {
-        return Areas {
-            too_small: true,
-            ..Areas::default()
-        };
-    }
-    let rows = Layout::default()
-        .direction(Direction::Vertical)
-        .constraints([Constraint::Min(3), Constraint::Length(2)])
-        .split(size);
-    let (main, status) = (rows[0], rows[1]);
-    let mut a = Areas {
-        status,
-        ..Areas::default()
-    };
-    if size.width >= 90 && size.height >= 16 {
-        let cols = Layout::default()
-            .direction(Direction::Horizontal)
-            .constraints([Constraint::Percentage(58), Constraint::Percentage(42)])
-            .split(main);
-        let right = Layout::default()
-            .direction(Direction::Vertical)
-            .constraints([Constraint::Percentage(45), Constraint::Percentage(35), Constraint::Percentage(20)])
-            .split(cols[1]);
-        a.program = Some(cols[0]);
-        a.graph = Some(right[0]);
-        a.chains = Some(right[1]);
-        a.breakpoints = Some(right[2]);
-    } else {
-        match active {
-            Pane::Program => a.program = Some(main),
-            Pane::Graph => a.graph = Some(main),
-            Pane::Chains => a.chains = Some(main),
-            Pane::Breakpoints => a.breakpoints = Some(main),
-        }
-    }
-    a
-}
-
 /// Draws the whole screen.
-pub fn render(f: &mut TermFrame, app: &App) {
+pub fn render(f: &mut Frame, app: &App) {
     let size = f.area();
     let a = layout(size, app.active);
     if a.too_small {
@@ -138,7 +72,7 @@ fn block<'a>(app: &App, pane: Pane, mut title: String, alone: bool) -> Block<'a>
         .title(Span::styled(title, app.palette.border(active)))
 }
 
-fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+fn program_pane(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let title = match view {
         Some(v) => format!(
             " {} · step {}{} ",
@@ -195,7 +129,7 @@ fn program_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, 
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+fn graph_pane(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let g = &app.graph;
     let title = format!(" graph · radius {} · zoom {:?} ", g.radius, g.zoom);
     let b = block(app, Pane::Graph, title, alone);
@@ -211,7 +145,7 @@ fn graph_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, al
     f.render_widget(GraphView::new(&lay, app.palette, pan), inner);
 }
 
-fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+fn chains_pane(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let b = block(app, Pane::Chains, " chains · ⊥ waits · ⊤ fired · Enter: break on it ".into(), alone);
     let inner = b.inner(r);
     f.render_widget(b, r);
@@ -241,7 +175,7 @@ fn chains_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, a
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn breakpoints_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
+fn breakpoints_pane(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect, alone: bool) {
     let b = block(app, Pane::Breakpoints, " breakpoints · b add · t toggle · d delete ".into(), alone);
     let inner = b.inner(r);
     f.render_widget(b, r);
@@ -266,7 +200,7 @@ fn breakpoints_pane(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Re
     f.render_widget(Paragraph::new(lines), inner);
 }
 
-fn status_lines(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) {
+fn status_lines(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect) {
     let fr = &app.frame;
     let c = fr.counts;
     let width = usize::from(r.width);
@@ -293,7 +227,7 @@ fn status_lines(f: &mut TermFrame, app: &App, view: Option<&ViewData>, r: Rect) 
     if let Some(b) = fr.rss_bytes {
         parts.push((format!("{:.1} MB", b as f64 / 1e6), 1));
     }
-    parts.push((crate::cli::plural(fr.threads, "thread", "threads"), 0));
+    parts.push((crate::text::plural(fr.threads, "thread", "threads"), 0));
     if let Some(n) = app.count {
         parts.push((format!("count {n}"), u8::MAX));
     }
@@ -366,31 +300,16 @@ fn fit(text: &str, width: usize) -> String {
     s
 }
 
-/// The help overlay's lines.
-pub const HELP: &[(&str, &str)] = &[
-    ("s, →", "one step (a count first: 100s)"),
-    ("u, ←", "one step back (100u)"),
-    ("U", "back (or forward) to a step you type"),
-    ("e", "reduce the focused body's subtree"),
-    ("c", "continue to a breakpoint or the end"),
-    ("r", "run to the end (breakpoints ignored)"),
-    ("space, Ctrl-C", "pause a run"),
-    ("b", "breakpoint: pt (a staging variable), 12, file:12, step N, exit, error, stuck"),
-    ("Tab, Shift-Tab", "next / previous pane (a narrow screen shows one at a time)"),
-    ("f", "follow the ready body on/off"),
-    ("/  n  N", "search the term; next, previous match; Esc ends the search"),
-    ("j k h l", "program: lines, variables; graph: pan"),
-    ("Enter", "program: jump to the binder; chains: break on the variable"),
-    ("+ - [ ] 0", "graph: zoom, radius, recentre"),
-    ("t  d", "breakpoints: toggle, delete"),
-    ("⊥  ⊤", "chains: a staging variable unbound, or bound (its bodies fired)"),
-    ("…", "a large term's part left out: f off, the cursor on it opens it"),
-    ("q", "quit"),
-];
-
-fn help(f: &mut TermFrame, app: &App, size: Rect) {
-    const KEYS: usize = 15;
-    let longest = HELP.iter().map(|(_, what)| KEYS + 2 + what.chars().count()).max().unwrap_or(40);
+/// The help overlay: a line for each entry of the key table, then the
+/// help's own keys.
+fn help(f: &mut Frame, app: &App, size: Rect) {
+    /// Width of the key column.
+    const KEY_COLUMN: usize = 15;
+    let longest = keys::KEYS
+        .iter()
+        .map(|e| KEY_COLUMN + 2 + e.what.chars().count())
+        .max()
+        .unwrap_or(40);
     // As wide as the longest line (and the borders), as the screen allows;
     // narrower screens wrap the descriptions.
     let w = u16::try_from(longest + 2)
@@ -399,16 +318,20 @@ fn help(f: &mut TermFrame, app: &App, size: Rect) {
         .max(1);
     let text_w = usize::from(w.saturating_sub(2)).max(1);
     let mut lines: Vec<Line> = Vec::new();
-    for (k, what) in HELP {
-        let room = text_w.saturating_sub(KEYS + 2).max(8);
+    for keys::Entry { keys: k, what, .. } in keys::KEYS {
+        let room = text_w.saturating_sub(KEY_COLUMN + 2).max(8);
         let mut first = true;
         for piece in wrap_words(what, room) {
-            let key = if first { format!("{k:>KEYS$}  ") } else { " ".repeat(KEYS + 2) };
+            let key = if first {
+                format!("{k:>KEY_COLUMN$}  ")
+            } else {
+                " ".repeat(KEY_COLUMN + 2)
+            };
             first = false;
             lines.push(Line::from(vec![Span::styled(key, app.palette.border(true)), Span::raw(piece)]));
         }
     }
-    lines.push(Line::from(Span::styled("Esc closes this help", app.palette.dim())));
+    lines.push(Line::from(Span::styled(keys::HELP_KEYS.what, app.palette.dim())));
     let h = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX).min(size.height);
     let area = Rect::new(
         size.x + (size.width.saturating_sub(w)) / 2,

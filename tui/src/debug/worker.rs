@@ -1,5 +1,5 @@
 //! The debugger's engine: the [`Session`] and everything computed from it
-//! for a screen ([`Frame`]), behind commands ([`Cmd`]).
+//! for a screen ([`ViewFrame`]), behind requests ([`Request`]).
 //!
 //! The session holds the graph machine; the worker *loads the program
 //! itself*, on the thread that runs it, and only commands, the reduction
@@ -36,7 +36,7 @@ pub const SLICE: Duration = Duration::from_millis(40);
 
 /// What the UI asks of the engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Cmd {
+pub enum Request {
     /// Execute up to `n` steps, stopping at breakpoints.
     Step(u64),
     /// Go back `n` steps.
@@ -71,7 +71,7 @@ pub enum Cmd {
 
 /// Everything a screen shows, as plain data.
 #[derive(Clone, Debug)]
-pub struct Frame {
+pub struct ViewFrame {
     /// The program's file as given.
     pub file: String,
     /// Steps executed.
@@ -141,10 +141,10 @@ pub struct Worker {
     /// breakpoint on a variable may name.
     staging_names: std::collections::BTreeSet<String>,
     /// The body the graph pane of a windowed view is centred on
-    /// (`Cmd::Focus` on one).
+    /// (`Request::Focus` on one).
     focus_node: Option<NodeId>,
     /// The body a window of a large term is centred on: the ready body
-    /// unless the user opened an elided part (`Cmd::Focus` on a `…`).
+    /// unless the user opened an elided part (`Request::Focus` on a `…`).
     centre: Option<NodeId>,
     /// Whether the next windowed view is centred anew, so the cursor goes
     /// to its focus.
@@ -215,31 +215,31 @@ impl Worker {
     }
 
     /// Carries out `cmd` (a `Continue` or `RunToEnd` only starts the run:
-    /// [`Worker::slice`] advances it). False for [`Cmd::Quit`].
-    pub fn handle(&mut self, cmd: Cmd) -> bool {
+    /// [`Worker::slice`] advances it). False for [`Request::Quit`].
+    pub fn handle(&mut self, cmd: Request) -> bool {
         self.message = None;
         match cmd {
-            Cmd::Step(n) => {
+            Request::Step(n) => {
                 let stop = self.session.run(n, None, None);
                 self.note_stop(stop);
             }
-            Cmd::Back(n) => {
+            Request::Back(n) => {
                 let before = self.session.steps();
                 self.session.back(n);
                 if before == 0 {
                     self.message = Some("at step 0: nothing to go back to".into());
                 }
             }
-            Cmd::Goto(k) => self.session.goto(k),
-            Cmd::Continue => self.running = Some(Run::Continue),
-            Cmd::RunToEnd => self.running = Some(Run::ToEnd),
-            Cmd::Pause => {
+            Request::Goto(k) => self.session.goto(k),
+            Request::Continue => self.running = Some(Run::Continue),
+            Request::RunToEnd => self.running = Some(Run::ToEnd),
+            Request::Pause => {
                 if self.running.take().is_some() {
                     self.message = Some(format!("paused at step {}", self.session.steps()));
                 }
             }
-            Cmd::Next(body) => self.next(body),
-            Cmd::Break(text) => match self.parse_breakpoint(&text) {
+            Request::Next(body) => self.next(body),
+            Request::Break(text) => match self.parse_breakpoint(&text) {
                 Ok(bp) => {
                     let what = bp.to_string();
                     self.session.add_breakpoint(bp);
@@ -247,13 +247,13 @@ impl Worker {
                 }
                 Err(e) => self.message = Some(e),
             },
-            Cmd::BreakOn(name) => {
+            Request::BreakOn(name) => {
                 self.session.add_breakpoint(Breakpoint::Fire(name.clone()));
                 self.message = Some(format!("breakpoint set: {name} is bound"));
             }
-            Cmd::Toggle(i) => self.session.toggle_breakpoint(i),
-            Cmd::Remove(i) => self.session.remove_breakpoint(i),
-            Cmd::Focus(f) => {
+            Request::Toggle(i) => self.session.toggle_breakpoint(i),
+            Request::Remove(i) => self.session.remove_breakpoint(i),
+            Request::Focus(f) => {
                 self.focus = f;
                 self.focus_node = f.and_then(|i| self.window_bodies.get(i).copied());
                 match self.focus_node {
@@ -267,8 +267,8 @@ impl Worker {
                     None => self.centre = None,
                 }
             }
-            Cmd::Radius(r) => self.radius = r.clamp(1, 8),
-            Cmd::Quit => return false,
+            Request::Radius(r) => self.radius = r.clamp(1, 8),
+            Request::Quit => return false,
         }
         true
     }
@@ -395,7 +395,7 @@ impl Worker {
     }
 
     /// A frame of the current state; `full` adds the views.
-    pub fn frame(&mut self, full: bool) -> Frame {
+    pub fn frame(&mut self, full: bool) -> ViewFrame {
         let view = if full { Some(Arc::new(self.views())) } else { None };
         let s = &self.session;
         let m = s.machine();
@@ -413,7 +413,7 @@ impl Worker {
             };
             format!("next: {what} at {}", places.describe(n.span))
         });
-        Frame {
+        ViewFrame {
             file: self.file.clone(),
             steps: s.steps(),
             counts: s.counts(),
@@ -706,24 +706,23 @@ fn short_name(name: &str) -> &str {
     name.rsplit_once('/').map_or(name, |(_, t)| t)
 }
 
-/// Resident memory from `/proc/self/statm` (Linux); `None` elsewhere.
+/// Resident memory of the process (Linux: `/proc/self/statm`; the working
+/// set on Windows), if the system tells.
 fn rss() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
+    memory_stats::memory_stats().and_then(|m| u64::try_from(m.physical_mem).ok())
 }
 
 /// The engine as the UI sees it: commands in, frames out.
 pub enum Engine {
     /// On the caller's thread (tests): every command is carried out at
     /// once, a background run included (to its stop).
-    Inline(Box<Worker>, Vec<Frame>),
+    Inline(Box<Worker>, Vec<ViewFrame>),
     /// On a background thread.
     Thread {
         /// Commands to the worker.
-        to: Sender<Cmd>,
+        to: Sender<Request>,
         /// Frames from it.
-        from: Receiver<Frame>,
+        from: Receiver<ViewFrame>,
         /// The thread.
         handle: Option<std::thread::JoinHandle<()>>,
         /// Set with `Pause` and `Quit`, cleared with any other command, by
@@ -750,8 +749,8 @@ impl Engine {
     /// ([`Session::set_snapshot_budget`]); the load's diagnostics if it
     /// fails.
     pub fn spawn(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max_nodes: u64) -> Result<Engine, String> {
-        let (to, commands) = channel::<Cmd>();
-        let (frames, from) = channel::<Frame>();
+        let (to, commands) = channel::<Request>();
+        let (frames, from) = channel::<ViewFrame>();
         let (loaded, load_result) = channel::<Result<(), String>>();
         // One flag per debugger started: it lives as long as the process
         // (the limits of a run take a `'static` flag, as Ctrl-C's does).
@@ -787,10 +786,10 @@ impl Engine {
     }
 
     /// Sends a command.
-    pub fn send(&mut self, cmd: Cmd) {
+    pub fn send(&mut self, cmd: Request) {
         match self {
             Engine::Inline(w, frames) => {
-                let full = !matches!(cmd, Cmd::Quit);
+                let full = !matches!(cmd, Request::Quit);
                 w.handle(cmd);
                 while w.slice() {}
                 if full {
@@ -799,8 +798,8 @@ impl Engine {
             }
             Engine::Thread { to, stop, quitting, .. } => {
                 // Any other command clears it: a step after a pause runs.
-                stop.store(matches!(cmd, Cmd::Pause | Cmd::Quit), Ordering::Relaxed);
-                *quitting |= matches!(cmd, Cmd::Quit);
+                stop.store(matches!(cmd, Request::Pause | Request::Quit), Ordering::Relaxed);
+                *quitting |= matches!(cmd, Request::Quit);
                 let _ = to.send(cmd);
             }
         }
@@ -809,7 +808,7 @@ impl Engine {
     /// The frames that arrived since the last call, oldest first; an error
     /// when the worker thread is gone though it was not told to quit (it
     /// panicked: a bug).
-    pub fn frames(&mut self) -> Result<Vec<Frame>, String> {
+    pub fn frames(&mut self) -> Result<Vec<ViewFrame>, String> {
         match self {
             Engine::Inline(_, frames) => Ok(std::mem::take(frames)),
             Engine::Thread { from, quitting, .. } => {
@@ -831,7 +830,7 @@ impl Engine {
     }
 
     /// Waits at most `timeout` for a frame (threaded engine).
-    pub fn wait(&mut self, timeout: Duration) -> Option<Frame> {
+    pub fn wait(&mut self, timeout: Duration) -> Option<ViewFrame> {
         match self {
             Engine::Inline(_, frames) => (!frames.is_empty()).then(|| frames.remove(0)),
             Engine::Thread { from, .. } => from.recv_timeout(timeout).ok(),
@@ -843,8 +842,8 @@ impl Drop for Engine {
     fn drop(&mut self) {
         if let Engine::Thread { to, handle, stop, .. } = self {
             stop.store(true, Ordering::Relaxed);
-            let _ = to.send(Cmd::Pause);
-            let _ = to.send(Cmd::Quit);
+            let _ = to.send(Request::Pause);
+            let _ = to.send(Request::Quit);
             if let Some(h) = handle.take() {
                 let _ = h.join();
             }
@@ -855,7 +854,7 @@ impl Drop for Engine {
 /// The background thread: waits for commands while idle; while running,
 /// alternates a slice of steps with a light frame and a look at the
 /// commands (so `Pause` is seen within one slice).
-fn worker_loop(w: &mut Worker, commands: &Receiver<Cmd>, frames: &Sender<Frame>) {
+fn worker_loop(w: &mut Worker, commands: &Receiver<Request>, frames: &Sender<ViewFrame>) {
     if frames.send(w.frame(true)).is_err() {
         return;
     }
@@ -873,8 +872,8 @@ fn worker_loop(w: &mut Worker, commands: &Receiver<Cmd>, frames: &Sender<Frame>)
             }
         };
         if let Some(cmd) = cmd {
-            let quit = matches!(cmd, Cmd::Quit);
-            let starts = matches!(cmd, Cmd::Continue | Cmd::RunToEnd);
+            let quit = matches!(cmd, Request::Quit);
+            let starts = matches!(cmd, Request::Continue | Request::RunToEnd);
             if !w.handle(cmd) || quit {
                 return;
             }

@@ -47,7 +47,7 @@ use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::parser::parse_file;
 use deepcps_machine::syntax::{load_from, RealFs};
 
-use crate::cli::{EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
+use crate::exit::{EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 use crate::views::final_dump;
 
 /// The extension of programs.

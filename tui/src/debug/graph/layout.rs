@@ -68,7 +68,7 @@ impl Zoom {
 
 /// What a primitive draws, which decides its style.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Role {
+pub enum CellRole {
     /// A node; bodies carry their status.
     Node(Option<Status>),
     /// The focus node.
@@ -94,7 +94,7 @@ pub struct Prim {
     /// The characters.
     pub text: String,
     /// What it draws.
-    pub role: Role,
+    pub role: CellRole,
 }
 
 impl Prim {
@@ -258,9 +258,9 @@ pub fn layout(n: &Neighbourhood, zoom: Zoom) -> Layout {
         let node = &nodes[i];
         let y = row(i);
         let role = match node.kind {
-            _ if node.focus => Role::Focus,
-            Shown::More => Role::More,
-            _ => Role::Node(node.status.clone()),
+            _ if node.focus => CellRole::Focus,
+            Shown::More => CellRole::More,
+            _ => CellRole::Node(node.status.clone()),
         };
         out.boxes.push(NodeBox {
             node: i,
@@ -279,7 +279,7 @@ pub fn layout(n: &Neighbourhood, zoom: Zoom) -> Layout {
                 x: bx[i] + bw[i] + 1,
                 y,
                 text: t.clone(),
-                role: Role::Binding,
+                role: CellRole::Binding,
             });
         }
         let pc = centre(&bx, i);
@@ -289,7 +289,7 @@ pub fn layout(n: &Neighbourhood, zoom: Zoom) -> Layout {
                     x: pc,
                     y: y + 1,
                     text: "┆".into(),
-                    role: Role::Edge,
+                    role: CellRole::Edge,
                 });
             }
             continue;
@@ -302,14 +302,14 @@ pub fn layout(n: &Neighbourhood, zoom: Zoom) -> Layout {
             x: lo,
             y: y + 1,
             text: bar,
-            role: Role::Edge,
+            role: CellRole::Edge,
         });
         for (&c, &x) in node.children.iter().zip(&cols) {
             out.prims.push(Prim {
                 x,
                 y: y + 2,
                 text: "│".into(),
-                role: Role::Edge,
+                role: CellRole::Edge,
             });
             drops.push((y + 2, x, edge_text[c]));
         }
@@ -326,7 +326,7 @@ pub fn layout(n: &Neighbourhood, zoom: Zoom) -> Layout {
                 x: x + 2,
                 y,
                 text: fit(t, usize::MAX),
-                role: Role::EdgeLabel,
+                role: CellRole::EdgeLabel,
             });
         }
     }

@@ -29,7 +29,7 @@ use deepcps_machine::view::{LambdaGraph, Status};
 use petgraph::Direction;
 use ratatui::layout::Rect;
 
-pub use layout::{layout, Layout, NodeBox, Prim, Role, Zoom, BAND};
+pub use layout::{layout, CellRole, Layout, NodeBox, Prim, Zoom, BAND};
 /// The lambda graph's node indices (petgraph's), re-exported for the app.
 pub use petgraph::graph::NodeIndex;
 pub use widget::{centre_on_focus, GraphView};

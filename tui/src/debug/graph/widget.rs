@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::widgets::Widget;
 
-use super::layout::{Layout, Role};
+use super::layout::{CellRole, Layout};
 use crate::debug::style::Palette;
 
 /// A layout drawn at a pan offset: the layout cell `pan` lands on the
@@ -29,12 +29,12 @@ impl<'a> GraphView<'a> {
     }
 
     /// The style of a primitive.
-    fn style(&self, role: &Role) -> Style {
+    fn style(&self, role: &CellRole) -> Style {
         match role {
-            Role::Node(Some(status)) => self.palette.status(status),
-            Role::Node(None) => Style::default(),
-            Role::Focus => self.palette.focus(),
-            Role::More | Role::Edge | Role::EdgeLabel | Role::Binding => self.palette.dim(),
+            CellRole::Node(Some(status)) => self.palette.status(status),
+            CellRole::Node(None) => Style::default(),
+            CellRole::Focus => self.palette.focus(),
+            CellRole::More | CellRole::Edge | CellRole::EdgeLabel | CellRole::Binding => self.palette.dim(),
         }
     }
 }

@@ -1,0 +1,369 @@
+//! The subcommands `run`, `check` and `fmt`, and the checks `debug` makes
+//! before it takes the terminal: each a method of [`Ctx`], the output and
+//! error streams of one command line.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use deepcps_machine::diag::{Diagnostic, Severity};
+use deepcps_machine::expect::Expectations;
+use deepcps_machine::graph::calls::add_calls;
+use deepcps_machine::graph::par::Parallel;
+use deepcps_machine::graph::Machine;
+use deepcps_machine::print::{comments, Printer};
+use deepcps_machine::reference::Reducer;
+use deepcps_machine::run::Rule;
+use deepcps_machine::run::{Limits, Outcome, StopReason};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::span::{FileId, Span};
+use deepcps_machine::syntax::load::{add_source, cannot_read};
+use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+
+use crate::args::parallel;
+use crate::ctrl_c::Reducing;
+use crate::exit::{EXIT_INTERRUPTED, EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
+use crate::text::plural;
+
+/// Default of `--max-output`: 1 GiB of printed result (the residual of the
+/// 10^6-number builders is about 0.3 GB).
+pub const DEFAULT_MAX_OUTPUT: usize = 1 << 30;
+
+/// What `deepcps fmt` does with the canonical text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum FmtMode {
+    /// Print it.
+    Print,
+    /// Compare it with the file (`--check`).
+    Check,
+    /// Write it over the file (`--write`).
+    Write,
+}
+
+/// How `deepcps run` runs.
+pub struct RunOptions {
+    /// `--stats`: print the step counts by rule kind.
+    pub stats: bool,
+    /// `--trace`: print every step.
+    pub trace: bool,
+    /// `--threads`, if given.
+    pub threads: Option<usize>,
+    /// Whether `--stop-after` was given (a stop after N steps is asked for).
+    pub stop_after: bool,
+    /// `--reference`: the reference reducer instead of the graph machine.
+    pub reference: bool,
+    /// `--max-output`: the longest result printed, in bytes.
+    pub max_output: usize,
+    /// Whether the graph machine may take fast runs (`--no-fast`: not).
+    pub fast: bool,
+}
+
+/// The streams of one command line and whether diagnostics are coloured.
+pub struct Ctx<'a> {
+    /// Where results go.
+    pub out: &'a mut dyn Write,
+    /// Where diagnostics go.
+    pub err: &'a mut dyn Write,
+    /// Whether diagnostics are coloured.
+    pub color: bool,
+}
+
+impl Ctx<'_> {
+    fn diags(&mut self, sources: &SourceMap, diags: &[Diagnostic]) {
+        for d in diags {
+            let _ = write!(self.err, "{}", d.render(sources, self.color));
+        }
+    }
+
+    /// Warns of a malformed or unknown directive in the leading comments of
+    /// the main file (the first registered), which `run` does not read but
+    /// `test` and `bench` refuse.
+    fn directive_warning(&mut self, sources: &SourceMap) {
+        if let Some(main) = sources.files().first() {
+            if let Err(e) = Expectations::parse(&main.text) {
+                self.diags(sources, &[e.diagnostic(FileId(0), Severity::Warning)]);
+            }
+        }
+    }
+
+    /// `deepcps run`: reduces `file` within `limits`; the exit code.
+    pub fn run(mut self, file: &Path, opts: RunOptions, limits: Limits) -> u8 {
+        let RunOptions {
+            stats,
+            trace,
+            threads,
+            stop_after,
+            reference,
+            max_output,
+            fast,
+        } = opts;
+        // The oracle and a trace follow the sequential machine, step by
+        // step: one thread. Only an explicit request for more is an error.
+        let sequential_only = if reference {
+            Some("--reference (the reference reducer reduces on one thread)")
+        } else if trace {
+            Some("--trace (a trace follows the sequential machine, step by step)")
+        } else {
+            None
+        };
+        let par = match (threads, sequential_only) {
+            (Some(n), Some(why)) if n > 1 => {
+                let _ = writeln!(
+                    self.err,
+                    "deepcps: --threads {n} cannot be used with {why}; use --threads 1 or leave it out"
+                );
+                return EXIT_STATIC;
+            }
+            (_, Some(_)) => Parallel::sequential(),
+            (n, None) => match parallel(n) {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = writeln!(self.err, "deepcps: {e}");
+                    return EXIT_STATIC;
+                }
+            },
+        };
+        let mut sources = SourceMap::new();
+        let program = match load_program(&RealFs, file, &mut sources) {
+            Ok(p) => p,
+            Err(ds) => {
+                self.diags(&sources, &ds);
+                return EXIT_STATIC;
+            }
+        };
+        self.directive_warning(&sources);
+        let mut graph_stats = None;
+        let reducing = Reducing::start();
+        let report = {
+            let err = &mut *self.err;
+            let sources = &sources;
+            let mut on_step = |n: u64, rule: Rule, span: Span| {
+                if trace {
+                    let _ = writeln!(err, "[trace] {n} {} {}", rule.name(), sources.describe(span));
+                }
+            };
+            if reference {
+                Reducer::new(program).report_traced(&limits, &mut on_step)
+            } else {
+                let mut m = Machine::new(program);
+                m.fast = fast;
+                let r = if trace {
+                    m.report_traced(&limits, &mut on_step)
+                } else {
+                    m.report_par(&limits, &par)
+                };
+                let p = m.par_stats();
+                graph_stats = Some(format!(
+                    "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied, {} steps in fast runs\n\
+                     parallel: {}, {} rounds, {} units, {} steps in rounds",
+                    m.live_nodes(),
+                    m.g.nodes.len(),
+                    m.stats.bound_count,
+                    m.stats.copied,
+                    m.stats.fast_steps_done,
+                    plural(par.threads(), "thread", "threads"),
+                    p.rounds,
+                    p.units,
+                    p.steps
+                ));
+                r
+            }
+        };
+        drop(reducing);
+        self.diags(&sources, &report.warnings);
+        let too_long = report.text.len() > max_output;
+        let too_large = report
+            .too_large
+            .map(|t| format!("deepcps: {t}; nothing printed (raise the limit with --max-nodes N)"));
+        let code = match &report.outcome {
+            Outcome::Residual | Outcome::Exit(_) | Outcome::Limit(StopReason::Steps(_))
+                if too_large.is_some() && (stop_after || !matches!(report.outcome, Outcome::Limit(_))) =>
+            {
+                if let Outcome::Limit(StopReason::Steps(n)) = &report.outcome {
+                    let _ = writeln!(self.err, "deepcps: stopped after {n} steps as asked");
+                }
+                let _ = writeln!(self.err, "{}", too_large.unwrap_or_default());
+                EXIT_LIMIT
+            }
+            Outcome::Residual | Outcome::Exit(_) if too_long => {
+                let _ = writeln!(
+                    self.err,
+                    "deepcps: output limit reached: the result is longer than --max-output {max_output} bytes; nothing printed"
+                );
+                EXIT_LIMIT
+            }
+            Outcome::Residual | Outcome::Exit(_) => {
+                let _ = write!(self.out, "{}", report.text);
+                EXIT_OK
+            }
+            Outcome::Error(e) => {
+                // The run again, recording call sites (the file is read
+                // again: the first run consumed the program).
+                let mut e = e.clone();
+                if let Ok(p) = load_program(&RealFs, file, &mut SourceMap::new()) {
+                    add_calls(&mut e, p, report.counts.total());
+                }
+                self.diags(&sources, &[Diagnostic::runtime(&e, &sources)]);
+                EXIT_RUNTIME
+            }
+            Outcome::Limit(StopReason::Steps(n)) if stop_after && too_long => {
+                let _ = writeln!(
+                    self.err,
+                    "deepcps: stopped after {n} steps as asked; the term is longer than --max-output {max_output} bytes; nothing printed"
+                );
+                EXIT_LIMIT
+            }
+            Outcome::Limit(StopReason::Steps(n)) if stop_after => {
+                let _ = write!(self.out, "{}", report.text);
+                let _ = writeln!(self.err, "deepcps: stopped after {n} steps as asked; bodies are still pending");
+                EXIT_OK
+            }
+            Outcome::Limit(reason @ StopReason::Interrupted { .. }) => {
+                let _ = writeln!(self.err, "deepcps: {reason}");
+                EXIT_INTERRUPTED
+            }
+            Outcome::Limit(reason) => {
+                let _ = writeln!(self.err, "deepcps: {reason}");
+                EXIT_LIMIT
+            }
+        };
+        if stats || too_long || report.too_large.is_some() || matches!(report.outcome, Outcome::Limit(_)) {
+            let _ = writeln!(self.err, "{}", report.counts);
+        }
+        if stats {
+            if let Some(g) = graph_stats {
+                let _ = writeln!(self.err, "{g}");
+            }
+        }
+        code
+    }
+
+    /// `deepcps debug`: checks the program, the threads and the terminal,
+    /// then runs the debugger; the exit code.
+    pub fn debug(mut self, file: PathBuf, threads: Option<usize>, snapshot_mb: usize, max_nodes: u64) -> u8 {
+        // The program is checked here first, so that its diagnostics come
+        // before anything about the terminal (the worker loads it again).
+        let mut sources = SourceMap::new();
+        if let Err(ds) = load_program(&RealFs, &file, &mut sources) {
+            self.diags(&sources, &ds);
+            return EXIT_STATIC;
+        }
+        let par = match parallel(threads) {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = writeln!(self.err, "deepcps: {e}");
+                return EXIT_STATIC;
+            }
+        };
+        if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+            let _ = writeln!(
+                self.err,
+                "deepcps: `deepcps debug` needs a terminal (stdin and stdout are not both terminals); use `deepcps run --trace` for a log"
+            );
+            return EXIT_STATIC;
+        }
+        match crate::debug::term::run(file, par, snapshot_mb.saturating_mul(1_000_000), self.color, max_nodes) {
+            Ok(()) => EXIT_OK,
+            Err(e) => {
+                let _ = write!(self.err, "{e}");
+                if !e.ends_with('\n') {
+                    let _ = writeln!(self.err);
+                }
+                EXIT_STATIC
+            }
+        }
+    }
+
+    /// `deepcps check`: parses and resolves `file`; the exit code.
+    pub fn check(mut self, file: &Path) -> u8 {
+        let mut sources = SourceMap::new();
+        match load_program(&RealFs, file, &mut sources) {
+            Ok(_) => {
+                let _ = writeln!(self.out, "{}: ok", file.display());
+                EXIT_OK
+            }
+            Err(ds) => {
+                self.diags(&sources, &ds);
+                EXIT_STATIC
+            }
+        }
+    }
+
+    /// `deepcps fmt`: prints, checks or rewrites `file` in canonical form;
+    /// the exit code.
+    pub fn fmt(mut self, file: &Path, mode: FmtMode, drop_comments: bool) -> u8 {
+        let mut sources = SourceMap::new();
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) => {
+                self.diags(&sources, &[cannot_read(file, &e)]);
+                return EXIT_STATIC;
+            }
+        };
+        let id = match add_source(&mut sources, &file.display().to_string(), Some(file.to_path_buf()), bytes) {
+            Ok(id) => id,
+            Err(d) => {
+                self.diags(&sources, &[d]);
+                return EXIT_STATIC;
+            }
+        };
+        let text = sources.get(id).text.clone();
+        let program = match load_from(&MemFs::default(), id, &mut sources, true) {
+            Ok(p) => p,
+            Err(ds) => {
+                self.diags(&sources, &ds);
+                return EXIT_STATIC;
+            }
+        };
+        let includes = include_lines(&text);
+        let canonical = format!("{includes}{}", Printer::source(&program.vars).program_text(&program.body));
+        let formatted = if drop_comments {
+            canonical
+        } else {
+            match comments::weave(&text, id, &canonical) {
+                Ok(t) => t,
+                Err(d) => {
+                    self.diags(&sources, &[d]);
+                    return EXIT_STATIC;
+                }
+            }
+        };
+        match mode {
+            FmtMode::Print => {
+                let _ = write!(self.out, "{formatted}");
+                EXIT_OK
+            }
+            FmtMode::Check if formatted == text => EXIT_OK,
+            FmtMode::Check => {
+                let _ = writeln!(
+                    self.err,
+                    "{}: not in canonical form (run `deepcps fmt --write {}`)",
+                    file.display(),
+                    file.display()
+                );
+                EXIT_RUNTIME
+            }
+            FmtMode::Write if formatted == text => EXIT_OK,
+            FmtMode::Write => match std::fs::write(file, &formatted) {
+                Ok(()) => EXIT_OK,
+                Err(e) => {
+                    let _ = writeln!(self.err, "deepcps: cannot write `{}`: {e}", file.display());
+                    EXIT_STATIC
+                }
+            },
+        }
+    }
+}
+
+/// The `include` lines of a file, re-printed one per line.
+fn include_lines(text: &str) -> String {
+    let mut sources = SourceMap::new();
+    let id = sources.add("", None, text.to_string());
+    match deepcps_machine::syntax::parser::parse_file(text, id) {
+        Ok(f) if !f.includes.is_empty() => {
+            let mut s: String = f.includes.iter().map(|(p, _)| format!("include \"{p}\"\n")).collect();
+            s.push('\n');
+            s
+        }
+        _ => String::new(),
+    }
+}
