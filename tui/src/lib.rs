@@ -7,7 +7,7 @@
 //! - [`views`]: `dot`, `chains` and `dump`, the graph views of a program's
 //!   state;
 //! - [`snaptest`]: `test`, the snapshot runner for corpora kept elsewhere;
-//! - [`bench`]: `bench`, the batch runner (table, JSON, CSV, baseline, plot);
+//! - [`bench`](mod@bench): `bench`, the batch runner (table, JSON, CSV, baseline, plot);
 //! - [`debug`]: `debug`, the terminal debugger.
 //!
 //! Shared by the commands: [`exit`] (the exit codes), [`args`] (parsers of
