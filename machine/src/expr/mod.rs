@@ -2,7 +2,8 @@
 //! written inside `"..."` strings.
 //!
 //! - [`ast`]: the syntax tree;
-//! - [`parse`]: text of one expression string to [`Expr`];
+//! - [`parse`]: text of one expression string to [`Expr`], split into tokens
+//!   by the private module `lexer` (built with logos);
 //! - [`eval`]: evaluation of an expression whose variables have been replaced
 //!   by values (what is left as a variable is symbolic), built on the private
 //!   modules `stuck` (which symbolic value an operation needs: stuck wins
@@ -19,6 +20,7 @@ pub mod print;
 
 mod arith;
 mod builtins;
+mod lexer;
 mod matrix;
 mod stuck;
 #[cfg(test)]
