@@ -212,6 +212,9 @@ fn matrix_chain_order(d: &[u64]) -> Option<Vec<usize>> {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use crate::expr::testing::*;
 
@@ -365,17 +368,11 @@ mod tests {
 
     #[test]
     fn matrix_chain_order_against_brute_force() {
-        let mut state: u64 = 0x0123_4567_89ab_cdef;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut rng = StdRng::seed_from_u64(0x0123_4567_89ab_cdef);
         for round in 0..400 {
             let n = 4 + (round % 4) as usize; // 4..=7 matrices
             let small = round % 3 == 0; // small dims give many ties
-            let d: Vec<u64> = (0..=n).map(|_| 1 + next(if small { 3 } else { 40 })).collect();
+            let d: Vec<u64> = (0..=n).map(|_| 1 + rng.random_range(0..if small { 3 } else { 40 })).collect();
             let order = match matrix_chain_order(&d) {
                 Some(o) => o,
                 None => panic!("overflow on {d:?}"),

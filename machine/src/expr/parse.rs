@@ -593,6 +593,9 @@ pub(crate) fn dismantle(e: Expr) {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
 
     fn p(text: &str) -> Expr {
@@ -864,20 +867,6 @@ mod tests {
         dismantle(p(&chain));
     }
 
-    /// A tiny deterministic generator (xorshift).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
-
     #[test]
     fn garbage_never_panics() {
         let pieces = [
@@ -929,14 +918,14 @@ mod tests {
             "\u{0}",
             "'\\é",
         ];
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = StdRng::seed_from_u64(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {
-            let n = rng.below(12);
+            let n = rng.random_range(0..12);
             let mut s = String::new();
             for _ in 0..n {
-                s.push_str(pieces[rng.below(pieces.len())]);
+                s.push_str(pieces[rng.random_range(0..pieces.len())]);
             }
-            let base = rng.below(1000);
+            let base = rng.random_range(0..1000);
             match parse_expr(&s, FileId(0), base) {
                 Ok(e) => {
                     assert!(e.span.start as usize >= base && e.span.end as usize <= base + s.len(), "{s:?}");
@@ -950,8 +939,8 @@ mod tests {
         }
         // Arbitrary bytes interpreted as text.
         for _ in 0..5_000 {
-            let n = rng.below(20);
-            let bytes: Vec<u8> = (0..n).map(|_| (rng.next() % 128) as u8).collect();
+            let n = rng.random_range(0..20);
+            let bytes: Vec<u8> = (0..n).map(|_| rng.random_range(0..128u8)).collect();
             let s = String::from_utf8_lossy(&bytes).into_owned();
             let _ = parse_expr(&s, FileId(0), 0);
         }
