@@ -18,6 +18,8 @@ use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
 use deepcps_machine::term::Program;
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
 pub mod compare;
 pub mod fuzzcheck;
@@ -239,7 +241,7 @@ fn outcome_text(loaded: Result<deepcps_machine::term::Program, Vec<Diagnostic>>,
 /// parameters and splices, tuples, `let`, `fix`, `if`, expressions, and
 /// bodies that get stuck or fail at run time.
 pub struct Gen {
-    state: u64,
+    rng: StdRng,
     fresh: u32,
 }
 
@@ -247,21 +249,14 @@ impl Gen {
     /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Gen {
         Gen {
-            state: seed ^ 0x9E37_79B9_7F4A_7C15,
+            rng: StdRng::seed_from_u64(seed),
             fresh: 0,
         }
     }
 
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.state ^= self.state >> 12;
-        self.state ^= self.state << 25;
-        self.state ^= self.state >> 27;
-        self.state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
+    /// A number in `0..n` (0 if `n` is 0).
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.rng.random_range(0..n.max(1))
     }
 
     fn name(&mut self, base: &str) -> String {

@@ -1,6 +1,6 @@
 //! Parser of one expression string (the text between the quotes).
 //!
-//! The text is first split into tokens, then parsed by recursive descent,
+//! The text is first split into tokens (`lexer`), then parsed by recursive descent,
 //! with operator-precedence parsing (explicit stacks) for the binary operators (LANGUAGE.md §8):
 //!
 //! | precedence | operators                         |
@@ -25,6 +25,7 @@
 use std::sync::Arc;
 
 use crate::diag::Diagnostic;
+use crate::expr::lexer::{lex, Tok, Token};
 use crate::expr::{BinOp, Expr, ExprKind, UnOp};
 use crate::span::{FileId, Span};
 use crate::term::Atom;
@@ -32,66 +33,22 @@ use crate::term::Atom;
 /// How deeply brackets and prefix operators may nest.
 const MAX_DEPTH: usize = 256;
 
-/// A token kind.
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    /// An integer literal's magnitude (may exceed `i64::MAX`; only valid
-    /// negated then).
-    Int(u64),
-    Float(f64),
-    Str(Arc<str>),
-    Word(Arc<str>),
-    LParen,
-    RParen,
-    LBrack,
-    RBrack,
-    LBrace,
-    RBrace,
-    Comma,
-    Colon,
-    Dot,
-    DotDot,
-    Plus,
-    Minus,
-    Star,
-    Slash,
-    Percent,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    EqEq,
-    Ne,
-    AndAnd,
-    OrOr,
-    Bang,
-    Eof,
-}
-
-/// A token with its local byte range.
-#[derive(Clone, Debug)]
-struct Token {
-    tok: Tok,
-    start: usize,
-    end: usize,
-}
-
 /// A lexing or parsing failure in local offsets (boxed, to keep the
 /// recursive parser's frames small).
-type Failure = Box<FailureData>;
+pub(super) type Failure = Box<FailureData>;
 
 /// What [`Failure`] holds.
-struct FailureData {
+pub(super) struct FailureData {
     message: String,
     start: usize,
     end: usize,
     expected: String,
 }
 
-type PResult<T> = Result<T, Failure>;
+pub(super) type PResult<T> = Result<T, Failure>;
 
 #[cold]
-fn failure(message: impl Into<String>, start: usize, end: usize, expected: impl Into<String>) -> Failure {
+pub(super) fn failure(message: impl Into<String>, start: usize, end: usize, expected: impl Into<String>) -> Failure {
     Box::new(FailureData {
         message: message.into(),
         start,
@@ -124,148 +81,7 @@ pub fn parse_expr(text: &str, file: FileId, base: usize) -> Result<Expr, Diagnos
 }
 
 // ---------------------------------------------------------------------------
-// Lexer
-
-fn lex(text: &str) -> PResult<Vec<Token>> {
-    let bytes = text.as_bytes();
-    let mut toks = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let start = i;
-        if b.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if b.is_ascii_digit() {
-            let (tok, end) = lex_number(text, start)?;
-            toks.push(Token { tok, start, end });
-            i = end;
-            continue;
-        }
-        if b.is_ascii_alphabetic() || b == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            toks.push(Token {
-                tok: Tok::Word(Arc::from(&text[start..i])),
-                start,
-                end: i,
-            });
-            continue;
-        }
-        if b == b'\'' {
-            let (s, end) = lex_string(text, start)?;
-            toks.push(Token {
-                tok: Tok::Str(s),
-                start,
-                end,
-            });
-            i = end;
-            continue;
-        }
-        let next = bytes.get(i + 1).copied();
-        let two = match (b, next) {
-            (b'.', Some(b'.')) => Some(Tok::DotDot),
-            (b'<', Some(b'=')) => Some(Tok::Le),
-            (b'>', Some(b'=')) => Some(Tok::Ge),
-            (b'=', Some(b'=')) => Some(Tok::EqEq),
-            (b'!', Some(b'=')) => Some(Tok::Ne),
-            (b'&', Some(b'&')) => Some(Tok::AndAnd),
-            (b'|', Some(b'|')) => Some(Tok::OrOr),
-            _ => None,
-        };
-        if let Some(tok) = two {
-            toks.push(Token { tok, start, end: i + 2 });
-            i += 2;
-            continue;
-        }
-        let one = match b {
-            b'(' => Tok::LParen,
-            b')' => Tok::RParen,
-            b'[' => Tok::LBrack,
-            b']' => Tok::RBrack,
-            b'{' => Tok::LBrace,
-            b'}' => Tok::RBrace,
-            b',' => Tok::Comma,
-            b':' => Tok::Colon,
-            b'.' => Tok::Dot,
-            b'+' => Tok::Plus,
-            b'-' => Tok::Minus,
-            b'*' => Tok::Star,
-            b'/' => Tok::Slash,
-            b'%' => Tok::Percent,
-            b'<' => Tok::Lt,
-            b'>' => Tok::Gt,
-            b'!' => Tok::Bang,
-            b'=' => return Err(failure("unexpected `=`", start, start + 1, "`==`")),
-            b'&' => return Err(failure("unexpected `&`", start, start + 1, "`&&`")),
-            b'|' => return Err(failure("unexpected `|`", start, start + 1, "`||`")),
-            _ => {
-                let c = text[start..].chars().next().unwrap_or('\u{fffd}');
-                let end = start + c.len_utf8();
-                return Err(failure(
-                    format!("unexpected character `{}`", c.escape_debug()),
-                    start,
-                    end,
-                    "an operand, an operator or a bracket",
-                ));
-            }
-        };
-        toks.push(Token {
-            tok: one,
-            start,
-            end: i + 1,
-        });
-        i += 1;
-    }
-    toks.push(Token {
-        tok: Tok::Eof,
-        start: text.len(),
-        end: text.len(),
-    });
-    Ok(toks)
-}
-
-/// Lexes the number starting at `start` (a digit); returns it and its end.
-fn lex_number(text: &str, start: usize) -> PResult<(Tok, usize)> {
-    let bytes = text.as_bytes();
-    let digit_at = |k: usize| bytes.get(k).is_some_and(u8::is_ascii_digit);
-    let mut i = start;
-    while digit_at(i) {
-        i += 1;
-    }
-    let mut is_float = false;
-    if bytes.get(i) == Some(&b'.') && digit_at(i + 1) {
-        is_float = true;
-        i += 1;
-        while digit_at(i) {
-            i += 1;
-        }
-    }
-    if matches!(bytes.get(i), Some(b'e' | b'E')) {
-        let sign = usize::from(matches!(bytes.get(i + 1), Some(b'+' | b'-')));
-        if digit_at(i + 1 + sign) {
-            is_float = true;
-            i += 1 + sign;
-            while digit_at(i) {
-                i += 1;
-            }
-        }
-    }
-    let lit = &text[start..i];
-    if is_float {
-        match lit.parse::<f64>() {
-            Ok(f) if f.is_finite() => Ok((Tok::Float(f), i)),
-            _ => Err(failure(float_out_of_range(lit), start, i, FLOAT_RANGE)),
-        }
-    } else {
-        match lit.parse::<u64>() {
-            Ok(n) => Ok((Tok::Int(n), i)),
-            Err(_) => Err(int_overflow(lit, start, i)),
-        }
-    }
-}
+// Literals
 
 fn int_overflow(lit: &str, start: usize, end: usize) -> Failure {
     failure(int_out_of_range(lit), start, end, INT_RANGE)
@@ -285,32 +101,6 @@ pub fn int_out_of_range(lit: &str) -> String {
 /// The message of a float literal `lit` that is not finite.
 pub fn float_out_of_range(lit: &str) -> String {
     format!("float literal `{lit}` is out of range")
-}
-
-/// Lexes the string literal whose opening quote is at `start`.
-fn lex_string(text: &str, start: usize) -> PResult<(Arc<str>, usize)> {
-    let mut out = String::new();
-    let mut chars = text[start + 1..].char_indices();
-    while let Some((k, c)) = chars.next() {
-        let at = start + 1 + k;
-        match c {
-            '\'' => return Ok((Arc::from(out.as_str()), at + 1)),
-            '\\' => match chars.next() {
-                Some((_, e @ ('\'' | '\\'))) => out.push(e),
-                Some((_, e)) => {
-                    return Err(failure(
-                        format!("unknown escape `\\{}` in string", e.escape_debug()),
-                        at,
-                        at + 1 + e.len_utf8(),
-                        "`\\'` or `\\\\`",
-                    ))
-                }
-                None => break,
-            },
-            c => out.push(c),
-        }
-    }
-    Err(failure("unterminated string", start, text.len(), "a closing `'`"))
 }
 
 // ---------------------------------------------------------------------------
@@ -803,6 +593,9 @@ pub(crate) fn dismantle(e: Expr) {
 
 #[cfg(test)]
 mod tests {
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
 
     fn p(text: &str) -> Expr {
@@ -1074,20 +867,6 @@ mod tests {
         dismantle(p(&chain));
     }
 
-    /// A tiny deterministic generator (xorshift).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
-
     #[test]
     fn garbage_never_panics() {
         let pieces = [
@@ -1139,14 +918,14 @@ mod tests {
             "\u{0}",
             "'\\é",
         ];
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = StdRng::seed_from_u64(0x9e37_79b9_7f4a_7c15);
         for _ in 0..20_000 {
-            let n = rng.below(12);
+            let n = rng.random_range(0..12);
             let mut s = String::new();
             for _ in 0..n {
-                s.push_str(pieces[rng.below(pieces.len())]);
+                s.push_str(pieces[rng.random_range(0..pieces.len())]);
             }
-            let base = rng.below(1000);
+            let base = rng.random_range(0..1000);
             match parse_expr(&s, FileId(0), base) {
                 Ok(e) => {
                     assert!(e.span.start as usize >= base && e.span.end as usize <= base + s.len(), "{s:?}");
@@ -1160,8 +939,8 @@ mod tests {
         }
         // Arbitrary bytes interpreted as text.
         for _ in 0..5_000 {
-            let n = rng.below(20);
-            let bytes: Vec<u8> = (0..n).map(|_| (rng.next() % 128) as u8).collect();
+            let n = rng.random_range(0..20);
+            let bytes: Vec<u8> = (0..n).map(|_| rng.random_range(0..128u8)).collect();
             let s = String::from_utf8_lossy(&bytes).into_owned();
             let _ = parse_expr(&s, FileId(0), 0);
         }

@@ -341,6 +341,9 @@ fn write_value(out: &mut String, a: &Atom, name: &dyn Fn(VarId) -> String) {
 mod tests {
     use std::sync::Arc;
 
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+
     use super::*;
     use crate::expr::parse::{dismantle, parse_expr};
     use crate::span::{FileId, Span};
@@ -561,48 +564,34 @@ mod tests {
         }
     }
 
-    /// A tiny deterministic generator (xorshift).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    fn gen_value(rng: &mut Rng, depth: u32) -> Atom {
-        match rng.below(if depth == 0 { 7 } else { 10 }) {
-            0 => Atom::Int(rng.next() as i64 % 1000),
-            1 => Atom::Int(rng.next() as i64),
-            2 => Atom::Float((rng.next() as i64 % 10_000) as f64 / 64.0),
-            3 => Atom::Bool(rng.below(2) == 0),
-            4 => Atom::Stage(rng.below(2) == 0),
-            5 => Atom::Str(Arc::from(["", "a", "it's", "\\", "é"][rng.below(5)])),
-            6 => Atom::Var(VarId(rng.below(5) as u32)),
-            7 => Atom::Tuple((0..rng.below(3)).map(|_| Arg::Atom(gen_value(rng, depth - 1))).collect()),
+    fn gen_value(rng: &mut StdRng, depth: u32) -> Atom {
+        match rng.random_range(0..if depth == 0 { 7 } else { 10 }) {
+            0 => Atom::Int(rng.random::<i64>() % 1000),
+            1 => Atom::Int(rng.random::<i64>()),
+            2 => Atom::Float((rng.random::<i64>() % 10_000) as f64 / 64.0),
+            3 => Atom::Bool(rng.random_range(0..2) == 0),
+            4 => Atom::Stage(rng.random_range(0..2) == 0),
+            5 => Atom::Str(Arc::from(["", "a", "it's", "\\", "é"][rng.random_range(0..5)])),
+            6 => Atom::Var(VarId(rng.random_range(0..5) as u32)),
+            7 => Atom::Tuple((0..rng.random_range(0..3)).map(|_| Arg::Atom(gen_value(rng, depth - 1))).collect()),
             8 => Atom::Record(
-                (0..rng.below(3))
+                (0..rng.random_range(0..3))
                     .map(|i| (Arc::from(["a", "b", "c"][i]), gen_value(rng, depth - 1)))
                     .collect(),
             ),
             _ => Atom::Map(
-                (0..rng.below(3))
+                (0..rng.random_range(0..3))
                     .map(|i| (Atom::Int(i as i64), gen_value(rng, depth - 1)))
                     .collect(),
             ),
         }
     }
 
-    fn gen_expr(rng: &mut Rng, depth: u32) -> Expr {
+    fn gen_expr(rng: &mut StdRng, depth: u32) -> Expr {
         let leaf = depth == 0;
-        match rng.below(if leaf { 2 } else { 11 }) {
+        match rng.random_range(0..if leaf { 2 } else { 11 }) {
             0 => val(gen_value(rng, 2)),
-            1 => nm(["x", "y", "t", "f1"][rng.below(4)]),
+            1 => nm(["x", "y", "t", "f1"][rng.random_range(0..4)]),
             2..=4 => {
                 let ops = [
                     BinOp::Mul,
@@ -619,16 +608,18 @@ mod tests {
                     BinOp::And,
                     BinOp::Or,
                 ];
-                let op = ops[rng.below(ops.len())];
+                let op = ops[rng.random_range(0..ops.len())];
                 bin(op, gen_expr(rng, depth - 1), gen_expr(rng, depth - 1))
             }
             5 => {
-                let op = if rng.below(2) == 0 { UnOp::Neg } else { UnOp::Not };
+                let op = if rng.random_range(0..2) == 0 { UnOp::Neg } else { UnOp::Not };
                 mk(ExprKind::Unary(op, Box::new(gen_expr(rng, depth - 1))))
             }
-            6 => mk(ExprKind::Tuple((0..rng.below(3)).map(|_| gen_expr(rng, depth - 1)).collect())),
+            6 => mk(ExprKind::Tuple(
+                (0..rng.random_range(0..3)).map(|_| gen_expr(rng, depth - 1)).collect(),
+            )),
             7 => {
-                let idx = if rng.below(2) == 0 {
+                let idx = if rng.random_range(0..2) == 0 {
                     gen_expr(rng, depth - 1)
                 } else {
                     mk(ExprKind::Range(
@@ -641,12 +632,12 @@ mod tests {
             8 => mk(ExprKind::Field(Box::new(gen_expr(rng, depth - 1)), Arc::from("fld"))),
             9 => mk(ExprKind::Call(
                 Arc::from("g"),
-                (0..rng.below(3)).map(|_| gen_expr(rng, depth - 1)).collect(),
+                (0..rng.random_range(0..3)).map(|_| gen_expr(rng, depth - 1)).collect(),
             )),
             _ => mk(ExprKind::Method(
                 Box::new(gen_expr(rng, depth - 1)),
                 Arc::from("m"),
-                (0..rng.below(3)).map(|_| gen_expr(rng, depth - 1)).collect(),
+                (0..rng.random_range(0..3)).map(|_| gen_expr(rng, depth - 1)).collect(),
             )),
         }
     }
@@ -675,7 +666,7 @@ mod tests {
 
     #[test]
     fn random_round_trips() {
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let mut rng = StdRng::seed_from_u64(0x2545_f491_4f6c_dd1d);
         for _ in 0..3_000 {
             let e = gen_expr(&mut rng, 4);
             let printed = pr(&e);
@@ -722,7 +713,7 @@ mod tests {
 
     #[test]
     fn print_then_parse_is_identity_on_plain_trees() {
-        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut rng = StdRng::seed_from_u64(0x1234_5678_9abc_def1);
         for _ in 0..3_000 {
             let e = simplify(gen_expr(&mut rng, 4));
             let printed = pr(&e);
