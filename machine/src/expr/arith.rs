@@ -1,4 +1,4 @@
-//! The operators on values (LANGUAGE.md §8): unary `-` and `!`, checked
+//! The operators on values (LANGUAGE.md §6.2): unary `-` and `!`, checked
 //! integer arithmetic, float arithmetic (promoting mixed operands, rejecting
 //! results that are not finite), string concatenation, the operand checks of
 //! `&&` and `||`, structural equality and the ordering of numbers and

@@ -1,4 +1,4 @@
-//! The abstract syntax of the expression language (LANGUAGE.md §8), the
+//! The abstract syntax of the expression language (LANGUAGE.md §6), the
 //! non-CPS expressions written inside `"..."`.
 //!
 //! An [`Expr`] is produced by [`super::parse`], has its names resolved to

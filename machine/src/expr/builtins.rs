@@ -1,4 +1,4 @@
-//! The functions of the expression language (LANGUAGE.md §8): their names
+//! The functions of the expression language (LANGUAGE.md §6.3): their names
 //! and arities, the symbolic values each needs, and their implementation;
 //! `f(x, a)` and the method call `x.f(a)` both end here.
 
@@ -21,7 +21,7 @@ pub(super) enum ArgV {
 }
 
 /// Calls the function `name` on its evaluated arguments (LANGUAGE.md
-/// §5): an argument that is stuck, or a symbolic value the function
+/// §6.5): an argument that is stuck, or a symbolic value the function
 /// needs, makes the call stuck; then the first failing argument fails it;
 /// only then are the name and the number of arguments checked.
 pub(super) fn call_with(name: &str, args: Vec<EResult<ArgV>>, span: Span) -> EResult<Atom> {

@@ -1,5 +1,5 @@
 //! Evaluation of expressions whose variables have been substituted
-//! (LANGUAGE.md §8): the evaluator proper, walking an [`Expr`] and handing
+//! (LANGUAGE.md §6): the evaluator proper, walking an [`Expr`] and handing
 //! each operator to the module that implements it (`arith`, `tuple`,
 //! `builtins`, `matrix`), with [`EvalError`], [`eval`] and [`eval_with`].
 //!
@@ -167,7 +167,7 @@ fn eval_binary_chain(e: &Expr, leaf: Leaf<'_>) -> EResult<Atom> {
 
 /// `acc op r`, evaluating `r` unless `&&` or `||` short-circuits. The
 /// left operand may have failed: the right one is still evaluated, since
-/// the operator is stuck if it is (LANGUAGE.md §5).
+/// the operator is stuck if it is (LANGUAGE.md §6.5).
 fn binary_step(op: BinOp, acc: EResult<Atom>, r: &Expr, span: Span, leaf: Leaf<'_>) -> EResult<Atom> {
     match (&acc, op) {
         (Err(EvalError::Stuck(v)), _) | (Ok(Atom::Var(v)), BinOp::And | BinOp::Or) => return Err(EvalError::Stuck(*v)),

@@ -1,4 +1,4 @@
-//! The lexer of the expression language (LANGUAGE.md §8), built with logos
+//! The lexer of the expression language (LANGUAGE.md §6), built with logos
 //! like the lexer of the source ([`crate::syntax::lexer`]): the text of one
 //! expression string to [`Token`]s with their byte ranges, ending in
 //! [`Tok::Eof`].

@@ -1,4 +1,4 @@
-//! Matrices (LANGUAGE.md §8): the matrix product, `matrix(rows, cols, seed)`
+//! Matrices (LANGUAGE.md §6.4): the matrix product, `matrix(rows, cols, seed)`
 //! (the deterministic pseudo-random matrix), `matrix([[..], ..])` from rows,
 //! and `matrix_chain_order` (the textbook dynamic programme).
 
@@ -67,7 +67,7 @@ pub(super) fn matmul(a: &Matrix, b: &Matrix, span: Span) -> EResult<Atom> {
 }
 
 /// `matrix(rows, cols, seed)`: entries 0..9 from the linear congruential
-/// generator of LANGUAGE.md §8.
+/// generator of LANGUAGE.md §6.4.
 pub(super) fn random_matrix(rows: i64, cols: i64, seed: i64, span: Span) -> EResult<Atom> {
     let (Ok(r), Ok(c)) = (usize::try_from(rows), usize::try_from(cols)) else {
         return fail(

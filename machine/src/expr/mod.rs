@@ -1,4 +1,4 @@
-//! The expression language of LANGUAGE.md §8: the pure, non-CPS expressions
+//! The expression language of LANGUAGE.md §6: the pure, non-CPS expressions
 //! written inside `"..."` strings.
 //!
 //! - [`ast`]: the syntax tree;

@@ -1,7 +1,7 @@
 //! Parser of one expression string (the text between the quotes).
 //!
 //! The text is first split into tokens (`lexer`), then parsed by recursive descent,
-//! with operator-precedence parsing (explicit stacks) for the binary operators (LANGUAGE.md §8):
+//! with operator-precedence parsing (explicit stacks) for the binary operators (LANGUAGE.md §6):
 //!
 //! | precedence | operators                         |
 //! |------------|-----------------------------------|

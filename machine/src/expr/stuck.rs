@@ -1,4 +1,4 @@
-//! Stuck wins over failure (LANGUAGE.md §5) inside one expression: the
+//! Stuck wins over failure (LANGUAGE.md §6.5) inside one expression: the
 //! operands of an operation are settled (a stuck operand, then a symbolic
 //! value the operation needs, decide before a failing operand), and the
 //! helpers here find the symbolic value each kind of operation needs.
@@ -16,7 +16,7 @@ pub(super) fn stuck_in<'a, T: 'a>(rs: impl IntoIterator<Item = &'a EResult<T>>) 
 }
 
 /// The operands of one operation, evaluated from left to right, settled
-/// (LANGUAGE.md §5): the first operand that is stuck makes the operation
+/// (LANGUAGE.md §6.5): the first operand that is stuck makes the operation
 /// stuck; then the first symbolic value the operation needs (`need`, on
 /// the operands that have values) does; only then does the first failing
 /// operand fail it. `Ok`: every operand has a value.
@@ -146,7 +146,7 @@ mod tests {
         check_stuck("abs(e)", &[], 4);
     }
 
-    /// Stuck wins over failure (LANGUAGE.md §5): an operation that needs a
+    /// Stuck wins over failure (LANGUAGE.md §6.5): an operation that needs a
     /// symbolic value is stuck whatever its other operands are, failing ones
     /// included; an operand that is stuck makes the operation stuck; only
     /// when nothing is symbolic does the first failing operand decide.

@@ -1,4 +1,4 @@
-//! Tuples, strings and records (LANGUAGE.md §8): views of tuples whose
+//! Tuples, strings and records (LANGUAGE.md §6): views of tuples whose
 //! concrete splices are expanded and whose symbolic splice blocks what
 //! follows it, indexing `t[i]`, slicing `t[i..j]` and field access `x.f`.
 
