@@ -1180,15 +1180,16 @@ mod model_tests {
         }
     }
 
-    struct Rng(u64);
+    /// The model test's choices, seeded.
+    struct Rng(rand::rngs::StdRng);
 
     impl Rng {
+        fn new(seed: u64) -> Rng {
+            Rng(rand::SeedableRng::seed_from_u64(seed))
+        }
+
         fn below(&mut self, n: u32) -> u32 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            ((self.0 >> 33) % u64::from(n)) as u32
+            rand::RngExt::random_range(&mut self.0, 0..n)
         }
     }
 
@@ -1218,7 +1219,7 @@ mod model_tests {
         for n in (0..N).rev() {
             t.reset(NodeId(n));
         }
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         for step in 0..steps {
             let a = rng.below(N);
             let b = rng.below(N);
