@@ -481,7 +481,7 @@ fn the_help_shows_every_line_whole() {
         let screen = d.screen(w, h);
         // Each key and the start of its description are on the screen, and
         // every word of the descriptions (some wrapped at 80 columns).
-        for deepcps::debug::keys::Entry { keys: key, what, .. } in deepcps::debug::keys::KEYS {
+        for deepcps::debug::keys::HelpEntry { keys: key, what, .. } in deepcps::debug::keys::KEYS {
             assert!(screen.contains(&format!("{key}  ")), "{w}x{h}: {key}\n{screen}");
             for word in what.split(' ') {
                 assert!(screen.contains(word), "{w}x{h}: `{word}` of {key}\n{screen}");

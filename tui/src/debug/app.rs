@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseButton, MouseEvent,
 use ratatui::layout::{Position, Rect};
 
 use super::graph::GraphPane;
-use super::keys::{self, Action, State, When};
+use super::keys::{self, Action, KeyState, When};
 use super::panes::{layout, Areas, Pane};
 use super::style::Palette;
 use super::worker::{Request, ViewData, ViewFrame};
@@ -186,15 +186,15 @@ impl App {
     }
 
     /// The state the keys see.
-    fn key_state(&self) -> State {
+    fn key_state(&self) -> KeyState {
         if self.prompt.is_some() {
-            State::Prompt
+            KeyState::Prompt
         } else if self.help {
-            State::Help
+            KeyState::Help
         } else if self.frame.running {
-            State::Running
+            KeyState::Running
         } else {
-            State::Paused(self.active)
+            KeyState::Paused(self.active)
         }
     }
 
@@ -206,7 +206,7 @@ impl App {
             return Vec::new();
         }
         let state = self.key_state();
-        if let (State::Paused(pane), KeyCode::Char(c @ '0'..='9')) = (state, key.code) {
+        if let (KeyState::Paused(pane), KeyCode::Char(c @ '0'..='9')) = (state, key.code) {
             // `0` alone in the graph pane recentres it.
             if !(c == '0' && self.count.is_none() && pane == Pane::Graph) {
                 let d = u64::from(c as u8 - b'0');
@@ -216,9 +216,9 @@ impl App {
         }
         let Some((_, b)) = keys::binding(&key, state) else {
             return match state {
-                State::Prompt => self.prompt_key(key),
-                State::Help | State::Running => Vec::new(),
-                State::Paused(pane) => {
+                KeyState::Prompt => self.prompt_key(key),
+                KeyState::Help | KeyState::Running => Vec::new(),
+                KeyState::Paused(pane) => {
                     self.count = None;
                     // Any other key in the program pane tells the graph
                     // pane the focus, as its moves do.
@@ -232,7 +232,7 @@ impl App {
         };
         let cmds = self.perform(b.action);
         // A count is for the next command; Ctrl-C leaves one being typed.
-        if matches!(state, State::Paused(_)) && b.when != When::Always {
+        if matches!(state, KeyState::Paused(_)) && b.when != When::Always {
             self.count = None;
         }
         cmds

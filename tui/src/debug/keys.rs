@@ -3,8 +3,8 @@
 //! [`binding`]) and the help overlay (`ui`) are made, so the two cannot
 //! drift apart.
 //!
-//! Each [`Entry`] is one line of the help: the keys it names, what they do,
-//! and the [`Binding`]s it documents (a key or keys, when they apply, the
+//! Each [`HelpEntry`] is one line of the help: the keys it names, what they do,
+//! and the [`KeyBinding`]s it documents (a key or keys, when they apply, the
 //! [`Action`]). A line names the main keys of its bindings; the others are
 //! alternatives (the arrows for `j`/`k`, PageUp/PageDown, `g`/`G`, Home/End,
 //! `w`, `=`, `x`, Delete) that the help leaves out so it fits 80×24. Two
@@ -57,7 +57,7 @@ impl Key {
 
 /// What state the debugger is in, for the keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum State {
+pub enum KeyState {
     /// A prompt is being typed.
     Prompt,
     /// The help overlay is open.
@@ -68,16 +68,16 @@ pub enum State {
     Paused(Pane),
 }
 
-impl State {
+impl KeyState {
     /// Every state, for tests of the table.
-    pub const ALL: [State; 7] = [
-        State::Prompt,
-        State::Help,
-        State::Running,
-        State::Paused(Pane::Program),
-        State::Paused(Pane::Graph),
-        State::Paused(Pane::Chains),
-        State::Paused(Pane::Breakpoints),
+    pub const ALL: [KeyState; 7] = [
+        KeyState::Prompt,
+        KeyState::Help,
+        KeyState::Running,
+        KeyState::Paused(Pane::Program),
+        KeyState::Paused(Pane::Graph),
+        KeyState::Paused(Pane::Chains),
+        KeyState::Paused(Pane::Breakpoints),
     ];
 }
 
@@ -100,14 +100,14 @@ pub enum When {
 
 impl When {
     /// Whether it applies in `state`.
-    pub fn applies(self, state: State) -> bool {
+    pub fn applies(self, state: KeyState) -> bool {
         match (self, state) {
             (When::Always, _) => true,
-            (When::Help, State::Help) => true,
-            (When::Screen, State::Running | State::Paused(_)) => true,
-            (When::Running, State::Running) => true,
-            (When::Paused, State::Paused(_)) => true,
-            (When::In(panes), State::Paused(p)) => panes.contains(&p),
+            (When::Help, KeyState::Help) => true,
+            (When::Screen, KeyState::Running | KeyState::Paused(_)) => true,
+            (When::Running, KeyState::Running) => true,
+            (When::Paused, KeyState::Paused(_)) => true,
+            (When::In(panes), KeyState::Paused(p)) => panes.contains(&p),
             _ => false,
         }
     }
@@ -206,7 +206,7 @@ pub enum Action {
 
 /// Keys that do one thing in some states.
 #[derive(Debug)]
-pub struct Binding {
+pub struct KeyBinding {
     /// The keys (any of them).
     pub keys: &'static [Key],
     /// When they apply.
@@ -217,17 +217,17 @@ pub struct Binding {
 
 /// One line of the help and the bindings it documents.
 #[derive(Debug)]
-pub struct Entry {
+pub struct HelpEntry {
     /// The keys as the help names them.
     pub keys: &'static str,
     /// What they do, as the help says it.
     pub what: &'static str,
     /// The bindings (none for a line that explains a mark on the screen).
-    pub bindings: &'static [Binding],
+    pub bindings: &'static [KeyBinding],
 }
 
-const fn bind(keys: &'static [Key], when: When, action: Action) -> Binding {
-    Binding { keys, when, action }
+const fn bind(keys: &'static [Key], when: When, action: Action) -> KeyBinding {
+    KeyBinding { keys, when, action }
 }
 
 const fn ch(c: char) -> Key {
@@ -243,38 +243,38 @@ const DOWN: Key = Key::Code(KeyCode::Down);
 const ENTER: Key = Key::Code(KeyCode::Enter);
 
 /// The keys, one help line each, in the order the help shows them.
-pub const KEYS: &[Entry] = &[
-    Entry {
+pub const KEYS: &[HelpEntry] = &[
+    HelpEntry {
         keys: "s, →",
         what: "one step (a count first: 100s)",
         bindings: &[bind(&[ch('s'), Key::Code(KeyCode::Right)], When::Paused, Action::Step)],
     },
-    Entry {
+    HelpEntry {
         keys: "u, ←",
         what: "one step back (100u)",
         bindings: &[bind(&[ch('u'), Key::Code(KeyCode::Left)], When::Paused, Action::Back)],
     },
-    Entry {
+    HelpEntry {
         keys: "U",
         what: "back (or forward) to a step you type",
         bindings: &[bind(&[ch('U')], When::Paused, Action::GotoPrompt)],
     },
-    Entry {
+    HelpEntry {
         keys: "e",
         what: "reduce the focused body's subtree",
         bindings: &[bind(&[ch('e')], When::Paused, Action::Reduce)],
     },
-    Entry {
+    HelpEntry {
         keys: "c",
         what: "continue to a breakpoint or the end",
         bindings: &[bind(&[ch('c')], When::Paused, Action::Continue)],
     },
-    Entry {
+    HelpEntry {
         keys: "r",
         what: "run to the end (breakpoints ignored)",
         bindings: &[bind(&[ch('r')], When::Paused, Action::RunToEnd)],
     },
-    Entry {
+    HelpEntry {
         keys: "space, Ctrl-C",
         what: "pause a run",
         bindings: &[
@@ -282,7 +282,7 @@ pub const KEYS: &[Entry] = &[
             bind(&[Key::Ctrl('c')], When::Always, Action::Pause),
         ],
     },
-    Entry {
+    HelpEntry {
         keys: "b",
         what: "breakpoint: pt (a staging variable), 12, file:12, step N, exit, error, stuck",
         // In the chains pane, `b` breaks on the selected row (the Enter line).
@@ -292,7 +292,7 @@ pub const KEYS: &[Entry] = &[
             Action::BreakPrompt,
         )],
     },
-    Entry {
+    HelpEntry {
         keys: "Tab, Shift-Tab",
         what: "next / previous pane (a narrow screen shows one at a time)",
         bindings: &[
@@ -300,12 +300,12 @@ pub const KEYS: &[Entry] = &[
             bind(&[Key::Code(KeyCode::BackTab)], When::Paused, Action::PrevPane),
         ],
     },
-    Entry {
+    HelpEntry {
         keys: "f",
         what: "follow the ready body on/off",
         bindings: &[bind(&[ch('f')], When::Paused, Action::Follow)],
     },
-    Entry {
+    HelpEntry {
         keys: "/  n  N",
         what: "search the term; next, previous match; Esc ends the search",
         bindings: &[
@@ -315,7 +315,7 @@ pub const KEYS: &[Entry] = &[
             bind(&[Key::Code(KeyCode::Esc)], When::Paused, Action::EndSearch),
         ],
     },
-    Entry {
+    HelpEntry {
         keys: "j k h l",
         what: "program: lines, variables; graph: pan",
         bindings: &[
@@ -337,7 +337,7 @@ pub const KEYS: &[Entry] = &[
             bind(&[ch('k'), UP], BREAKPOINTS, Action::BreakpointUp),
         ],
     },
-    Entry {
+    HelpEntry {
         keys: "Enter",
         what: "program: jump to the binder; chains: break on the variable",
         bindings: &[
@@ -345,7 +345,7 @@ pub const KEYS: &[Entry] = &[
             bind(&[ENTER, ch('b')], CHAINS, Action::BreakOnChain),
         ],
     },
-    Entry {
+    HelpEntry {
         keys: "+ - [ ] 0",
         what: "graph: zoom, radius, recentre",
         bindings: &[
@@ -356,7 +356,7 @@ pub const KEYS: &[Entry] = &[
             bind(&[ch('0')], GRAPH, Action::Recentre),
         ],
     },
-    Entry {
+    HelpEntry {
         keys: "t  d",
         what: "breakpoints: toggle, delete",
         bindings: &[
@@ -368,17 +368,17 @@ pub const KEYS: &[Entry] = &[
             ),
         ],
     },
-    Entry {
+    HelpEntry {
         keys: "⊥  ⊤",
         what: "chains: a staging variable unbound, or bound (its bodies fired)",
         bindings: &[],
     },
-    Entry {
+    HelpEntry {
         keys: "…",
         what: "a large term's part left out: f off, the cursor on it opens it",
         bindings: &[],
     },
-    Entry {
+    HelpEntry {
         keys: "q",
         what: "quit",
         bindings: &[bind(&[ch('q')], When::Screen, Action::Quit)],
@@ -387,7 +387,7 @@ pub const KEYS: &[Entry] = &[
 
 /// The help's own keys, its last line (shown without the key column: the
 /// status line names `?`).
-pub const HELP_KEYS: Entry = Entry {
+pub const HELP_KEYS: HelpEntry = HelpEntry {
     keys: "?",
     what: "Esc closes this help",
     bindings: &[
@@ -397,14 +397,14 @@ pub const HELP_KEYS: Entry = Entry {
 };
 
 /// Every entry: the help's lines in order, then its own keys.
-pub fn entries() -> impl Iterator<Item = &'static Entry> {
+pub fn entries() -> impl Iterator<Item = &'static HelpEntry> {
     KEYS.iter().chain(std::iter::once(&HELP_KEYS))
 }
 
 /// The binding of `key` in `state`, with the help line it is on.
 /// A Ctrl chord's own binding comes first: a letter's binding takes the
 /// letter with any modifiers (Ctrl-C pauses, Ctrl-S steps).
-pub fn binding(key: &KeyEvent, state: State) -> Option<(&'static Entry, &'static Binding)> {
+pub fn binding(key: &KeyEvent, state: KeyState) -> Option<(&'static HelpEntry, &'static KeyBinding)> {
     let find = |chord: bool| {
         entries().find_map(|e| {
             e.bindings
@@ -469,7 +469,7 @@ mod tests {
         for e in entries() {
             for b in e.bindings {
                 for &k in b.keys {
-                    for state in State::ALL.into_iter().filter(|s| b.when.applies(*s)) {
+                    for state in KeyState::ALL.into_iter().filter(|s| b.when.applies(*s)) {
                         let found = binding(&event(k), state);
                         assert!(
                             found.is_some_and(|(fe, fb)| std::ptr::eq(fe, e) && std::ptr::eq(fb, b)),
@@ -486,7 +486,7 @@ mod tests {
 
     #[test]
     fn no_key_is_bound_twice_in_one_state() {
-        for state in State::ALL {
+        for state in KeyState::ALL {
             let mut seen: Vec<(Key, &str)> = Vec::new();
             for e in entries() {
                 for b in e.bindings.iter().filter(|b| b.when.applies(state)) {

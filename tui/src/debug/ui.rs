@@ -318,7 +318,7 @@ fn help(f: &mut Frame, app: &App, size: Rect) {
         .max(1);
     let text_w = usize::from(w.saturating_sub(2)).max(1);
     let mut lines: Vec<Line> = Vec::new();
-    for keys::Entry { keys: k, what, .. } in keys::KEYS {
+    for keys::HelpEntry { keys: k, what, .. } in keys::KEYS {
         let room = text_w.saturating_sub(KEY_COLUMN + 2).max(8);
         let mut first = true;
         for piece in wrap_words(what, room) {
