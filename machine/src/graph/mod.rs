@@ -114,6 +114,16 @@ pub struct MachineStats {
     pub fast_runs: u64,
 }
 
+impl std::ops::AddAssign for MachineStats {
+    /// Adds the work of another machine (a parallel round's unit).
+    fn add_assign(&mut self, o: MachineStats) {
+        self.copied += o.copied;
+        self.bound_count += o.bound_count;
+        self.fast_steps_done += o.fast_steps_done;
+        self.fast_runs += o.fast_runs;
+    }
+}
+
 /// The graph machine's state. `Clone` is a snapshot (the debugger's
 /// time travel): the arena, the variables and the tours are copied whole.
 #[derive(Clone)]

@@ -21,7 +21,7 @@ use super::events::StepEvents;
 use super::export::ExportNames;
 use super::import::Importer;
 use super::node::{GVar, NodeId, VarState};
-use super::Machine;
+use super::{Machine, MachineStats};
 use crate::run::{Counts, Limits, Outcome, Report, Stepper, StopReason};
 use crate::term::{self, VarId, Vars};
 
@@ -209,12 +209,8 @@ struct UnitOut {
     origins: FxHashMap<VarId, VarId>,
     exit_vars: Option<Vars>,
     peak: usize,
-    copied: u64,
-    bound: u64,
-    /// Steps its machine executed in fast runs.
-    fast: u64,
-    /// The fast runs that executed them.
-    fast_runs: u64,
+    /// Its machine's work besides the steps.
+    work: MachineStats,
     events: Vec<(u64, StepEvents)>,
     stats: ParStats,
 }
@@ -453,10 +449,7 @@ impl Machine {
             }
             used += steps;
             self.counts += out.counts;
-            self.stats.copied += out.copied;
-            self.stats.bound_count += out.bound;
-            self.stats.fast_steps_done += out.fast;
-            self.stats.fast_runs += out.fast_runs;
+            self.stats += out.work;
             self.par_stats.units += 1;
             self.par_stats.steps += steps;
             self.par_stats.add_nested(&out.stats);
@@ -521,10 +514,7 @@ impl Machine {
             origins: back.origins,
             exit_vars: m.exit.vars.take(),
             peak: m.g.peak_live,
-            copied: m.stats.copied,
-            bound: m.stats.bound_count,
-            fast: m.stats.fast_steps_done,
-            fast_runs: m.stats.fast_runs,
+            work: m.stats,
             events: std::mem::take(&mut m.round_events),
             stats: m.par_stats,
         })
