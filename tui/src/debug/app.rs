@@ -246,14 +246,10 @@ impl App {
                 self.prompt = None;
                 Vec::new()
             }
-            KeyCode::Enter => {
-                let p = self
-                    .prompt
-                    .take()
-                    .map(|p| (p.kind, p.text))
-                    .unwrap_or((PromptKind::Search, String::new()));
-                self.submit(p.0, p.1)
-            }
+            KeyCode::Enter => match self.prompt.take() {
+                Some(p) => self.submit(p.kind, p.text),
+                None => Vec::new(),
+            },
             KeyCode::Backspace => {
                 p.text.pop();
                 Vec::new()
