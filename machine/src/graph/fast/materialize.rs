@@ -9,12 +9,14 @@
 //! closures hold closures costs what it holds, not what it would print.
 //! The nodes are then given their tour, statuses and waiters in one go, as
 //! an imported term is. Recursion here is bounded: templates nest at most
-//! as deeply as the compiler allows, closures at most
-//! [`super::val::MAX_DEPTH`]; nested tuples are walked with a stack.
+//! as deeply as the compiler allows, residuals at most
+//! [`super::val::MAX_DEPTH`]; the closures a closure holds are built before
+//! it ([`Materializer::closures_under`]) and nested tuples are walked with a
+//! stack, however deeply they nest.
 
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::super::import::Importer;
@@ -50,6 +52,9 @@ struct Materializer {
     closures: FxHashMap<(usize, usize), NodeId>,
     /// The shared value built for each big tuple (by address).
     tuples: FxHashMap<usize, NodeId>,
+    /// The closures (by key) and tuples (by address, and 0) whose
+    /// closures [`Materializer::closures_under`] has walked to.
+    walked: FxHashSet<(usize, usize)>,
     /// The binder made for each hole of the residuals being built (by
     /// address).
     holes: FxHashMap<usize, GVar>,
@@ -89,6 +94,7 @@ impl Machine {
             base: None,
             closures: FxHashMap::default(),
             tuples: FxHashMap::default(),
+            walked: FxHashSet::default(),
             holes: FxHashMap::default(),
         };
         // Binders first, outermost first: a body may mention the holes of
@@ -177,9 +183,11 @@ impl Materializer {
         // of its own).
         let closures = std::mem::take(&mut self.closures);
         let tuples = std::mem::take(&mut self.tuples);
+        let walked = std::mem::take(&mut self.walked);
         let body = self.state(m, cur, overrides, link);
         self.closures = closures;
         self.tuples = tuples;
+        self.walked = walked;
         self.floor = floor;
         self.base = base;
         body
@@ -508,8 +516,8 @@ impl Materializer {
     }
 
     /// The nodes of a tuple, the tuples nested in it walked with a stack
-    /// of their own (a list nests as deeply as it is long; what else it
-    /// holds nests at most [`super::val::MAX_DEPTH`] deep). A big tuple is
+    /// of their own (a list nests as deeply as it is long; the residuals
+    /// it holds nest at most [`super::val::MAX_DEPTH`] deep). A big tuple is
     /// built once, as a subtree of its own, and shared: what holds it gets
     /// a holder.
     fn tuple(&mut self, m: &mut Machine, t: &Tup) -> NodeId {
@@ -589,27 +597,104 @@ impl Materializer {
             Value::Val(a) => self.import(m, (**a).clone()),
             Value::Tup(t) => self.tuple(m, t),
             Value::Shared(t) => self.holder(m, *t),
-            Value::Clo(l, f, _) | Value::Rec(l, f, _) => {
-                let rec = matches!(v, Value::Rec(..));
-                let key = (Rc::as_ptr(l) as usize, Rc::as_ptr(f) as usize);
-                let target = match self.closures.get(&key) {
-                    Some(&t) => t,
+            c @ (Value::Clo(l, f, _) | Value::Rec(l, f, _)) => {
+                let key = closure_key(l, f);
+                if !self.closures.contains_key(&key) {
+                    self.closures_under(m, c);
+                }
+                match self.closures.get(&key) {
+                    Some(&t) => self.holder(m, t),
                     None => {
-                        // Built as a subtree of its own, then shared.
-                        let made = std::mem::take(&mut self.made);
-                        let floor = std::mem::replace(&mut self.floor, self.fresh.len());
-                        let base = self.base.replace(f.clone());
-                        let t = if rec { self.rec(m, l) } else { self.lambda(m, l).0 };
-                        let sub = root_first(std::mem::replace(&mut self.made, made));
-                        self.floor = floor;
-                        self.base = base;
-                        m.init_nodes(&sub);
-                        self.closures.insert(key, t);
-                        t
+                        // A closure that reaches itself, which frames
+                        // written once cannot make.
+                        debug_assert!(false, "a closure not built");
+                        let t = self.closure(m, c);
+                        self.holder(m, t)
                     }
-                };
-                self.holder(m, target)
+                }
             }
         }
     }
+
+    /// Builds the closure `c` and the closures it reaches that are not
+    /// built yet, deepest first: through the slots their lambdas read and
+    /// the tuples there, not through residuals (built with binders of their
+    /// own, each with its closures). So a closure being built finds the
+    /// ones it holds built already, and however deeply closures nest (a
+    /// continuation capturing the one before, as a non-tail recursion
+    /// makes), the build does not recurse once per closure.
+    fn closures_under(&mut self, m: &mut Machine, c: &Value) {
+        // Each entry: a value, and whether what it reaches is built.
+        let mut stack: Vec<(Value, bool)> = vec![(c.clone(), false)];
+        while let Some((v, reached)) = stack.pop() {
+            match &v {
+                Value::Clo(l, f, _) | Value::Rec(l, f, _) => {
+                    let key = closure_key(l, f);
+                    if self.closures.contains_key(&key) {
+                        continue;
+                    }
+                    if reached {
+                        let t = self.closure(m, &v);
+                        self.closures.insert(key, t);
+                        continue;
+                    }
+                    if !self.walked.insert(key) {
+                        // Met again before it was built: only a cycle
+                        // would do that, which frames written once cannot
+                        // make; it is built where it stands.
+                        continue;
+                    }
+                    stack.push((v.clone(), true));
+                    for &(up, ix) in l.caps.iter() {
+                        if let Some(x) = f.get(up, ix) {
+                            if matches!(x, Value::Clo(..) | Value::Rec(..) | Value::Tup(_)) {
+                                stack.push((x.clone(), false));
+                            }
+                        }
+                    }
+                }
+                Value::Tup(t) => {
+                    // A tuple walked once per build: what it reaches is
+                    // built (or on the stack to be) after the first walk.
+                    if !self.walked.insert((Rc::as_ptr(t) as usize, 0)) {
+                        continue;
+                    }
+                    for x in &t.xs {
+                        let x = x.resolved();
+                        if matches!(x, Value::Clo(..) | Value::Rec(..) | Value::Tup(_)) {
+                            stack.push((x.clone(), false));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The shared value of the closure (or recursive value) `c`, built as
+    /// a subtree of its own.
+    fn closure(&mut self, m: &mut Machine, c: &Value) -> NodeId {
+        let (Value::Clo(l, f, _) | Value::Rec(l, f, _)) = c else {
+            debug_assert!(false, "a closure built from another value");
+            return self.node(m, Kind::Lit(Lit::Int(0)));
+        };
+        let made = std::mem::take(&mut self.made);
+        let floor = std::mem::replace(&mut self.floor, self.fresh.len());
+        let base = self.base.replace(f.clone());
+        let t = if matches!(c, Value::Rec(..)) {
+            self.rec(m, l)
+        } else {
+            self.lambda(m, l).0
+        };
+        let sub = root_first(std::mem::replace(&mut self.made, made));
+        self.floor = floor;
+        self.base = base;
+        m.init_nodes(&sub);
+        t
+    }
+}
+
+/// The key of the closure of `l` made in `f`, in [`Materializer::closures`].
+fn closure_key(l: &Rc<LamTemplate>, f: &Rc<Frame>) -> (usize, usize) {
+    (Rc::as_ptr(l) as usize, Rc::as_ptr(f) as usize)
 }

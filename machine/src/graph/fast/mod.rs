@@ -1038,11 +1038,9 @@ impl Run<'_> {
         self.rest_args(&l, vals)?;
         let mut depth = Frame::fits(vals, env.as_ref())?;
         if let (OwnName::Rec, Some(e)) = (&own, &env) {
-            // Its own value, a recursive value made in `env`.
-            depth = depth.max(e.depth.get() + 1);
-            if depth > val::MAX_DEPTH {
-                return None;
-            }
+            // Its own value, a recursive value made in `env`, reaches no
+            // deeper than `env`.
+            depth = depth.max(e.depth.get());
         }
         self.bound += 1 + k as u64;
         let nslots = l.nslots as usize;
@@ -1488,6 +1486,44 @@ mod tests {
         // values nest, tuples do not).
         let text = "fix build(i, P, k) {\n  if \"i == 0\" () { k P } () { \"i-1\" (j) build j [[i, i], P] k }\n} in\nbuild 3000 [] (P)\nfix sum(n, P, acc, k) {\n  if \"n == 0\" () { k acc } () {\n    (x, rest) { (y, z) { \"acc+y\" (a) \"n-1\" (m) sum m rest a k } !x } !P\n  }\n} in\nsum 3000 P 0 $exit\n";
         all_but_exit_fast(text, "4501500");
+    }
+
+    #[test]
+    fn a_chain_of_continuations_nests_freely_and_is_built_back_without_recursing() {
+        // A non-tail recursion: each call's continuation captures the one
+        // before, 3,000 deep. The run takes it whole...
+        let text =
+            "fix sum(n, k) {\n  if \"n == 0\" () { k 0 } () {\n    \"n-1\" (m)\n    sum m (r) { k \"r+n\" }\n  }\n} in\nsum 3000 $exit\n";
+        let (_, total) = fast_and_stepped(text, "4501500");
+        all_but_exit_fast(text, "4501500");
+        // ...and stopped with the chain at its deepest, the run builds it
+        // back as the graph the steps would have made, which then goes on
+        // to the same end.
+        for stop in [7, 6_000, 9_001] {
+            let limits = Limits {
+                max_steps: stop,
+                ..Limits::default()
+            };
+            let mut fast = Machine::new(load(text));
+            let mut stepped = Machine::new(load(text));
+            stepped.fast = false;
+            assert!(matches!(fast.run(&limits), crate::run::Outcome::Limit(_)));
+            assert!(matches!(stepped.run(&limits), crate::run::Outcome::Limit(_)));
+            assert!(
+                fast.stats.fast_steps_done + 1 >= stop,
+                "{} of {stop} steps fast",
+                fast.stats.fast_steps_done
+            );
+            assert_eq!(fast.check(), Ok(()));
+            let print = |m: &Machine| {
+                let p = m.to_program();
+                crate::print::Printer::new(&p.vars).program_text(&p.body)
+            };
+            assert_eq!(print(&fast), print(&stepped), "the term after {stop} steps");
+            let out = format!("{:?}", fast.run(&Limits::default()));
+            assert!(out.contains("4501500"), "{out}");
+            assert_eq!(fast.counts.total(), total);
+        }
     }
 
     #[test]

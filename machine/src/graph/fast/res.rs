@@ -101,7 +101,7 @@ impl Hole {
 pub(super) struct Residual {
     /// Its template (binders, parameters, source).
     pub lam: Rc<LamTemplate>,
-    /// How deeply closures and tuples nest in it.
+    /// How deeply residuals nest in it, itself included.
     pub depth: u32,
     /// The numbers of the frames and holes made while it was reduced.
     pub seq: Seqs,

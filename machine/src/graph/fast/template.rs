@@ -22,8 +22,8 @@
 //! ([`BodyTemplate::watch`]). A lambda applied where it stands is inlined only if
 //! no body in it may be active while it is not applied: one the run may
 //! have to reduce under gets a frame of its own. Each lambda also lists the
-//! slots around it that it reads ([`LamTemplate::caps`]), which bounds how deeply
-//! its closures nest.
+//! slots around it that it reads ([`LamTemplate::caps`]): what its closures
+//! reach, which the materializer builds before them.
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -71,8 +71,8 @@ pub(super) struct LamTemplate {
     pub watch: Watch,
     /// The slots of the frames around the place it is made in that it (or
     /// a lambda in it) reads: how many frames out from that place, which
-    /// slot. A closure of it reaches the values there and no others, so it
-    /// nests one deeper than they do ([`super::val::Value::closure`]).
+    /// slot. A closure of it reaches the values there and no others
+    /// ([`super::val::Value::closure`]).
     pub caps: Box<[(u32, u32)]>,
 }
 

@@ -6,9 +6,11 @@
 //! it alone holds then (every way to capture a frame in a closure moves the
 //! run out of it); once the run has left a frame, nothing changes it, so a
 //! closure over it sees what its body saw. Frames and tuples record how
-//! deeply values nest in them, and a fast run refuses to nest them deeper
-//! than [`MAX_DEPTH`] (the machine then steps on): the materializer recurses
-//! through them, and dropping them is iterative anyway ([`Frame`]'s `Drop`).
+//! deeply residuals nest in them, and a fast run refuses to nest residuals
+//! deeper than [`MAX_DEPTH`] (the machine then steps on): the materializer
+//! recurses through them. Closures and tuples nest without bound: the
+//! materializer builds them deepest first, and dropping them is iterative
+//! ([`Frame`]'s `Drop`).
 
 use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
@@ -37,8 +39,8 @@ fn count_values(add: usize, sub: usize) {
     LIVE_VALUES.with(|n| n.set((n.get() + add as u64).saturating_sub(sub as u64)));
 }
 
-/// The deepest closures nest in the values of a fast run, through what
-/// each reaches (tuples nest without bound).
+/// The deepest residuals nest in the values of a fast run, through what
+/// each reaches (closures and tuples nest without bound).
 pub(super) const MAX_DEPTH: u32 = 64;
 
 /// The most nodes a tuple of a fast run stands for (each closure counted
@@ -62,8 +64,8 @@ pub(super) enum Value {
     Val(Rc<Atom>),
     /// A tuple.
     Tup(Rc<Tup>),
-    /// A lambda and the frame it was made in, with how deeply closures
-    /// nest in what it reaches there, itself included ([`Value::closure`]).
+    /// A lambda and the frame it was made in, with how deeply residuals
+    /// nest in what it reaches there ([`Value::closure`]).
     Clo(Rc<LamTemplate>, Rc<Frame>, u32),
     /// A recursive value: its lambda (whose last slot is its name) and the
     /// frame it was made in, with its depth as a closure's.
@@ -141,7 +143,7 @@ impl Value {
 }
 
 impl Value {
-    /// How deeply closures and tuples nest in it.
+    /// How deeply residuals nest in it (a residual counts itself).
     #[inline]
     pub(super) fn depth(&self) -> u32 {
         match self {
@@ -153,12 +155,11 @@ impl Value {
         }
     }
 
-    /// The depth of a closure of `l` made in `f`: one more than the
-    /// deepest value it reaches there (the slots `l` reads, [`LamTemplate::caps`]:
+    /// The depth of a closure of `l` made in `f`: that of the deepest
+    /// value it reaches there (the slots `l` reads, [`LamTemplate::caps`]:
     /// the materializer walks those and no others).
     pub(super) fn closure_depth(l: &LamTemplate, f: &Rc<Frame>) -> u32 {
-        1 + l
-            .caps
+        l.caps
             .iter()
             .filter_map(|&(up, ix)| f.get(up, ix))
             .map(Value::depth)
@@ -226,7 +227,7 @@ pub(super) fn slots(vals: impl IntoIterator<Item = Value>, n: usize) -> Slots {
 pub(super) struct Tup {
     /// The elements.
     pub xs: Vec<Value>,
-    /// How deeply closures nest in its elements: nested tuples add
+    /// How deeply residuals nest in its elements: nested tuples add
     /// nothing (a list is as deep as its elements; the materializer walks
     /// nested tuples with a stack of its own).
     pub depth: u32,
@@ -255,7 +256,7 @@ pub(super) struct Frame {
     pub up: Option<Rc<Frame>>,
     /// The slots.
     pub vals: Slots,
-    /// How deeply closures and tuples nest in it and the frames around it
+    /// How deeply residuals nest in it and the frames around it
     /// (raised when a slot is written: a closure made before that cannot
     /// reach the slot, so what it reaches nests no deeper than it did).
     pub depth: Cell<u32>,
@@ -628,8 +629,24 @@ mod tests {
         drop(f);
     }
 
+    /// A residual as deep as `depth` says, standing at nothing.
+    fn a_residual(depth: u32) -> Value {
+        let at = super::super::Suspended {
+            cur: super::super::Current::Call(Value::Lit(Lit::Int(0)), Default::default()),
+            overrides: super::super::Overrides::new(),
+        };
+        Value::Residual(Rc::new(Residual::new(
+            a_lambda(&[]),
+            depth,
+            SmallVec::new(),
+            None,
+            SmallVec::new(),
+            at,
+        )))
+    }
+
     #[test]
-    fn lists_nest_freely_and_closures_refuse_to_nest_too_deeply() {
+    fn lists_and_closures_nest_freely_and_residuals_refuse_to_nest_too_deeply() {
         // A list of 10^5 cells is as deep as its elements, and drops
         // without recursing.
         let mut list = Value::Lit(Lit::Int(0));
@@ -638,20 +655,23 @@ mod tests {
         }
         assert_eq!(list.depth(), 0);
         drop(list);
-        // A closure nests as deeply as what it reads: one that reads the
-        // slot holding the one before is one deeper each time...
+        // So does a chain of 10^5 closures, each reading the slot that
+        // holds the one before (a non-tail recursion's continuations).
         let reads = a_lambda(&[(0, 0)]);
         let mut v = Value::Lit(Lit::Int(0));
-        for _ in 0..MAX_DEPTH {
-            let f = Frame::new(None, slots([v], 1), None).expect("within the bound");
+        for _ in 0..100_000 {
+            let f = Frame::new(None, slots([v], 1), None).expect("closures nest freely");
             v = Value::closure(reads.clone(), f);
         }
-        assert_eq!(v.depth(), MAX_DEPTH);
-        let f = Frame::new(None, slots([v.clone()], 1), None).expect("a frame as deep as its slots");
-        assert!(Value::closure(reads, f.clone()).depth() > MAX_DEPTH);
-        assert!(Frame::new(Some(f.clone()), slots([Value::closure(a_lambda(&[(0, 0)]), f.clone())], 1), None).is_none());
-        // ...one that does not read it is not.
-        assert_eq!(Value::closure(a_lambda(&[]), f).depth(), 1);
+        assert_eq!(v.depth(), 0);
+        drop(v);
+        // A closure is as deep as the residuals it reads...
+        let f = Frame::new(None, slots([a_residual(MAX_DEPTH)], 1), None).expect("a frame as deep as its slots");
+        assert_eq!(Value::closure(reads, f.clone()).depth(), MAX_DEPTH);
+        // ...and no deeper than that when it reads none.
+        assert_eq!(Value::closure(a_lambda(&[]), f).depth(), 0);
+        // Past the bound, a frame is refused.
+        assert!(Frame::new(None, slots([a_residual(MAX_DEPTH + 1)], 1), None).is_none());
         let wide: Vec<Value> = (0..MAX_SIZE).map(|i| Value::Lit(Lit::Int(i64::from(i)))).collect();
         assert!(Tup::value(wide).is_none());
     }
