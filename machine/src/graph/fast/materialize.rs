@@ -690,6 +690,12 @@ impl Materializer {
         self.floor = floor;
         self.base = base;
         m.init_nodes(&sub);
+        // Classified now, while the closures it holds are (they were built
+        // first): the walk stops at their holders, so a chain of closures
+        // costs its length, where classifying its head later would walk
+        // it whole (and a fast run needs to know it is closed to call it
+        // as a shared value).
+        m.classify(t);
         t
     }
 }

@@ -16,7 +16,7 @@
 //! [`out`]) at anything else: a body that is inactive, stuck, failing or
 //! about to `$exit`, a splice or a head it does not know, a body after
 //! which a body nested in it might be pending ([`template::Watch`]) and that it
-//! cannot reduce under ([`Run::descend`]), closures that nest or tuples that
+//! cannot reduce under ([`Run::descend`]), residuals that nest or tuples that
 //! grow past its bounds, the step budget it was given, the clock (read
 //! every 1024 steps) and [`MAX_LIVE`] values held. The
 //! graph machine then takes the next step itself, with its diagnostics.
@@ -94,11 +94,20 @@ const MAX_WAIT: u64 = 4096;
 /// The most values a run holds at once (a frame counted with its slots, a
 /// tuple with its elements, [`val::live_values`]) before it hands its state
 /// back: what a run holds outside the graph stays bounded however long it
-/// runs, about 24 MB of slots and elements, less than the graph would take
+/// runs, about 200 MB of slots and elements, less than the graph would take
 /// for the same values (and no more than `--max-nodes` leaves the graph).
 /// A list of 10^5 cells (the specialiser's program at its largest size)
-/// fits: one that does not is finished on the graph, much more slowly.
-const MAX_LIVE: u64 = 1 << 20;
+/// and the continuations of a non-tail recursion 10^6 calls deep fit: what
+/// does not is handed back, and the graph holds it from then on, in more
+/// memory than the run did.
+const MAX_LIVE: u64 = 1 << 23;
+
+/// The nodes of shared lambdas a run may compile per step it executed,
+/// past the bound on what it compiles before it has executed any: a chain
+/// of closures handed back to the graph (a non-tail recursion's
+/// continuations) is called one closure a step, each a lambda of its own
+/// to compile, as the graph would copy each.
+const COMPILE_PER_STEP: usize = 64;
 
 /// A run asks whether to stop (time, interrupt) at each multiple of this
 /// many steps, as the run loop reads the clock.
@@ -223,6 +232,9 @@ struct Run<'m> {
     lams: FxHashMap<NodeId, Rc<LamTemplate>>,
     /// Graph nodes compiled so far.
     used: usize,
+    /// Steps executed so far: each pays for [`COMPILE_PER_STEP`] nodes of
+    /// the shared lambdas the run calls, past [`template::MAX_COMPILED`].
+    steps: u64,
     /// Variables bound (for `--stats`).
     bound: u64,
     /// The buffer of a β's arguments, kept from step to step.
@@ -294,6 +306,7 @@ impl Machine {
             split: steps >= self.fast_policy.split_from,
             split_asked: false,
             symbolic_splice: None,
+            steps: 0,
         };
         let frame = Frame::new(None, val::slots([], entry.nslots as usize), Some(entry.clone()))?;
         let mut cur = Current::Body(entry, frame, None);
@@ -337,6 +350,7 @@ impl Machine {
                 }
                 Step::Done { rule, span, after } => {
                     done += 1;
+                    run.steps = done;
                     on_step(steps + done, rule, span);
                     counts.count(rule);
                     match after {
@@ -1088,6 +1102,8 @@ impl Run<'_> {
             return Some(l.clone());
         }
         let mut c = Compiler::new(&self.m.g, self.used);
+        let paid = usize::try_from(self.steps).unwrap_or(usize::MAX).saturating_mul(COMPILE_PER_STEP);
+        c.limit = template::MAX_COMPILED.saturating_add(paid);
         let l = c.lambda(lam, name, false);
         self.used = c.used;
         let l = l?;
@@ -1520,9 +1536,19 @@ mod tests {
                 crate::print::Printer::new(&p.vars).program_text(&p.body)
             };
             assert_eq!(print(&fast), print(&stepped), "the term after {stop} steps");
+            // The closures handed back are shared values known to be
+            // closed, which the next run calls, each compiled as it is
+            // called: that run takes the rest.
+            let runs = fast.stats.fast_runs;
             let out = format!("{:?}", fast.run(&Limits::default()));
             assert!(out.contains("4501500"), "{out}");
             assert_eq!(fast.counts.total(), total);
+            assert!(
+                fast.stats.fast_steps_done + 2 >= total,
+                "{} of {total} steps fast",
+                fast.stats.fast_steps_done
+            );
+            assert!(fast.stats.fast_runs <= runs + 2, "{} runs to finish", fast.stats.fast_runs - runs);
         }
     }
 

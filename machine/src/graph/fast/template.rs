@@ -412,8 +412,11 @@ pub(super) struct Compiler<'g> {
     frames: Vec<OpenFrame>,
     /// Nesting depth of the recursion.
     nest: u32,
-    /// Nodes compiled so far (bounded by [`MAX_COMPILED`]).
+    /// Nodes compiled so far (bounded by [`Compiler::limit`]).
     pub used: usize,
+    /// The most nodes compiled: [`MAX_COMPILED`], or more for a lambda a
+    /// run calls when its steps have paid for it.
+    pub limit: usize,
     /// Shared values met that are not known to be closed (not classified
     /// yet, or classified open, which may have grown stale): the caller
     /// classifies them afresh (`Machine::reclassify`) and compiles again,
@@ -440,6 +443,7 @@ impl<'g> Compiler<'g> {
             frames: Vec::new(),
             nest: 0,
             used,
+            limit: MAX_COMPILED,
             unknown: Vec::new(),
             note_unknown: false,
             framed: Default::default(),
@@ -448,7 +452,7 @@ impl<'g> Compiler<'g> {
 
     fn count(&mut self) -> Option<()> {
         self.used += 1;
-        (self.used <= MAX_COMPILED).then_some(())
+        (self.used <= self.limit).then_some(())
     }
 
     /// The entry body (the ready body a fast run starts from) as the body of
