@@ -18,7 +18,7 @@
 #
 # Usage: scripts/bench.sh [--quick] [--only WORKLOAD] [--timeout SECONDS] [--no-cap] [--no-build]
 #   --quick       small sizes (a smoke run of the script itself, ~15 s today)
-#   --only W      one workload (loop_sum, arith_builders or specialise)
+#   --only W      one workload (loop_sum, nontail_sum, arith_builders or specialise)
 #   --timeout S   kill a run after S seconds (default 120)
 #   --no-cap      run the reference reducer at every size (up to the timeout)
 #   --no-build    use target/release/deepcps as it is
@@ -50,16 +50,18 @@ release_setup bench.sh "$build"
 # One line per workload: file, size variable, reference cap, sizes.
 if [ "$quick" = 1 ]; then
   plan="loop_sum N 10000 1000 10000
+nontail_sum N 100 100 1000
 arith_builders N 100 10 100
 specialise K 100 10 100"
 else
   plan="loop_sum N 100000 1000 10000 100000 1000000 10000000
+nontail_sum N 1000 1000 10000 100000 1000000
 arith_builders N 100 10 100 1000 10000 100000 1000000
 specialise K 1000 100 1000 10000 100000"
 fi
 if [ -n "$only" ]; then
   plan=$(printf '%s\n' "$plan" | awk -v w="$only" '$1 == w')
-  [ -n "$plan" ] || { echo "$0: no workload '$only' (loop_sum, arith_builders, specialise)" >&2; exit 2; }
+  [ -n "$plan" ] || { echo "$0: no workload '$only' (loop_sum, nontail_sum, arith_builders, specialise)" >&2; exit 2; }
 fi
 # Enough for the 10^7 loop (6*10^7 steps) and the 10^6 builders (~8*10^7).
 max_steps=1000000000
