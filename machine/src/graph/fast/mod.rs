@@ -167,8 +167,13 @@ impl SubRun {
 }
 
 /// The most reductions under lambdas a run nests: past it the run hands
-/// its state back and the next one goes on inside.
-const MAX_SUBS: usize = 4096;
+/// its state back and the next one goes on inside. Each holds a frame, so
+/// the bound on the values a run holds ([`MAX_LIVE`]) comes first for
+/// most programs: a specialiser nests one reduction per staged operation,
+/// and handing such a nest back every few thousand operations costs a
+/// build of the nest and a new run each time (a fifth of the
+/// specialiser's instructions at 10^5 operations).
+const MAX_SUBS: usize = 1 << 20;
 
 /// What may follow a step.
 #[derive(Clone, Copy, PartialEq, Eq)]
