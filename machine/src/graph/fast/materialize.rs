@@ -608,7 +608,7 @@ impl Materializer {
                         // A closure that reaches itself, which frames
                         // written once cannot make.
                         debug_assert!(false, "a closure not built");
-                        let t = self.closure(m, c);
+                        let t = self.closure(m, l, f, matches!(c, Value::Rec(..)));
                         self.holder(m, t)
                     }
                 }
@@ -634,7 +634,7 @@ impl Materializer {
                         continue;
                     }
                     if reached {
-                        let t = self.closure(m, &v);
+                        let t = self.closure(m, l, f, matches!(v, Value::Rec(..)));
                         self.closures.insert(key, t);
                         continue;
                     }
@@ -671,21 +671,13 @@ impl Materializer {
         }
     }
 
-    /// The shared value of the closure (or recursive value) `c`, built as
-    /// a subtree of its own.
-    fn closure(&mut self, m: &mut Machine, c: &Value) -> NodeId {
-        let (Value::Clo(l, f, _) | Value::Rec(l, f, _)) = c else {
-            debug_assert!(false, "a closure built from another value");
-            return self.node(m, Kind::Lit(Lit::Int(0)));
-        };
+    /// The shared value of the closure of `l` made in `f` (`rec`: the
+    /// recursive value), built as a subtree of its own.
+    fn closure(&mut self, m: &mut Machine, l: &LamTemplate, f: &Rc<Frame>, rec: bool) -> NodeId {
         let made = std::mem::take(&mut self.made);
         let floor = std::mem::replace(&mut self.floor, self.fresh.len());
         let base = self.base.replace(f.clone());
-        let t = if matches!(c, Value::Rec(..)) {
-            self.rec(m, l)
-        } else {
-            self.lambda(m, l).0
-        };
+        let t = if rec { self.rec(m, l) } else { self.lambda(m, l).0 };
         let sub = root_first(std::mem::replace(&mut self.made, made));
         self.floor = floor;
         self.base = base;

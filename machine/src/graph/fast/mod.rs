@@ -320,14 +320,13 @@ impl Machine {
         // still grow by (`--max-nodes`), so that a run does not take a
         // program far past the node limit before the loop looks at it.
         let cap = MAX_LIVE.min(self.exit.max_term.saturating_sub(self.g.live as u64).max(1));
-        let mut done = 0u64;
         let mut counts = self.counts;
         // Whether the run ended at a bound rather than at a step it does
         // not take (no sign that runs do not suit).
         let mut bounded = true;
         // Whether a body nested in the current one may be pending.
         let mut look = false;
-        while done < budget {
+        while run.steps < budget {
             if look {
                 match run.descend(&mut cur) {
                     // Reducing under a lambda: its body may nest more.
@@ -354,8 +353,8 @@ impl Machine {
                     look = true;
                 }
                 Step::Done { rule, span, after } => {
-                    done += 1;
-                    run.steps = done;
+                    run.steps += 1;
+                    let done = run.steps;
                     on_step(steps + done, rule, span);
                     counts.count(rule);
                     match after {
@@ -372,7 +371,7 @@ impl Machine {
                 }
             }
         }
-        let bound = run.bound;
+        let (done, bound) = (run.steps, run.bound);
         let overrides = std::mem::take(&mut run.overrides);
         let subs = std::mem::take(&mut run.subs);
         let split = run.split_asked;
@@ -1055,12 +1054,9 @@ impl Run<'_> {
             return None;
         }
         self.rest_args(&l, vals)?;
-        let mut depth = Frame::fits(vals, env.as_ref())?;
-        if let (OwnName::Rec, Some(e)) = (&own, &env) {
-            // Its own value, a recursive value made in `env`, reaches no
-            // deeper than `env`.
-            depth = depth.max(e.depth.get());
-        }
+        // A recursive value's own name, added below, reaches no deeper than
+        // `env`, which `fits` counts.
+        let depth = Frame::fits(vals, env.as_ref())?;
         self.bound += 1 + k as u64;
         let nslots = l.nslots as usize;
         if let Current::Body(lam, f, None) = cur {
