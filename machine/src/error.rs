@@ -84,7 +84,7 @@ impl ErrorKind {
 
 /// An operand of the failing application, by position in its source
 /// (the core term keeps no span for a plain operand such as `5`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
     /// The head: what is applied.
     Head,

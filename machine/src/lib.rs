@@ -95,6 +95,7 @@
 //! - `clone` and `drop`: iterative `Clone` and `Drop` of deep terms.
 
 mod clone;
+pub mod compile;
 pub mod diag;
 mod drop;
 pub mod error;

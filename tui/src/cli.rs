@@ -153,6 +153,10 @@ enum Command {
     /// Run every program under the paths and report steps, time, memory
     /// and pass/fail against their `// expect:` directives.
     Bench(crate::bench::BenchArgs),
+    /// Stage a program as `run` does, translate what is left to run into C
+    /// and build it with the system's C compiler: an executable that
+    /// prints the exit value (or the error) as `run` does.
+    Compile(crate::compile::CompileArgs),
     /// Print the staging chains of the program's state (the paper's `ct`
     /// and `pt` chains), one node per line.
     Chains {
@@ -312,5 +316,16 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         },
         Command::Test { paths, bless, threads } => crate::snaptest::run(&paths, bless, threads, ctx.out, ctx.err),
         Command::Bench(args) => crate::bench::main(args, ctx.out, ctx.err),
+        Command::Compile(args) => {
+            let limits = Limits {
+                max_steps: args.max_steps.unwrap_or(u64::MAX),
+                timeout: args.timeout,
+                max_nodes: Some(crate::memory::default_max_nodes()),
+                interrupt: Some(&INTERRUPT),
+                max_output: None,
+            };
+            let mut ctx = ctx;
+            ctx.compile(&args, &limits)
+        }
     }
 }

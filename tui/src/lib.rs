@@ -21,6 +21,7 @@ pub mod args;
 pub mod bench;
 pub mod cli;
 pub mod commands;
+pub mod compile;
 pub mod ctrl_c;
 pub mod debug;
 pub mod exit;

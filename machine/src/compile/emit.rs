@@ -1,0 +1,563 @@
+//! Lambdas and bodies to C: closure conversion, lambda lifting and the
+//! rules of LANGUAGE.md §5 as code that runs in call order.
+//!
+//! Each lambda that is a value (passed, returned, stored) becomes a C
+//! function of its own, its *lifted* form, and a closure where it stands:
+//! the function and the values of its free variables. A lambda applied
+//! where it stands (`let`, `"e" (x) {..}`, the branches of an `if`) is
+//! not lifted: its parameters become locals of the function that holds
+//! it, and its body continues that function. A recursive lambda calling
+//! itself with the right number of arguments jumps to its own start, so
+//! a loop is a C loop. Every other call sets the argument registers and
+//! returns to the trampoline.
+//!
+//! Bodies are emitted as blocks from a work list, and the chain of
+//! continuations in a body is followed by a loop: a deeply nested term
+//! does not deepen the generator's stack.
+
+use std::fmt::Write as _;
+
+use rustc_hash::FxHashMap;
+
+use super::free::free_vars;
+use super::sites::{Place, Sites};
+use crate::diag::Diagnostic;
+use crate::error::Operand;
+use crate::print::short_atom;
+use crate::span::{SourceMap, Span};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, VarId, VarKind, Vars};
+
+/// Arguments the registers hold before they must grow.
+pub(super) const INITIAL_ARGS: usize = 64;
+
+/// A lambda waiting for its lifted form.
+struct Lift<'a> {
+    id: usize,
+    lam: &'a Lambda,
+    rec: Option<VarId>,
+    free: Vec<VarId>,
+}
+
+/// The generator of one program.
+pub(super) struct Gen<'a> {
+    pub(super) vars: &'a Vars,
+    pub(super) sources: &'a SourceMap,
+    pub(super) sites: Sites,
+    /// Initializers of the `FUNS` table, one per lifted lambda.
+    infos: Vec<String>,
+    /// C names of the lifted functions, by id.
+    names: Vec<String>,
+    /// Lifted functions, as emitted.
+    pub(super) functions: Vec<String>,
+    /// Constant objects (floats, wide integers, closures with nothing to
+    /// capture).
+    pub(super) statics: Vec<String>,
+    /// What `main` does before the first call (code pointers of static
+    /// closures).
+    pub(super) init: Vec<String>,
+    queue: Vec<Lift<'a>>,
+    /// Why the program cannot be compiled, if it cannot.
+    pub(super) refusals: Vec<Diagnostic>,
+}
+
+/// The function being emitted.
+pub(super) struct Func<'a> {
+    /// What each variable in scope is in C.
+    pub(super) env: FxHashMap<VarId, String>,
+    /// Number of temporaries `tN` used.
+    pub(super) temps: usize,
+    /// The statements emitted so far.
+    pub(super) code: String,
+    /// Blocks still to emit: label, body, and the staging parameter of the
+    /// lambda the body belongs to.
+    blocks: Vec<(usize, &'a Body, VarId)>,
+    labels: usize,
+    /// The name a recursive lambda has for itself, and its parameters'
+    /// locals: a call of that name with as many arguments jumps to `top`.
+    self_call: Option<(VarId, Vec<String>)>,
+    /// Whether a jump to `top` was emitted.
+    pub(super) loops: bool,
+}
+
+impl<'a> Func<'a> {
+    fn new() -> Func<'a> {
+        Func {
+            env: FxHashMap::default(),
+            temps: 0,
+            code: String::new(),
+            blocks: Vec::new(),
+            labels: 0,
+            self_call: None,
+            loops: false,
+        }
+    }
+
+    /// A fresh temporary.
+    pub(super) fn temp(&mut self) -> String {
+        self.temps += 1;
+        format!("t{}", self.temps - 1)
+    }
+
+    /// Appends a statement.
+    pub(super) fn line(&mut self, s: &str) {
+        self.code.push_str("    ");
+        self.code.push_str(s);
+        self.code.push('\n');
+    }
+
+    fn label(&mut self) -> usize {
+        self.labels += 1;
+        self.labels - 1
+    }
+}
+
+impl<'a> Gen<'a> {
+    pub(super) fn new(vars: &'a Vars, sources: &'a SourceMap) -> Gen<'a> {
+        Gen {
+            vars,
+            sources,
+            sites: Sites::default(),
+            infos: Vec::new(),
+            names: Vec::new(),
+            functions: Vec::new(),
+            statics: Vec::new(),
+            init: Vec::new(),
+            queue: Vec::new(),
+            refusals: Vec::new(),
+        }
+    }
+
+    /// The C definition of the `FUNS` table.
+    pub(super) fn infos_c(&self) -> String {
+        let mut out = String::from("const FunInfo FUNS[] = {\n");
+        for i in &self.infos {
+            let _ = writeln!(out, "    {i},");
+        }
+        out.push_str("    {0, 0, 0, -1},\n};\n");
+        out
+    }
+
+    /// Prototypes of the lifted functions.
+    pub(super) fn protos_c(&self) -> String {
+        self.names.iter().map(|n| format!("static void {n}(void);\n")).collect()
+    }
+
+    /// Emits the program's top-level body as `main_body`, then every lambda
+    /// it lifts.
+    pub(super) fn program(&mut self, body: &'a Body) {
+        let mut f = Func::new();
+        self.chain(&mut f, body, None);
+        self.drain_blocks(&mut f);
+        let mut text = String::from("/* the program's top-level body */\nstatic void main_body(void) {\n");
+        declare_temps(&mut text, f.temps);
+        text.push_str(&f.code);
+        text.push_str("}\n");
+        self.functions.push(text);
+        while let Some(l) = self.queue.pop() {
+            self.lifted(l);
+        }
+    }
+
+    fn drain_blocks(&mut self, f: &mut Func<'a>) {
+        while let Some((label, body, own)) = f.blocks.pop() {
+            let _ = writeln!(f.code, "L{label}:;");
+            self.chain(f, body, Some(own));
+        }
+    }
+
+    /// Refuses the program: `span` shows why.
+    pub(super) fn refuse(&mut self, span: Span, message: String, label: &str, note: &str) {
+        let mut d = Diagnostic::error("compile", message, span, label);
+        if !note.is_empty() {
+            d = d.with_note(note);
+        }
+        self.refusals.push(d);
+    }
+
+    fn name_of(&self, v: VarId) -> String {
+        self.vars.name(v).unwrap_or("_").to_string()
+    }
+
+    /// A lambda as a closure value: queues its lifted form and emits the
+    /// closure's construction (or names a constant closure).
+    pub(super) fn closure(&mut self, f: &mut Func<'a>, lam: &'a Lambda, rec: Option<VarId>, hint: &str) -> String {
+        let free = free_vars(lam, rec, self.vars);
+        let id = self.infos.len();
+        let cname = format!("f{id}_{}", c_ident(hint));
+        let shown = short_atom(&Atom::Lambda(Box::new(lam.shell())), self.vars);
+        let params = shown.strip_suffix(" { … }").unwrap_or(&shown).to_string();
+        let fixed = lam.params.iter().filter(|p| !p.rest).count();
+        let rest = lam.params.iter().position(|p| p.rest).map_or(-1, |r| r as i64);
+        self.infos.push(format!(
+            "{{{}, {}, {fixed}, {rest}}}",
+            super::sites::c_string(&shown),
+            super::sites::c_string(&params)
+        ));
+        self.names.push(cname.clone());
+        let value = if free.is_empty() {
+            self.statics
+                .push(format!("static uint64_t C{id}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};"));
+            self.init.push(format!("C{id}[1] = (uint64_t)(uintptr_t){cname};"));
+            format!("((V)(uintptr_t)C{id})")
+        } else {
+            let t = f.temp();
+            let mut s = format!("{t} = new_clos({cname}, {id}, {});", free.len());
+            for (k, v) in free.iter().enumerate() {
+                let val = self.var(f, *v);
+                let _ = write!(s, " ENV({t})[{k}] = {val};");
+            }
+            f.line(&s);
+            t
+        };
+        self.queue.push(Lift { id, lam, rec, free });
+        value
+    }
+
+    /// A variable as C: its local, its slot in the closure, or `always`
+    /// for a staging parameter.
+    pub(super) fn var(&mut self, f: &Func<'a>, v: VarId) -> String {
+        if let Some(c) = f.env.get(&v) {
+            return c.clone();
+        }
+        let info = self.vars.info(v);
+        if info.kind == VarKind::Stage {
+            return "V_ALWAYS".into();
+        }
+        self.refuse(
+            info.span,
+            format!("`{}` is free in the program: compile needs a closed program", self.name_of(v)),
+            "bound outside the program",
+            "",
+        );
+        "V_FALSE".into()
+    }
+
+    /// The lifted form of a lambda.
+    fn lifted(&mut self, l: Lift<'a>) {
+        let Lift { id, lam, rec, free } = l;
+        let mut f = Func::new();
+        for (k, v) in free.iter().enumerate() {
+            f.env.insert(*v, format!("ENV(self)[{k}]"));
+        }
+        if let Some(r) = rec {
+            f.env.insert(r, "self".into());
+        }
+        f.env.insert(lam.sparam, "V_ALWAYS".into());
+        let params: Vec<String> = (0..lam.params.len()).map(|i| format!("p{i}")).collect();
+        for (p, c) in lam.params.iter().zip(&params) {
+            f.env.insert(p.var, c.clone());
+        }
+        let has_rest = lam.params.iter().any(|p| p.rest);
+        if let (Some(r), false) = (rec, has_rest) {
+            f.self_call = Some((r, params.clone()));
+        }
+        self.chain(&mut f, &lam.body, Some(lam.sparam));
+        self.drain_blocks(&mut f);
+        let name = &self.names[id];
+        let (line, col) = self.sources.line_col(lam.span.file, lam.span.start);
+        let file = &self.sources.get(lam.span.file).name;
+        let shown = short_atom(&Atom::Lambda(Box::new(lam.shell())), self.vars);
+        let mut text = format!(
+            "/* {} at {}:{line}:{col} */\nstatic void {name}(void) {{\n    V self = SELF;\n",
+            comment_safe(&shown),
+            comment_safe(file)
+        );
+        if !params.is_empty() {
+            let _ = writeln!(text, "    V {};", params.join(", "));
+        }
+        declare_temps(&mut text, f.temps);
+        let n = params.len();
+        if has_rest {
+            let _ = writeln!(text, "    collect_rest({id});");
+        } else {
+            let _ = writeln!(
+                text,
+                "    if (UNLIKELY(NA != {n})) arity_error({id}, CALL_SITE, \"this application\");"
+            );
+        }
+        for (i, p) in params.iter().enumerate() {
+            let _ = writeln!(text, "    {p} = A[{i}];");
+        }
+        if f.loops {
+            text.push_str("top:\n");
+        }
+        {
+            let _ = write!(text, "    if (UNLIKELY(gc_pending)) {{ ");
+            for (i, p) in params.iter().enumerate() {
+                let _ = write!(text, "A[{i}] = {p}; ");
+            }
+            let _ = write!(text, "NA = {n}; SELF = self; gc(); self = SELF; ");
+            for (i, p) in params.iter().enumerate() {
+                let _ = write!(text, "{p} = A[{i}]; ");
+            }
+            text.push_str("}\n");
+        }
+        text.push_str(&f.code);
+        text.push_str("}\n");
+        self.functions.push(text);
+    }
+
+    /// Emits a body and the bodies it continues with in place.
+    fn chain(&mut self, f: &mut Func<'a>, mut b: &'a Body, mut own: Option<VarId>) {
+        loop {
+            if !self.natural(b, own) {
+                f.line("abort();");
+                return;
+            }
+            let app = match &b.cmd {
+                Cmd::Fix(fx) => {
+                    f.env.insert(fx.sparam, "V_ALWAYS".into());
+                    let hint = self.name_of(fx.name);
+                    let value = self.closure(f, &fx.lam, Some(fx.name), &hint);
+                    f.env.insert(fx.name, value);
+                    b = &fx.body;
+                    own = Some(fx.sparam);
+                    continue;
+                }
+                Cmd::App(app) => app,
+            };
+            if let Some((t, e)) = inline_if(app) {
+                let c = self.value(f, arg_atom(&app.args[0]), b.span, "lambda");
+                self.branch(f, &app.args[0], &c, t, e, b.span);
+                return;
+            }
+            // The arguments, left to right (LANGUAGE.md §4.3).
+            let mut args: Vec<(String, bool)> = Vec::with_capacity(app.args.len());
+            for (i, a) in app.args.iter().enumerate() {
+                let (x, splice) = match a {
+                    Arg::Atom(x) => (x, false),
+                    Arg::Splice(x) => (x, true),
+                };
+                let hint = match (&app.head, x) {
+                    (Atom::Lambda(l), Atom::Lambda(_)) => l.params.get(i).map(|p| self.name_of(p.var)),
+                    _ => None,
+                };
+                let v = self.value(f, x, b.span, hint.as_deref().unwrap_or("lambda"));
+                if splice {
+                    let site = self.sites.site(self.sources, b.span, Place::Body);
+                    f.line(&format!("want_splice({site}, {v});"));
+                }
+                args.push((v, splice));
+            }
+            let spliced = args.iter().any(|(_, s)| *s);
+            match &app.head {
+                Atom::Lambda(lam) if !spliced => {
+                    if self.bind_in_place(f, lam, &args, b.span) {
+                        b = &lam.body;
+                        own = Some(lam.sparam);
+                        continue;
+                    }
+                    return;
+                }
+                Atom::Builtin(Builtin::Exit) => {
+                    self.set_args(f, &args);
+                    let site = self.sites.site(self.sources, b.span, Place::Body);
+                    f.line(&format!("do_exit({site});"));
+                    return;
+                }
+                Atom::Var(v) if !spliced && self.is_self_call(f, *v, args.len()) => {
+                    let Some((_, params)) = f.self_call.clone() else { return };
+                    let mut s = String::from("{ ");
+                    for (i, (a, _)) in args.iter().enumerate() {
+                        let _ = write!(s, "V n{i} = {a}; ");
+                    }
+                    for (i, p) in params.iter().enumerate() {
+                        let _ = write!(s, "{p} = n{i}; ");
+                    }
+                    s.push_str("goto top; }");
+                    f.line(&s);
+                    f.loops = true;
+                    return;
+                }
+                _ => {}
+            }
+            // A call through the trampoline.
+            let head = match &app.head {
+                Atom::Builtin(Builtin::If) => {
+                    self.set_args(f, &args);
+                    let site = self.sites.site(self.sources, b.span, Place::Body);
+                    let cond = self.sites.site(self.sources, b.span, cond_place(&app.args));
+                    f.line(&format!("do_if({site}, {cond}); return;"));
+                    return;
+                }
+                h => self.value(f, h, b.span, "lambda"),
+            };
+            let head_site = self.sites.site(self.sources, b.span, Place::Operand(Operand::Head));
+            f.line(&format!("want_fun({head_site}, {head});"));
+            self.set_args(f, &args);
+            let site = self.sites.site(self.sources, b.span, Place::Body);
+            f.line(&format!("SELF = {head}; CALL_SITE = {site}; return;"));
+            return;
+        }
+    }
+
+    fn is_self_call(&self, f: &Func<'a>, v: VarId, n: usize) -> bool {
+        matches!(&f.self_call, Some((r, ps)) if *r == v && ps.len() == n)
+    }
+
+    /// Whether the body runs in call order: staged on its own lambda's
+    /// staging parameter (or, at the top, on `always`). Refuses it if not.
+    fn natural(&mut self, b: &Body, own: Option<VarId>) -> bool {
+        let ok = match (&b.stage, own) {
+            (SExp::Var(v), Some(o)) => *v == o,
+            (SExp::Const(true), None) => true,
+            _ => false,
+        };
+        if !ok {
+            let shown = crate::print::sexp_text(&b.stage, &crate::print::names::Names::new(self.vars));
+            self.refuse(
+                b.span,
+                format!("this body is staged on `{shown}`: it would still need staging when the program runs"),
+                "staged here",
+                "compile takes code that runs in call order: each body staged on its own lambda's staging parameter (what a body without `@..:` gets)",
+            );
+        }
+        ok
+    }
+
+    /// Sets the argument registers to `args`, expanding splices.
+    fn set_args(&mut self, f: &mut Func<'a>, args: &[(String, bool)]) {
+        if args.iter().any(|(_, s)| *s) {
+            f.line("NA = 0;");
+            for (a, splice) in args {
+                if *splice {
+                    f.line(&format!("splice_args({a});"));
+                } else {
+                    f.line(&format!("grow_args(NA + 1); A[NA++] = {a};"));
+                }
+            }
+            return;
+        }
+        if args.len() > INITIAL_ARGS {
+            f.line(&format!("grow_args({});", args.len()));
+        }
+        let mut s = String::new();
+        for (i, (a, _)) in args.iter().enumerate() {
+            let _ = write!(s, "A[{i}] = {a}; ");
+        }
+        let _ = write!(s, "NA = {};", args.len());
+        f.line(&s);
+    }
+
+    /// β of a lambda written where it is applied: its parameters become
+    /// locals. False if the arity does not match (the error is emitted).
+    fn bind_in_place(&mut self, f: &mut Func<'a>, lam: &'a Lambda, args: &[(String, bool)], body: Span) -> bool {
+        f.env.insert(lam.sparam, "V_ALWAYS".into());
+        let k = lam.params.len();
+        let (fits, rest) = match lam.params.iter().position(|p| p.rest) {
+            None => (args.len() == k, None),
+            Some(r) => (args.len() + 1 >= k, Some(r)),
+        };
+        if !fits {
+            // The error names the lambda and the arguments as the run does.
+            let hint = "lambda";
+            let _ = self.closure(f, lam, None, hint);
+            let id = self.infos.len() - 1;
+            self.set_args(f, args);
+            let site = self.sites.site(self.sources, body, Place::At(lam.span));
+            let label = match rest {
+                None => format!("this lambda takes {k} argument{}", if k == 1 { "" } else { "s" }),
+                Some(_) => format!("this lambda takes at least {} argument{}", k - 1, if k == 2 { "" } else { "s" }),
+            };
+            f.line(&format!("arity_error({id}, {site}, {});", super::sites::c_string(&label)));
+            return false;
+        }
+        match rest {
+            None => {
+                for (p, (a, _)) in lam.params.iter().zip(args) {
+                    f.env.insert(p.var, a.clone());
+                }
+            }
+            Some(r) => {
+                let after = k - r - 1;
+                let middle = &args[r..args.len() - after];
+                let t = f.temp();
+                let mut s = format!("{t} = new_tuple({});", middle.len());
+                for (i, (a, _)) in middle.iter().enumerate() {
+                    let _ = write!(s, " FIELDS({t})[{i}] = {a};");
+                }
+                f.line(&s);
+                for (i, p) in lam.params.iter().enumerate() {
+                    let v = if i < r {
+                        args[i].0.clone()
+                    } else if i == r {
+                        t.clone()
+                    } else {
+                        args[args.len() - (k - i)].0.clone()
+                    };
+                    f.env.insert(p.var, v);
+                }
+            }
+        }
+        true
+    }
+
+    /// `if c t e` with both branches written in place: they continue this
+    /// function.
+    fn branch(&mut self, f: &mut Func<'a>, cond: &Arg, c: &str, t: &'a Lambda, e: &'a Lambda, body: Span) {
+        let cond_site = self.sites.site(self.sources, body, cond_place(std::slice::from_ref(cond)));
+        let (lt, le) = (f.label(), f.label());
+        f.line(&format!(
+            "if ({c} == V_TRUE) goto L{lt}; if ({c} != V_FALSE) if_condition({cond_site}, {c}); goto L{le};"
+        ));
+        f.blocks.push((le, &e.body, e.sparam));
+        f.blocks.push((lt, &t.body, t.sparam));
+    }
+}
+
+/// Where the run points when the condition of an `if` is not a boolean.
+fn cond_place(args: &[Arg]) -> Place {
+    match args.first() {
+        Some(Arg::Atom(Atom::Expr(e))) => Place::At(e.span),
+        _ => Place::Operand(Operand::Arg(0)),
+    }
+}
+
+/// The branches of an `if` written in place: three arguments without
+/// splices, the last two lambdas of no parameters.
+fn inline_if(app: &Application) -> Option<(&Lambda, &Lambda)> {
+    if !matches!(app.head, Atom::Builtin(Builtin::If)) {
+        return None;
+    }
+    match app.args.as_slice() {
+        [Arg::Atom(_), Arg::Atom(Atom::Lambda(t)), Arg::Atom(Atom::Lambda(e))] if t.params.is_empty() && e.params.is_empty() => {
+            Some((t, e))
+        }
+        _ => None,
+    }
+}
+
+fn arg_atom(a: &Arg) -> &Atom {
+    match a {
+        Arg::Atom(x) | Arg::Splice(x) => x,
+    }
+}
+
+fn declare_temps(text: &mut String, n: usize) {
+    let mut i = 0;
+    while i < n {
+        let end = (i + 16).min(n);
+        let names: Vec<String> = (i..end).map(|k| format!("t{k}")).collect();
+        let _ = writeln!(text, "    V {};", names.join(", "));
+        i = end;
+    }
+}
+
+/// A C identifier made of `name`'s letters and digits.
+fn c_ident(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(40)
+        .collect();
+    if s.is_empty() {
+        "lambda".into()
+    } else {
+        s
+    }
+}
+
+/// Text that cannot end a C comment.
+fn comment_safe(s: &str) -> String {
+    s.replace("*/", "* /")
+}

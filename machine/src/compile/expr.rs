@@ -1,0 +1,323 @@
+//! Atoms and expression strings (LANGUAGE.md §6) to C.
+//!
+//! Each operator becomes a call of the runtime's checked operation, given
+//! the number of its error site, so a failure is worded and placed as the
+//! machine words and places it. Operands are evaluated left to right, as
+//! the evaluator does; `&&` and `||` skip their right operand as it does.
+//! Left-nested chains of binary operators are followed by a loop.
+//!
+//! Strings, records, maps and matrices are not translated yet: a program
+//! that builds them is refused, at the expression that does.
+
+use std::fmt::Write as _;
+
+use super::emit::{Func, Gen};
+use super::sites::Place;
+use crate::expr::{BinOp, Expr, ExprKind, UnOp};
+use crate::span::Span;
+use crate::term::{Arg, Atom, Builtin};
+
+/// The functions of the expression language and the numbers of arguments
+/// they take (as the evaluator checks them), and whether compile
+/// translates them.
+const FUNCTIONS: &[(&str, &[usize], bool)] = &[
+    ("len", &[1], true),
+    ("count", &[1], true),
+    ("concat", &[2], true),
+    ("insert", &[3], false),
+    ("delete", &[2], false),
+    ("map", &[0], false),
+    ("lookup", &[2], false),
+    ("pluck", &[2], false),
+    ("min", &[2], true),
+    ("max", &[2], true),
+    ("abs", &[1], true),
+    ("int", &[1], true),
+    ("float", &[1], true),
+    ("matrix", &[1, 3], false),
+    ("dims", &[1], false),
+    ("matrix_chain_order", &[1], false),
+];
+
+/// Smallest and one past the largest integer of a one-word value.
+const SMALL: std::ops::Range<i64> = -(1 << 62)..(1 << 62);
+
+impl<'a> Gen<'a> {
+    /// An atom's value as C (a constant, a variable or a temporary).
+    pub(super) fn value(&mut self, f: &mut Func<'a>, a: &'a Atom, body: Span, hint: &str) -> String {
+        match a {
+            Atom::Var(v) => self.var(f, *v),
+            Atom::Int(n) => self.int(*n),
+            Atom::Float(x) => {
+                let k = self.statics.len();
+                self.statics.push(format!(
+                    "static uint64_t K{k}[2] = {{HDR(T_FLOAT, 1, 0, 1), {:#x}ULL}};",
+                    x.to_bits()
+                ));
+                format!("((V)(uintptr_t)K{k})")
+            }
+            Atom::Bool(b) => if *b { "V_TRUE" } else { "V_FALSE" }.into(),
+            Atom::Stage(b) => if *b { "V_ALWAYS" } else { "V_NEVER" }.into(),
+            Atom::Builtin(Builtin::Exit) => "V_EXIT".into(),
+            Atom::Builtin(Builtin::If) => "V_IF".into(),
+            Atom::Tuple(xs) => {
+                let parts: Vec<(String, bool)> = xs
+                    .iter()
+                    .map(|x| match x {
+                        Arg::Atom(y) => (self.value(f, y, body, "lambda"), false),
+                        Arg::Splice(y) => (self.value(f, y, body, "lambda"), true),
+                    })
+                    .collect();
+                self.tuple(f, &parts, body, None)
+            }
+            Atom::Expr(e) => self.expr(f, e, body),
+            Atom::Lambda(l) => self.closure(f, l, None, hint),
+            Atom::Rec(r) => {
+                let name = self.vars.name(r.name).unwrap_or("lambda").to_string();
+                self.closure(f, &r.lam, Some(r.name), &name)
+            }
+            Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => {
+                self.unsupported(body, a.kind_name());
+                "V_FALSE".into()
+            }
+        }
+    }
+
+    fn int(&mut self, n: i64) -> String {
+        if SMALL.contains(&n) {
+            return format!("MK_INT({n}LL)");
+        }
+        let k = self.statics.len();
+        self.statics
+            .push(format!("static uint64_t K{k}[2] = {{HDR(T_BIGINT, 1, 0, 1), {:#x}ULL}};", n as u64));
+        format!("((V)(uintptr_t)K{k})")
+    }
+
+    fn unsupported(&mut self, span: Span, what: &str) {
+        self.refuse(
+            span,
+            format!("compile does not translate {what}s yet"),
+            &format!("this builds a {what}"),
+            "compile translates numbers, booleans, tuples and functions; run the program with `deepcps run`",
+        );
+    }
+
+    /// A tuple of `parts`, of which the marked ones are spliced. `site`
+    /// is where a bad splice fails (an expression's place), or the body.
+    fn tuple(&mut self, f: &mut Func<'a>, parts: &[(String, bool)], body: Span, at: Option<Span>) -> String {
+        let t = f.temp();
+        if parts.iter().any(|(_, s)| *s) {
+            let site = self.sites.site(self.sources, body, at.map_or(Place::Body, Place::At));
+            let vals: Vec<&str> = parts.iter().map(|(v, _)| v.as_str()).collect();
+            let marks: Vec<&str> = parts.iter().map(|(_, s)| if *s { "1" } else { "0" }).collect();
+            f.line(&format!(
+                "{{ const V p_[] = {{{}}}; const char s_[] = {{{}}}; {t} = splice_tuple({site}, p_, s_, {}); }}",
+                vals.join(", "),
+                marks.join(", "),
+                parts.len()
+            ));
+            return t;
+        }
+        let mut s = format!("{t} = new_tuple({});", parts.len());
+        for (i, (v, _)) in parts.iter().enumerate() {
+            let _ = write!(s, " FIELDS({t})[{i}] = {v};");
+        }
+        f.line(&s);
+        t
+    }
+
+    /// An expression string's value.
+    pub(super) fn expr(&mut self, f: &mut Func<'a>, e: &'a Expr, body: Span) -> String {
+        let site = |g: &mut Gen<'a>, span: Span| g.sites.site(g.sources, body, Place::At(span));
+        match &e.kind {
+            ExprKind::Val(a) => self.value(f, a, body, "lambda"),
+            ExprKind::Name(_) => {
+                let s = site(self, e.span);
+                f.line(&format!("FAILF({s}, K_TYPE, \"unresolved name\");"));
+                "V_FALSE".into()
+            }
+            ExprKind::Tuple(xs) => {
+                let parts: Vec<(String, bool)> = xs.iter().map(|x| (self.expr(f, x, body), false)).collect();
+                self.tuple(f, &parts, body, Some(e.span))
+            }
+            ExprKind::Record(_) => {
+                self.unsupported(e.span, "record");
+                "V_FALSE".into()
+            }
+            ExprKind::Unary(op, x) => {
+                let v = self.expr(f, x, body);
+                let s = site(self, e.span);
+                let t = f.temp();
+                let fun = match op {
+                    UnOp::Neg => "rt_neg",
+                    UnOp::Not => "rt_not",
+                };
+                f.line(&format!("{t} = {fun}({s}, {v});"));
+                t
+            }
+            ExprKind::Binary(..) => self.binary_chain(f, e, body),
+            ExprKind::Index(x, i) => {
+                let t = self.expr(f, x, body);
+                let r = f.temp();
+                match &i.kind {
+                    ExprKind::Range(lo, hi) => {
+                        let (a, b) = (self.expr(f, lo, body), self.expr(f, hi, body));
+                        let s = site(self, e.span);
+                        f.line(&format!("{r} = rt_slice({s}, {t}, {a}, {b});"));
+                    }
+                    _ => {
+                        let k = self.expr(f, i, body);
+                        let s = site(self, e.span);
+                        f.line(&format!("{r} = rt_index({s}, {t}, {k});"));
+                    }
+                }
+                r
+            }
+            ExprKind::Range(..) => {
+                let s = site(self, e.span);
+                f.line(&format!(
+                    "FAILF({s}, K_TYPE, \"a range `i..j` is only allowed as an index or a function argument\");"
+                ));
+                "V_FALSE".into()
+            }
+            ExprKind::Field(..) => {
+                self.unsupported(e.span, "record");
+                "V_FALSE".into()
+            }
+            ExprKind::Call(name, xs) => {
+                let args: Vec<&'a Expr> = xs.iter().collect();
+                self.call(f, name, &args, e.span, body)
+            }
+            ExprKind::Method(x, name, xs) => {
+                let mut args: Vec<&'a Expr> = vec![&**x];
+                args.extend(xs.iter());
+                self.call(f, name, &args, e.span, body)
+            }
+        }
+    }
+
+    /// A left-nested chain of binary operators, evaluated by a loop.
+    fn binary_chain(&mut self, f: &mut Func<'a>, e: &'a Expr, body: Span) -> String {
+        let mut spine: Vec<(BinOp, &'a Expr, Span)> = Vec::new();
+        let mut cur = e;
+        while let ExprKind::Binary(op, l, r) = &cur.kind {
+            spine.push((*op, r, cur.span));
+            cur = l;
+        }
+        let mut acc = self.expr(f, cur, body);
+        for (op, r, span) in spine.into_iter().rev() {
+            let s = self.sites.site(self.sources, body, Place::At(span));
+            let t = f.temp();
+            match op {
+                BinOp::And | BinOp::Or => {
+                    let sym = op.symbol();
+                    let test = if op == BinOp::And { "" } else { "!" };
+                    f.line(&format!("if ({test}want_bool({s}, {acc}, \"{sym}\")) {{"));
+                    let v = self.expr(f, r, body);
+                    f.line(&format!("want_bool({s}, {v}, \"{sym}\"); {t} = {v}; }} else {t} = {acc};"));
+                }
+                _ => {
+                    let v = self.expr(f, r, body);
+                    let call = match op {
+                        BinOp::Add => format!("rt_add({s}, {acc}, {v})"),
+                        BinOp::Sub => format!("rt_sub({s}, {acc}, {v})"),
+                        BinOp::Mul => format!("rt_mul({s}, {acc}, {v})"),
+                        BinOp::Div => format!("rt_div({s}, {acc}, {v})"),
+                        BinOp::Rem => format!("rt_rem({s}, {acc}, {v})"),
+                        BinOp::Lt => format!("rt_lt({s}, {acc}, {v})"),
+                        BinOp::Le => format!("rt_le({s}, {acc}, {v})"),
+                        BinOp::Gt => format!("rt_gt({s}, {acc}, {v})"),
+                        BinOp::Ge => format!("rt_ge({s}, {acc}, {v})"),
+                        BinOp::Eq => format!("rt_eq({s}, {acc}, {v}, 1)"),
+                        BinOp::Ne => format!("rt_eq({s}, {acc}, {v}, 0)"),
+                        BinOp::And | BinOp::Or => unreachable_and_or(),
+                    };
+                    f.line(&format!("{t} = {call};"));
+                }
+            }
+            acc = t;
+        }
+        acc
+    }
+
+    /// A call of a function of the expression language.
+    fn call(&mut self, f: &mut Func<'a>, name: &str, args: &[&'a Expr], span: Span, body: Span) -> String {
+        // Arguments first, left to right; a range is an argument of its own
+        // kind, which no translated function takes.
+        let mut vals = Vec::with_capacity(args.len());
+        let mut range_at = None;
+        for (k, a) in args.iter().enumerate() {
+            if let ExprKind::Range(lo, hi) = &a.kind {
+                self.expr(f, lo, body);
+                self.expr(f, hi, body);
+                range_at.get_or_insert(k);
+                vals.push("V_FALSE".to_string());
+            } else {
+                vals.push(self.expr(f, a, body));
+            }
+        }
+        let s = self.sites.site(self.sources, body, Place::At(span));
+        let n = args.len();
+        let Some((_, arities, translated)) = FUNCTIONS.iter().find(|(f, _, _)| *f == name) else {
+            f.line(&format!(
+                "FAILF({s}, K_UNKNOWN_FN, \"unknown function `%s`\", \"{}\");",
+                c_text(name)
+            ));
+            return "V_FALSE".into();
+        };
+        if !arities.contains(&n) {
+            let plural = |k: usize| if k == 1 { "argument" } else { "arguments" };
+            let expected = match arities {
+                [k] => format!("{k} {}", plural(*k)),
+                _ => arities.iter().map(ToString::to_string).collect::<Vec<_>>().join(" or ") + " arguments",
+            };
+            let msg = format!(
+                "`{name}` takes {expected} (a method's receiver counts), but {n} {} given",
+                if n == 1 { "was" } else { "were" }
+            );
+            f.line(&format!("FAILF({s}, K_ARITY, \"%s\", \"{}\");", c_text(&msg)));
+            return "V_FALSE".into();
+        }
+        if !translated {
+            self.refuse(
+                span,
+                format!("compile does not translate `{name}` yet"),
+                "this function",
+                "compile translates numbers, booleans, tuples and functions; run the program with `deepcps run`",
+            );
+            return "V_FALSE".into();
+        }
+        if let Some(k) = range_at {
+            f.line(&format!(
+                "FAILF({s}, K_TYPE, \"argument {} of `%s` cannot be a range\", \"{}\");",
+                k + 1,
+                c_text(name)
+            ));
+            return "V_FALSE".into();
+        }
+        let t = f.temp();
+        let a = |i: usize| vals[i].as_str();
+        let call = match name {
+            "len" | "count" => format!("rt_len({s}, \"{name}\", {})", a(0)),
+            "concat" => format!("rt_concat({s}, {}, {})", a(0), a(1)),
+            "min" => format!("rt_minmax({s}, \"min\", {}, {}, 1)", a(0), a(1)),
+            "max" => format!("rt_minmax({s}, \"max\", {}, {}, 0)", a(0), a(1)),
+            "abs" => format!("rt_abs({s}, {})", a(0)),
+            "int" => format!("rt_to_int({s}, {})", a(0)),
+            _ => format!("rt_to_float({s}, {})", a(0)),
+        };
+        f.line(&format!("{t} = {call};"));
+        t
+    }
+}
+
+/// `&&` and `||` are handled before the operator table.
+fn unreachable_and_or() -> String {
+    String::from("V_FALSE")
+}
+
+/// Text for the inside of a C string literal.
+fn c_text(s: &str) -> String {
+    let lit = super::sites::c_string(s);
+    lit[1..lit.len() - 1].to_string()
+}

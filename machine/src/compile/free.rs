@@ -1,0 +1,77 @@
+//! The free variables of a lambda: what a closure of it must capture.
+//!
+//! Every binder of a term has its own [`VarId`], so the free variables of
+//! a lambda are the variables it uses minus those it binds. Staging
+//! parameters are left out: in code that runs in call order, a staging
+//! parameter in scope belongs to a lambda that has been called, so it is
+//! `always` wherever it is read. The walk keeps its own stack.
+
+use rustc_hash::FxHashSet;
+
+use crate::term::{Arg, Atom, Body, Cmd, Lambda, VarId, VarKind, Vars};
+
+/// The free variables of `lam`, in the order of their first use, without
+/// staging parameters (and without `except`, the name a recursive lambda
+/// has for itself).
+pub(super) fn free_vars(lam: &Lambda, except: Option<VarId>, vars: &Vars) -> Vec<VarId> {
+    let mut bound: FxHashSet<VarId> = FxHashSet::default();
+    let mut used: Vec<VarId> = Vec::new();
+    let mut seen: FxHashSet<VarId> = FxHashSet::default();
+    bind_lambda(lam, &mut bound);
+    let mut atoms: Vec<&Atom> = Vec::new();
+    let mut bodies: Vec<&Body> = vec![&lam.body];
+    loop {
+        if let Some(a) = atoms.pop() {
+            match a {
+                Atom::Var(v) => {
+                    if seen.insert(*v) {
+                        used.push(*v);
+                    }
+                }
+                Atom::Tuple(xs) => atoms.extend(xs.iter().rev().map(arg_atom)),
+                Atom::Record(fs) => atoms.extend(fs.iter().rev().map(|(_, x)| x)),
+                Atom::Map(kvs) => atoms.extend(kvs.iter().rev().flat_map(|(k, v)| [v, k])),
+                Atom::Expr(e) => atoms.extend(e.vals().into_iter().rev()),
+                Atom::Lambda(l) => {
+                    bind_lambda(l, &mut bound);
+                    bodies.push(&l.body);
+                }
+                Atom::Rec(r) => {
+                    bound.insert(r.name);
+                    bind_lambda(&r.lam, &mut bound);
+                    bodies.push(&r.lam.body);
+                }
+                Atom::Int(_) | Atom::Float(_) | Atom::Bool(_) | Atom::Str(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Matrix(_) => {}
+            }
+            continue;
+        }
+        let Some(b) = bodies.pop() else { break };
+        match &b.cmd {
+            Cmd::App(app) => {
+                atoms.extend(app.args.iter().rev().map(arg_atom));
+                atoms.push(&app.head);
+            }
+            Cmd::Fix(fx) => {
+                bound.insert(fx.sparam);
+                bound.insert(fx.name);
+                bind_lambda(&fx.lam, &mut bound);
+                bodies.push(&fx.body);
+                bodies.push(&fx.lam.body);
+            }
+        }
+    }
+    used.into_iter()
+        .filter(|v| !bound.contains(v) && Some(*v) != except && vars.info(*v).kind != VarKind::Stage)
+        .collect()
+}
+
+fn arg_atom(a: &Arg) -> &Atom {
+    match a {
+        Arg::Atom(x) | Arg::Splice(x) => x,
+    }
+}
+
+fn bind_lambda(l: &Lambda, bound: &mut FxHashSet<VarId>) {
+    bound.insert(l.sparam);
+    bound.extend(l.params.iter().map(|p| p.var));
+}

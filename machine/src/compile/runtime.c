@@ -1,0 +1,810 @@
+/* The runtime of a program compiled by `deepcps compile`: values, a
+ * copying collector, the trampoline, checked arithmetic, the printer of
+ * exit values and the wording of runtime errors. The generator writes it
+ * at the top of every program it emits; the program's lifted lambdas
+ * follow it.
+ *
+ * Values are 64-bit words. An odd word is an integer of 63 bits; a word
+ * whose low three bits are 010 is a constant (booleans, staging
+ * constants); any other word points to an object: an integer that needs
+ * all 64 bits, a float, a tuple or a closure. Objects start with a header
+ * giving their type, how many raw words follow it and how many values.
+ *
+ * Every call is a tail call: a lifted lambda sets SELF and the argument
+ * registers A[0..NA) and returns to the trampoline, which calls the code
+ * of SELF. So the C stack never grows with the program's calls.
+ *
+ * The collector runs only at the entry of a lambda, where the live values
+ * are SELF and the arguments; allocation never fails (a full chunk is
+ * followed by a new one) and asks for a collection, which the next entry
+ * performs. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+typedef uint64_t V;
+typedef void (*Code)(void);
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define IS_INT(v) ((v) & 1)
+#define INT_OF(v) ((int64_t)(v) >> 1)
+#define MK_INT(n) ((((V)(n)) << 1) | 1)
+#define V_FALSE ((V)0x02)
+#define V_TRUE ((V)0x0A)
+#define V_NEVER ((V)0x12)
+#define V_ALWAYS ((V)0x1A)
+#define IS_PTR(v) (((v) & 7) == 0)
+#define MK_BOOL(b) ((b) ? V_TRUE : V_FALSE)
+
+enum { T_BIGINT = 1, T_FLOAT, T_TUPLE, T_CLOS, T_FWD };
+#define HDR(t, nraw, nval, stat) ((uint64_t)(t) | ((uint64_t)(nraw) << 8) | ((uint64_t)(stat) << 12) | ((uint64_t)(nval) << 16))
+#define OBJ(v) ((uint64_t *)(uintptr_t)(v))
+#define TYPE(v) (OBJ(v)[0] & 0xff)
+#define NRAW(v) ((OBJ(v)[0] >> 8) & 0xf)
+#define IS_STATIC(v) ((OBJ(v)[0] >> 12) & 1)
+#define NVAL(v) (OBJ(v)[0] >> 16)
+#define FIELDS(v) ((V *)(OBJ(v) + 1 + NRAW(v)))
+#define IS_TYPE(v, t) (IS_PTR(v) && TYPE(v) == (t))
+#define CLO_CODE(v) ((Code)(uintptr_t)OBJ(v)[1])
+#define CLO_INFO(v) ((int)OBJ(v)[2])
+#define ENV(v) ((V *)(OBJ(v) + 3))
+
+/* ---- error kinds (the machine's names) ---- */
+enum { K_ARITY, K_TYPE, K_DIV0, K_INDEX, K_OVERFLOW, K_UNKNOWN_FN, K_MISSING_KEY, K_NOT_FN, K_NOT_FINITE };
+static const char *const KIND_NAME[] = {"arity", "type", "division-by-zero", "index-out-of-range", "overflow",
+                                        "unknown-function", "missing-key", "not-a-function", "not-finite"};
+static const char *const KIND_LABEL[] = {
+    "this gets the wrong number of arguments", "this has a value of the wrong kind", "this divides by zero",
+    "this index is out of range", "this overflows", "this function does not exist", "this key is missing",
+    "this is not a function", "this is not a finite number"};
+
+/* What the generator tells the runtime about each lambda and error site. */
+typedef struct {
+    const char *shown; /* `(x, k) { … }` as an error message shows it */
+    const char *params; /* `(x, k)` */
+    int fixed;          /* parameters other than the rest parameter */
+    int rest;           /* position of the rest parameter, or -1 */
+} FunInfo;
+extern const FunInfo FUNS[];
+/* A site's report, rendered by the machine with \1 for the error's kind,
+ * \2 for its message and \3 for its label. */
+extern const char *const SITES[];
+
+/* ---- the heap ---- */
+typedef struct Chunk { struct Chunk *next; uint64_t *start, *end; } Chunk;
+static Chunk *chunks;
+static uint64_t *hp, *hlim;
+static size_t since_gc, gc_threshold = (size_t)8 << 20, live_after_gc;
+static int gc_pending;
+
+static void new_chunk(size_t words) {
+    size_t n = words < ((size_t)1 << 17) ? ((size_t)1 << 17) : words;
+    Chunk *c = malloc(sizeof(Chunk) + n * 8);
+    if (!c) { fputs("deepcps: out of memory\n", stderr); exit(3); }
+    c->start = (uint64_t *)(c + 1);
+    c->end = c->start + n;
+    c->next = chunks;
+    chunks = c;
+    hp = c->start;
+    hlim = c->end;
+}
+
+static inline uint64_t *alloc(size_t words) {
+    if (UNLIKELY(hp + words > hlim)) new_chunk(words);
+    uint64_t *p = hp;
+    hp += words;
+    since_gc += words * 8;
+    if (UNLIKELY(since_gc > gc_threshold)) gc_pending = 1;
+    return p;
+}
+
+/* The argument registers. */
+static V *A;
+static size_t NA, ACAP;
+static V SELF;
+static int CALL_SITE;
+
+static void grow_args(size_t n) {
+    if (n <= ACAP) return;
+    size_t cap = ACAP ? ACAP : 16;
+    while (cap < n) cap *= 2;
+    A = realloc(A, cap * sizeof(V));
+    if (!A) { fputs("deepcps: out of memory\n", stderr); exit(3); }
+    ACAP = cap;
+}
+
+static V copy_obj(V v, uint64_t **to) {
+    if (!IS_PTR(v) || IS_STATIC(v)) return v;
+    uint64_t *o = OBJ(v);
+    if ((o[0] & 0xff) == T_FWD) return (V)o[1];
+    size_t n = 1 + NRAW(v) + NVAL(v);
+    uint64_t *d = *to;
+    memcpy(d, o, n * 8);
+    *to += n;
+    o[0] = T_FWD;
+    o[1] = (uint64_t)(uintptr_t)d;
+    return (V)(uintptr_t)d;
+}
+
+/* Copies what SELF and A[0..NA) reach into one new chunk (Cheney's scan,
+ * without recursion) and frees the old chunks. */
+static void gc(void) {
+    size_t total = 0;
+    for (Chunk *c = chunks; c; c = c->next) total += (size_t)(c->end - c->start);
+    Chunk *old = chunks;
+    chunks = NULL;
+    Chunk *c = malloc(sizeof(Chunk) + total * 8 + 8);
+    if (!c) { fputs("deepcps: out of memory\n", stderr); exit(3); }
+    c->start = (uint64_t *)(c + 1);
+    c->end = c->start + total;
+    c->next = NULL;
+    uint64_t *to = c->start, *scan = c->start;
+    SELF = copy_obj(SELF, &to);
+    for (size_t i = 0; i < NA; i++) A[i] = copy_obj(A[i], &to);
+    while (scan < to) {
+        V v = (V)(uintptr_t)scan;
+        size_t nraw = NRAW(v), nval = NVAL(v);
+        V *f = (V *)(scan + 1 + nraw);
+        for (size_t i = 0; i < nval; i++) f[i] = copy_obj(f[i], &to);
+        scan += 1 + nraw + nval;
+    }
+    while (old) { Chunk *n = old->next; free(old); old = n; }
+    chunks = c;
+    hp = to;
+    hlim = c->end;
+    live_after_gc = (size_t)(to - c->start) * 8;
+    gc_threshold = live_after_gc < ((size_t)8 << 20) ? ((size_t)8 << 20) : live_after_gc;
+    since_gc = 0;
+    gc_pending = 0;
+}
+
+/* ---- values ---- */
+static V box_int(int64_t n) {
+    if (n >= -((int64_t)1 << 62) && n < ((int64_t)1 << 62)) return MK_INT(n);
+    uint64_t *p = alloc(2);
+    p[0] = HDR(T_BIGINT, 1, 0, 0);
+    memcpy(&p[1], &n, 8);
+    return (V)(uintptr_t)p;
+}
+static inline int is_int(V v) { return IS_INT(v) || IS_TYPE(v, T_BIGINT); }
+static inline int64_t int_of(V v) {
+    if (IS_INT(v)) return INT_OF(v);
+    int64_t n;
+    memcpy(&n, &OBJ(v)[1], 8);
+    return n;
+}
+static V box_float(double d) {
+    uint64_t *p = alloc(2);
+    p[0] = HDR(T_FLOAT, 1, 0, 0);
+    memcpy(&p[1], &d, 8);
+    return (V)(uintptr_t)p;
+}
+static inline double float_of(V v) {
+    double d;
+    memcpy(&d, &OBJ(v)[1], 8);
+    return d;
+}
+static inline int is_float(V v) { return IS_TYPE(v, T_FLOAT); }
+static inline int is_tuple(V v) { return IS_TYPE(v, T_TUPLE); }
+static inline int is_fun(V v) { return IS_TYPE(v, T_CLOS); }
+static V new_tuple(size_t n) {
+    uint64_t *p = alloc(1 + n);
+    p[0] = HDR(T_TUPLE, 0, n, 0);
+    return (V)(uintptr_t)p;
+}
+static V new_clos(Code code, int info, size_t n) {
+    uint64_t *p = alloc(3 + n);
+    p[0] = HDR(T_CLOS, 2, n, 0);
+    p[1] = (uint64_t)(uintptr_t)code;
+    p[2] = (uint64_t)info;
+    return (V)(uintptr_t)p;
+}
+
+static const char *kind_name(V v) {
+    if (is_int(v)) return "integer";
+    if (is_float(v)) return "float";
+    if (v == V_TRUE || v == V_FALSE) return "boolean";
+    if (v == V_ALWAYS || v == V_NEVER) return "staging constant";
+    if (is_tuple(v)) return "tuple";
+    if (is_fun(v)) return CLO_INFO(v) < 0 ? "built-in" : "lambda";
+    return "value";
+}
+
+/* ---- printing ---- */
+typedef struct { char *s; size_t n, cap; } Buf;
+static void put(Buf *b, const char *s, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->n + n + 1) cap *= 2;
+        b->s = realloc(b->s, cap);
+        if (!b->s) { fputs("deepcps: out of memory\n", stderr); exit(3); }
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+static void puts_(Buf *b, const char *s) { put(b, s, strlen(s)); }
+
+/* A float as Rust's `{:?}` writes it: the shortest digits that read back
+ * to the same number, positional from 1e-4 up to 1e16, else exponential. */
+static void put_float(Buf *b, double d) {
+    char tmp[64];
+    if (d == 0) { puts_(b, signbit(d) ? "-0.0" : "0.0"); return; }
+    int prec = 0;
+    for (; prec < 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec, d);
+        if (strtod(tmp, NULL) == d) break;
+    }
+    /* tmp is [-]D[.DDD]e[+-]X */
+    char digits[32];
+    int nd = 0, neg = 0, i = 0;
+    if (tmp[0] == '-') { neg = 1; i = 1; }
+    for (; tmp[i] && tmp[i] != 'e'; i++)
+        if (tmp[i] != '.') digits[nd++] = tmp[i];
+    int exp = atoi(tmp + i + 1);
+    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    digits[nd] = 0;
+    if (neg) puts_(b, "-");
+    double a = fabs(d);
+    if (a >= 1e-4 && a < 1e16) {
+        if (exp >= 0) {
+            for (int k = 0; k <= exp; k++) put(b, k < nd ? &digits[k] : "0", 1);
+            puts_(b, ".");
+            if (nd > exp + 1) put(b, digits + exp + 1, (size_t)(nd - exp - 1));
+            else puts_(b, "0");
+        } else {
+            puts_(b, "0.");
+            for (int k = 0; k < -exp - 1; k++) puts_(b, "0");
+            put(b, digits, (size_t)nd);
+        }
+    } else {
+        put(b, digits, 1);
+        if (nd > 1) { puts_(b, "."); put(b, digits + 1, (size_t)(nd - 1)); }
+        snprintf(tmp, sizeof tmp, "e%d", exp);
+        puts_(b, tmp);
+    }
+}
+
+/* Writes a value as the machine prints it, with an explicit stack (tuples
+ * may nest deeply). */
+static void put_value(Buf *b, V v) {
+    typedef struct { V t; size_t i; } Frame;
+    Frame *st = NULL;
+    size_t sn = 0, scap = 0;
+    for (;;) {
+        char tmp[32];
+        if (is_tuple(v)) {
+            if (sn == scap) {
+                scap = scap ? scap * 2 : 16;
+                st = realloc(st, scap * sizeof(Frame));
+                if (!st) { fputs("deepcps: out of memory\n", stderr); exit(3); }
+            }
+            st[sn].t = v;
+            st[sn].i = 0;
+            sn++;
+            puts_(b, "[");
+        } else {
+            if (is_int(v)) { snprintf(tmp, sizeof tmp, "%lld", (long long)int_of(v)); puts_(b, tmp); }
+            else if (is_float(v)) put_float(b, float_of(v));
+            else if (v == V_TRUE) puts_(b, "true");
+            else if (v == V_FALSE) puts_(b, "false");
+            else if (v == V_ALWAYS) puts_(b, "always");
+            else if (v == V_NEVER) puts_(b, "never");
+            else if (is_fun(v)) puts_(b, CLO_INFO(v) == -1 ? "$exit" : CLO_INFO(v) == -2 ? "if" : FUNS[CLO_INFO(v)].shown);
+            else puts_(b, "?");
+        }
+        /* Close finished tuples, then go to the next element. */
+        for (;;) {
+            if (sn == 0) { free(st); return; }
+            Frame *f = &st[sn - 1];
+            if (f->i < NVAL(f->t)) {
+                if (f->i > 0) puts_(b, ", ");
+                v = FIELDS(f->t)[f->i++];
+                break;
+            }
+            puts_(b, "]");
+            sn--;
+        }
+    }
+}
+
+/* A value as an error message quotes it: cut to `max` characters, then
+ * `cut` is appended. */
+static char *shown(V v, size_t max, const char *cut) {
+    Buf b = {0};
+    put_value(&b, v);
+    size_t chars = 0, i = 0;
+    for (; i < b.n; i++) {
+        if (((unsigned char)b.s[i] & 0xC0) != 0x80) {
+            if (chars == max) break;
+            chars++;
+        }
+    }
+    if (i < b.n) {
+        size_t keep = max == 80 ? i : 0;
+        if (max != 80) { /* the top-level printer keeps 57 characters */
+            size_t c = 0;
+            for (keep = 0; keep < b.n; keep++) {
+                if (((unsigned char)b.s[keep] & 0xC0) != 0x80) {
+                    if (c == 57) break;
+                    c++;
+                }
+            }
+        }
+        b.n = keep;
+        b.s[keep] = 0;
+        puts_(&b, cut);
+    }
+    return b.s;
+}
+/* `show` of the expression evaluator: 80 characters, then `...`. */
+static char *show(V v) { return shown(v, 80, "..."); }
+/* `short_atom` of the printer: over 60 characters is cut to 57 and `…`. */
+static char *short_atom(V v) { return shown(v, 60, "\xe2\x80\xa6"); }
+static char *show_kind(V v) {
+    char *s = show(v);
+    Buf b = {0};
+    puts_(&b, s);
+    puts_(&b, " (");
+    puts_(&b, kind_name(v));
+    puts_(&b, ")");
+    free(s);
+    return b.s;
+}
+
+/* ---- errors ---- */
+static void fail_labelled(int site, int kind, const char *msg, const char *label) {
+    fflush(stdout);
+    for (const char *p = SITES[site]; *p; p++) {
+        if (*p == 1) fputs(KIND_NAME[kind], stderr);
+        else if (*p == 2) fputs(msg, stderr);
+        else if (*p == 3) fputs(label, stderr);
+        else fputc(*p, stderr);
+    }
+    exit(1);
+}
+static void fail(int site, int kind, const char *msg) { fail_labelled(site, kind, msg, KIND_LABEL[kind]); }
+#define FAILF(site, kind, ...)                                 \
+    do {                                                       \
+        char m_[1024];                                         \
+        snprintf(m_, sizeof m_, __VA_ARGS__);                  \
+        fail(site, kind, m_);                                  \
+    } while (0)
+
+static const char *a_kind(V v) {
+    const char *k = kind_name(v);
+    return strchr("aeiou", k[0]) ? "an" : "a";
+}
+
+/* The head of an application is not a function. */
+static void not_a_function(int site, V v) {
+    char *s = short_atom(v);
+    char msg[1024], label[128];
+    snprintf(msg, sizeof msg, "the head of this application is the %s %s, not a function", kind_name(v), s);
+    snprintf(label, sizeof label, "this is %s %s, not a function", a_kind(v), kind_name(v));
+    free(s);
+    fail_labelled(site, K_NOT_FN, msg, label);
+}
+
+/* The arguments A[0..NA) as an error message lists them. */
+static char *show_args(void) {
+    Buf b = {0};
+    puts_(&b, "[");
+    for (size_t i = 0; i < NA; i++) {
+        if (i) puts_(&b, ", ");
+        char *s = short_atom(A[i]);
+        puts_(&b, s);
+        free(s);
+    }
+    puts_(&b, "]");
+    return b.s;
+}
+
+/* A lambda was called with the wrong number of arguments A[0..NA). */
+static void arity_error(int info, int site, const char *label) {
+    const FunInfo *f = &FUNS[info];
+    char *args = show_args();
+    char msg[2048];
+    int k = f->fixed + (f->rest >= 0);
+    if (f->rest < 0) {
+        snprintf(msg, sizeof msg, "the lambda %s takes %d argument%s, given %zu: %s", f->params, k, k == 1 ? "" : "s", NA, args);
+    } else {
+        snprintf(msg, sizeof msg, "the lambda %s takes at least %d argument%s, given %zu: %s", f->params, k - 1,
+                 k == 2 ? "" : "s", NA, args);
+    }
+    free(args);
+    fail_labelled(site, K_ARITY, msg, label);
+}
+
+/* Moves the arguments past the fixed ones before the rest parameter into
+ * a tuple at position `rest`: A becomes the lambda's parameters. */
+static void collect_rest(int info) {
+    const FunInfo *f = &FUNS[info];
+    if (NA < (size_t)f->fixed) arity_error(info, CALL_SITE, "this application");
+    size_t after = (size_t)(f->fixed - f->rest), n = NA - (size_t)f->fixed;
+    /* The tuple is allocated before A moves: alloc never collects. */
+    V t = new_tuple(n);
+    for (size_t i = 0; i < n; i++) FIELDS(t)[i] = A[f->rest + i];
+    for (size_t i = 0; i < after; i++) A[f->rest + 1 + i] = A[NA - after + i];
+    A[f->rest] = t;
+    NA = (size_t)f->fixed + 1;
+}
+
+/* ---- exit ---- */
+static int holds_fun(V v) {
+    V *st = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (is_fun(v)) { free(st); return 1; }
+        if (is_tuple(v)) {
+            for (size_t i = 0; i < NVAL(v); i++) {
+                if (n == cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
+                st[n++] = FIELDS(v)[i];
+            }
+        }
+        if (n == 0) { free(st); return 0; }
+        v = st[--n];
+    }
+}
+static void do_exit(int site) {
+    if (NA != 1) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "`$exit` takes exactly 1 argument, given %zu", NA);
+        fail_labelled(site, K_ARITY, msg, "this application fails");
+    }
+    V v = A[0];
+    if (holds_fun(v)) {
+        fflush(stdout);
+        fputs("deepcps: the exit value holds a function, which a compiled program does not print "
+              "(`deepcps run` prints it as a term)\n", stderr);
+        exit(1);
+    }
+    Buf b = {0};
+    put_value(&b, v);
+    puts_(&b, "\n");
+    fwrite(b.s, 1, b.n, stdout);
+    fflush(stdout);
+    exit(0);
+}
+static void exit_code(void) { do_exit(CALL_SITE); }
+static void if_code(void);
+static uint64_t EXIT_OBJ[3] = {HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-1};
+static uint64_t IF_OBJ[3] = {HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-2};
+#define V_EXIT ((V)(uintptr_t)EXIT_OBJ)
+#define V_IF ((V)(uintptr_t)IF_OBJ)
+
+/* The condition of an `if` is not a boolean (`site` points at it). */
+static void if_condition(int site, V c) {
+    char *s = short_atom(c);
+    char msg[1024], label[128];
+    snprintf(msg, sizeof msg, "the condition of `if` must be a boolean, got the %s %s", kind_name(c), s);
+    snprintf(label, sizeof label, "this is %s %s, not a boolean", a_kind(c), kind_name(c));
+    free(s);
+    fail_labelled(site, K_TYPE, msg, label);
+}
+/* `if c t f` on A[0..NA): the chosen branch is applied to nothing, in the
+ * same body (`site` is that body, `cond` the place of the condition). */
+static void do_if(int site, int cond) {
+    if (NA != 3) {
+        char *args = show_args();
+        char msg[2048];
+        snprintf(msg, sizeof msg, "`if` takes 3 arguments (condition, then, else), given %zu: %s", NA, args);
+        free(args);
+        fail_labelled(site, K_ARITY, msg, "this application fails");
+    }
+    V c = A[0];
+    if (c != V_TRUE && c != V_FALSE) if_condition(cond, c);
+    V next = c == V_TRUE ? A[1] : A[2];
+    if (!is_fun(next)) not_a_function(site, next);
+    SELF = next;
+    NA = 0;
+    CALL_SITE = site;
+}
+static void if_code(void) { do_if(CALL_SITE, CALL_SITE); }
+
+/* ---- arithmetic (LANGUAGE.md §6.2) ---- */
+static int is_num(V v) { return is_int(v) || is_float(v); }
+static double as_f64(V v) { return is_int(v) ? (double)int_of(v) : float_of(v); }
+
+static V float_result(int site, double r, V a, const char *op, V b) {
+    if (isfinite(r)) return box_float(r);
+    char *x = show(a), *y = show(b);
+    FAILF(site, K_NOT_FINITE, "%s %s %s is not a finite number", x, op, y);
+    return 0;
+}
+
+static V type2(int site, const char *op, V a, V b) {
+    char *x = show_kind(a), *y = show_kind(b);
+    FAILF(site, K_TYPE, "cannot apply `%s` to %s and %s", op, x, y);
+    return 0;
+}
+
+static V arith_slow(int site, char op, V a, V b) {
+    static const char *const SYM[128] = {['+'] = "+", ['-'] = "-", ['*'] = "*", ['/'] = "/", ['%'] = "%"};
+    if (is_int(a) && is_int(b)) {
+        int64_t x = int_of(a), y = int_of(b), r = 0;
+        int ovf = 0;
+        if ((op == '/' || op == '%') && y == 0)
+            FAILF(site, K_DIV0, "division by zero in %lld %s %lld", (long long)x, SYM[(int)op], (long long)y);
+        switch (op) {
+        case '+': ovf = __builtin_add_overflow(x, y, &r); break;
+        case '-': ovf = __builtin_sub_overflow(x, y, &r); break;
+        case '*': ovf = __builtin_mul_overflow(x, y, &r); break;
+        case '/': if (x == INT64_MIN && y == -1) ovf = 1; else r = x / y; break;
+        default: r = (y == -1) ? 0 : x % y; break;
+        }
+        if (ovf) FAILF(site, K_OVERFLOW, "integer overflow in %lld %s %lld", (long long)x, SYM[(int)op], (long long)y);
+        return box_int(r);
+    }
+    if (is_num(a) && is_num(b)) {
+        double x = as_f64(a), y = as_f64(b), r;
+        switch (op) {
+        case '+': r = x + y; break;
+        case '-': r = x - y; break;
+        case '*': r = x * y; break;
+        case '/': r = x / y; break;
+        default: r = fmod(x, y); break;
+        }
+        return float_result(site, r, a, SYM[(int)op], b);
+    }
+    return type2(site, SYM[(int)op], a, b);
+}
+
+static inline V rt_add(int site, V a, V b) {
+    int64_t r;
+    if (LIKELY(a & b & 1) && !__builtin_add_overflow((int64_t)a, (int64_t)(b - 1), &r)) return (V)r;
+    return arith_slow(site, '+', a, b);
+}
+static inline V rt_sub(int site, V a, V b) {
+    int64_t r;
+    if (LIKELY(a & b & 1) && !__builtin_sub_overflow((int64_t)a, (int64_t)(b - 1), &r)) return (V)r;
+    return arith_slow(site, '-', a, b);
+}
+static inline V rt_mul(int site, V a, V b) {
+    int64_t r;
+    if (LIKELY(a & b & 1) && !__builtin_mul_overflow(INT_OF(a), (int64_t)(b - 1), &r)) return (V)(r | 1);
+    return arith_slow(site, '*', a, b);
+}
+static V rt_div(int site, V a, V b) { return arith_slow(site, '/', a, b); }
+static V rt_rem(int site, V a, V b) { return arith_slow(site, '%', a, b); }
+
+static V rt_neg(int site, V a) {
+    if (is_int(a)) {
+        int64_t n = int_of(a);
+        if (n == INT64_MIN) FAILF(site, K_OVERFLOW, "integer overflow in -(%lld)", (long long)n);
+        return box_int(-n);
+    }
+    if (is_float(a)) return box_float(-float_of(a));
+    char *s = show_kind(a);
+    FAILF(site, K_TYPE, "unary `-` needs a number, not %s", s);
+    return 0;
+}
+static V rt_not(int site, V a) {
+    if (a == V_TRUE || a == V_FALSE) return MK_BOOL(a == V_FALSE);
+    char *s = show_kind(a);
+    FAILF(site, K_TYPE, "`!` needs a boolean, not %s", s);
+    return 0;
+}
+/* An operand of `&&` or `||`. */
+static int want_bool(int site, V a, const char *op) {
+    if (a == V_TRUE || a == V_FALSE) return a == V_TRUE;
+    char *s = show_kind(a);
+    FAILF(site, K_TYPE, "`%s` needs booleans, not %s", op, s);
+    return 0;
+}
+
+/* Exact comparison of two numbers: -1, 0, 1, or 2 when unordered (NaN
+ * cannot occur: floats are finite). */
+static int num_cmp(V a, V b) {
+    if (is_int(a) && is_int(b)) { int64_t x = int_of(a), y = int_of(b); return (x > y) - (x < y); }
+    if (is_float(a) && is_float(b)) { double x = float_of(a), y = float_of(b); return (x > y) - (x < y); }
+    int flip = 0;
+    if (is_float(a)) { V t = a; a = b; b = t; flip = 1; }
+    int64_t i = int_of(a);
+    double f = float_of(b), r = (double)i;
+    int c;
+    if (r < f) c = -1;
+    else if (r > f) c = 1;
+    else { __int128 x = i, y = (__int128)f; c = (x > y) - (x < y); }
+    return flip ? -c : c;
+}
+
+static V rt_cmp(int site, const char *op, V a, V b) {
+    int c;
+    if (LIKELY(a & b & 1)) c = ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b);
+    else if (is_num(a) && is_num(b)) c = num_cmp(a, b);
+    else {
+        char *x = show_kind(a), *y = show_kind(b);
+        FAILF(site, K_TYPE, "`%s` compares two numbers or two strings, not %s and %s", op, x, y);
+        return 0;
+    }
+    switch (op[0]) {
+    case '<': return MK_BOOL(op[1] ? c <= 0 : c < 0);
+    default: return MK_BOOL(op[1] ? c >= 0 : c > 0);
+    }
+}
+static inline V rt_lt(int site, V a, V b) { return (a & b & 1) ? MK_BOOL((int64_t)a < (int64_t)b) : rt_cmp(site, "<", a, b); }
+static inline V rt_le(int site, V a, V b) { return (a & b & 1) ? MK_BOOL((int64_t)a <= (int64_t)b) : rt_cmp(site, "<=", a, b); }
+static inline V rt_gt(int site, V a, V b) { return (a & b & 1) ? MK_BOOL((int64_t)a > (int64_t)b) : rt_cmp(site, ">", a, b); }
+static inline V rt_ge(int site, V a, V b) { return (a & b & 1) ? MK_BOOL((int64_t)a >= (int64_t)b) : rt_cmp(site, ">=", a, b); }
+
+/* Functions cannot be compared. */
+static void comparable(int site, V a) {
+    V *st = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (is_fun(a)) {
+            char *s = show_kind(a);
+            FAILF(site, K_TYPE, "cannot compare %s", s);
+        }
+        if (is_tuple(a)) {
+            for (size_t i = 0; i < NVAL(a); i++) {
+                if (n == cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
+                st[n++] = FIELDS(a)[i];
+            }
+        }
+        if (n == 0) { free(st); return; }
+        a = st[--n];
+    }
+}
+static int equal(V a, V b) {
+    V *st = NULL;
+    size_t n = 0, cap = 0;
+    int eq = 1;
+    for (;;) {
+        if (is_num(a) && is_num(b)) eq = num_cmp(a, b) == 0;
+        else if (is_tuple(a) && is_tuple(b)) {
+            eq = NVAL(a) == NVAL(b);
+            for (size_t i = 0; eq && i < NVAL(a); i++) {
+                if (n + 2 > cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
+                st[n++] = FIELDS(a)[i];
+                st[n++] = FIELDS(b)[i];
+            }
+        } else eq = a == b && !is_fun(a);
+        if (!eq || n == 0) { free(st); return eq; }
+        b = st[--n];
+        a = st[--n];
+    }
+}
+static V rt_eq(int site, V a, V b, int want) {
+    if (a & b & 1) return MK_BOOL((a == b) == want);
+    comparable(site, a);
+    comparable(site, b);
+    return MK_BOOL(equal(a, b) == want);
+}
+
+/* ---- tuples ---- */
+static int64_t want_int(int site, V a, const char *what) {
+    if (is_int(a)) return int_of(a);
+    char *s = show_kind(a);
+    FAILF(site, K_TYPE, "%s must be an integer, not %s", what, s);
+    return 0;
+}
+static V rt_index(int site, V t, V i) {
+    if (!is_tuple(t)) {
+        char *s = show_kind(t);
+        FAILF(site, K_TYPE, "cannot index %s: only tuples and strings can be indexed", s);
+    }
+    int64_t k = want_int(site, i, "a tuple index");
+    if (k < 0 || (uint64_t)k >= NVAL(t))
+        FAILF(site, K_INDEX, "index %lld is out of range for a tuple of length %llu", (long long)k, (unsigned long long)NVAL(t));
+    return FIELDS(t)[k];
+}
+static V rt_slice(int site, V t, V lo, V hi) {
+    if (!is_tuple(t)) {
+        char *s = show_kind(t);
+        FAILF(site, K_TYPE, "cannot slice %s: only tuples and strings can be sliced", s);
+    }
+    int64_t i = want_int(site, lo, "the start of a range"), j = want_int(site, hi, "the end of a range");
+    int64_t n = (int64_t)NVAL(t);
+    if (i < 0 || j == INT64_MAX || i > j + 1 || j + 1 > n)
+        FAILF(site, K_INDEX, "range %lld..%lld is out of range for a tuple of length %lld", (long long)i, (long long)j, (long long)n);
+    V r = new_tuple((size_t)(j + 1 - i));
+    for (int64_t k = i; k <= j; k++) FIELDS(r)[k - i] = FIELDS(t)[k];
+    return r;
+}
+static V rt_len(int site, const char *name, V t) {
+    if (is_tuple(t)) return MK_INT((int64_t)NVAL(t));
+    char *s = show_kind(t);
+    FAILF(site, K_TYPE, "`%s` needs a tuple, a string or a map, not %s", name, s);
+    return 0;
+}
+static V rt_concat(int site, V a, V b) {
+    if (!is_tuple(a) || !is_tuple(b)) {
+        char *x = show_kind(a), *y = show_kind(b);
+        FAILF(site, K_TYPE, "`concat` needs two tuples or two strings, not %s and %s", x, y);
+    }
+    size_t n = NVAL(a), m = NVAL(b);
+    V r = new_tuple(n + m);
+    memcpy(FIELDS(r), FIELDS(a), n * sizeof(V));
+    memcpy(FIELDS(r) + n, FIELDS(b), m * sizeof(V));
+    return r;
+}
+static V rt_minmax(int site, const char *name, V a, V b, int is_min) {
+    int c;
+    if (is_num(a) && is_num(b)) c = num_cmp(a, b);
+    else {
+        char *x = show_kind(a), *y = show_kind(b);
+        FAILF(site, K_TYPE, "`%s` compares two numbers or two strings, not %s and %s", name, x, y);
+        return 0;
+    }
+    return (is_min ? c > 0 : c < 0) ? b : a;
+}
+static V rt_abs(int site, V a) {
+    if (is_int(a)) {
+        int64_t n = int_of(a);
+        if (n == INT64_MIN) FAILF(site, K_OVERFLOW, "integer overflow in abs(%lld)", (long long)n);
+        return box_int(n < 0 ? -n : n);
+    }
+    if (is_float(a)) return box_float(fabs(float_of(a)));
+    char *s = show_kind(a);
+    FAILF(site, K_TYPE, "`abs` needs a number, not %s", s);
+    return 0;
+}
+static V rt_to_int(int site, V a) {
+    if (is_int(a)) return a;
+    if (is_float(a)) {
+        double t = trunc(float_of(a));
+        if (t >= -9223372036854775808.0 && t < 9223372036854775808.0) return box_int((int64_t)t);
+        char *s = show(a);
+        FAILF(site, K_OVERFLOW, "int(%s) does not fit in a 64-bit integer", s);
+    }
+    char *s = show_kind(a);
+    FAILF(site, K_TYPE, "`int` needs a number, not %s", s);
+    return 0;
+}
+static V rt_to_float(int site, V a) {
+    if (is_int(a)) return box_float((double)int_of(a));
+    if (is_float(a)) return a;
+    char *s = show_kind(a);
+    FAILF(site, K_TYPE, "`float` needs a number, not %s", s);
+    return 0;
+}
+
+/* A splice `!t` of an application's argument that is no tuple. */
+static void want_splice(int site, V t) {
+    if (is_tuple(t)) return;
+    char *s = short_atom(t);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "a splice `!t` needs a tuple, got the %s %s", kind_name(t), s);
+    fail_labelled(site, K_TYPE, msg, "this application fails");
+}
+/* Pushes the elements of a spliced tuple onto the arguments. */
+static void splice_args(V t) {
+    size_t n = NVAL(t);
+    grow_args(NA + n);
+    memcpy(A + NA, FIELDS(t), n * sizeof(V));
+    NA += n;
+}
+/* Builds a tuple of `n` parts, where the parts marked in `spliced` are
+ * tuples whose elements are spliced. */
+static V splice_tuple(int site, const V *parts, const char *spliced, size_t n) {
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!spliced[i]) { total++; continue; }
+        if (!is_tuple(parts[i])) {
+            char *s = show_kind(parts[i]);
+            FAILF(site, K_TYPE, "cannot splice %s into a tuple", s);
+        }
+        total += NVAL(parts[i]);
+    }
+    V r = new_tuple(total);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!spliced[i]) { FIELDS(r)[k++] = parts[i]; continue; }
+        memcpy(FIELDS(r) + k, FIELDS(parts[i]), NVAL(parts[i]) * sizeof(V));
+        k += NVAL(parts[i]);
+    }
+    return r;
+}
+
+/* Checks that the head of a call is a function (the call's site words
+ * the error). */
+static inline void want_fun(int site, V f) {
+    if (UNLIKELY(!is_fun(f))) not_a_function(site, f);
+}
