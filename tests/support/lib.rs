@@ -243,6 +243,9 @@ fn outcome_text(loaded: Result<deepcps_machine::term::Program, Vec<Diagnostic>>,
 pub struct Gen {
     rng: StdRng,
     fresh: u32,
+    /// Only natural staging: the programs are runtime code, which
+    /// `deepcps compile` translates as written.
+    natural: bool,
 }
 
 impl Gen {
@@ -251,6 +254,16 @@ impl Gen {
         Gen {
             rng: StdRng::seed_from_u64(seed),
             fresh: 0,
+            natural: false,
+        }
+    }
+
+    /// A generator of runtime code (every body naturally staged) seeded
+    /// with `seed`.
+    pub fn runtime_code(seed: u64) -> Gen {
+        Gen {
+            natural: true,
+            ..Gen::new(seed)
         }
     }
 
@@ -280,6 +293,9 @@ impl Gen {
     }
 
     fn stage(&mut self, stages: &[String]) -> String {
+        if self.natural {
+            return String::new();
+        }
         match self.below(10) {
             0 => "@always: ".into(),
             1 => "@never: ".into(),
@@ -367,7 +383,7 @@ impl Gen {
                 let v = self.atom(depth - 1, scope, stages);
                 format!("{stage}$exit {v}")
             }
-            7 => {
+            7 if !self.natural => {
                 // A symbolic variable substituted under a binder of the same
                 // name (under an uninvoked lambda, by an `@always:` body): the
                 // printer must rename the inner binder to `y_1`.

@@ -5,15 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use deepcps_machine::compile::{is_runtime_code, to_c};
+use deepcps_machine::compile::{call_with_exit, is_runtime_code, to_c};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::Machine;
-use deepcps_machine::print::Printer;
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
-use deepcps_machine::term::{Application, Arg, Atom, Body, Builtin, Cmd, SExp, Sugar};
 
 use crate::args::parallel;
 use crate::commands::Ctx;
@@ -81,10 +79,10 @@ impl Ctx<'_> {
             match outcome {
                 Outcome::Exit(v) => {
                     let vars = m.exit_vars().cloned().unwrap_or_default();
-                    match built_program(v, &vars) {
+                    match call_with_exit(v, &vars) {
                         Ok(body) => (body, vars, Part::Built),
                         Err(why) => {
-                            let _ = writeln!(self.err, "deepcps: cannot compile `{}`: {why}", file.display());
+                            let _ = writeln!(self.err, "deepcps: cannot compile `{}`: {why}. {WHAT}", file.display());
                             return EXIT_STATIC;
                         }
                     }
@@ -159,38 +157,6 @@ impl Ctx<'_> {
 const WHAT: &str = "compile takes runtime code (every body staged as natural staging stages it), \
                     or a program that stages and exits with the program it built (`$exit program`, \
                     a lambda called with the exit continuation)";
-
-/// The application `p $exit` of a built program `p`, or why there is none.
-fn built_program(v: Atom, vars: &deepcps_machine::term::Vars) -> Result<Body, String> {
-    let (params, span) = match &v {
-        Atom::Lambda(l) => (&l.params, l.span),
-        Atom::Rec(r) => (&r.lam.params, r.lam.span),
-        other => {
-            let text = Printer::new(vars).atom_text(other);
-            let shown: String = text.trim_end().chars().take(60).collect();
-            return Err(format!(
-                "staging ran it to its end, with the exit value {shown}: there is nothing left to run. {WHAT}"
-            ));
-        }
-    };
-    let fixed = params.iter().filter(|p| !p.rest).count();
-    let takes_one = if params.iter().any(|p| p.rest) { fixed <= 1 } else { fixed == 1 };
-    if !takes_one {
-        return Err(format!(
-            "the program it built takes {fixed} argument{}; compile calls it with the exit continuation alone. {WHAT}",
-            if fixed == 1 { "" } else { "s" }
-        ));
-    }
-    Ok(Body {
-        stage: SExp::Const(true),
-        cmd: Cmd::App(Application {
-            head: v,
-            args: vec![Arg::Atom(Atom::Builtin(Builtin::Exit))],
-            sugar: Sugar::None,
-        }),
-        span,
-    })
-}
 
 /// Builds `c` with the C compiler `cc` into `out`.
 fn build(cc: &str, c: &str, out: &Path, stem: &str) -> Result<(), String> {

@@ -40,6 +40,8 @@ struct Lift<'a> {
 
 /// The generator of one program.
 pub(super) struct Gen<'a> {
+    /// What every C name of the program begins with.
+    prefix: &'a str,
     pub(super) vars: &'a Vars,
     pub(super) sources: &'a SourceMap,
     pub(super) sites: Sites,
@@ -112,8 +114,9 @@ impl<'a> Func<'a> {
 }
 
 impl<'a> Gen<'a> {
-    pub(super) fn new(vars: &'a Vars, sources: &'a SourceMap) -> Gen<'a> {
+    pub(super) fn new(vars: &'a Vars, sources: &'a SourceMap, prefix: &'a str) -> Gen<'a> {
         Gen {
+            prefix,
             vars,
             sources,
             sites: Sites::default(),
@@ -127,9 +130,17 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A static object of one raw word (a float, a wide integer), named.
+    pub(super) fn constant(&mut self, ty: &str, bits: u64) -> String {
+        let name = format!("{}K{}", self.prefix, self.statics.len());
+        self.statics
+            .push(format!("static uint64_t {name}[2] = {{HDR({ty}, 1, 0, 1), {bits:#x}ULL}};"));
+        name
+    }
+
     /// The C definition of the `FUNS` table.
     pub(super) fn infos_c(&self) -> String {
-        let mut out = String::from("const FunInfo FUNS[] = {\n");
+        let mut out = format!("static const FunInfo {}FUNS[] = {{\n", self.prefix);
         for i in &self.infos {
             let _ = writeln!(out, "    {i},");
         }
@@ -148,7 +159,10 @@ impl<'a> Gen<'a> {
         let mut f = Func::new();
         self.chain(&mut f, body, None);
         self.drain_blocks(&mut f);
-        let mut text = String::from("/* the program's top-level body */\nstatic void main_body(void) {\n");
+        let mut text = format!(
+            "/* the program's top-level body */\nstatic void {}main_body(void) {{\n",
+            self.prefix
+        );
         declare_temps(&mut text, f.temps);
         text.push_str(&f.code);
         text.push_str("}\n");
@@ -183,9 +197,16 @@ impl<'a> Gen<'a> {
     pub(super) fn closure(&mut self, f: &mut Func<'a>, lam: &'a Lambda, rec: Option<VarId>, hint: &str) -> String {
         let free = free_vars(lam, rec, self.vars);
         let id = self.infos.len();
-        let cname = format!("f{id}_{}", c_ident(hint));
+        let cname = format!("{}f{id}_{}", self.prefix, c_ident(hint));
         let shown = short_atom(&Atom::Lambda(Box::new(lam.shell())), self.vars);
-        let params = shown.strip_suffix(" { … }").unwrap_or(&shown).to_string();
+        // As the machine's arity errors show them: source names, no staging
+        // parameter.
+        let params: Vec<String> = lam
+            .params
+            .iter()
+            .map(|p| format!("{}{}", if p.rest { "!" } else { "" }, self.vars.name(p.var).unwrap_or("_")))
+            .collect();
+        let params = format!("({})", params.join(", "));
         let fixed = lam.params.iter().filter(|p| !p.rest).count();
         let rest = lam.params.iter().position(|p| p.rest).map_or(-1, |r| r as i64);
         self.infos.push(format!(
@@ -195,10 +216,12 @@ impl<'a> Gen<'a> {
         ));
         self.names.push(cname.clone());
         let value = if free.is_empty() {
-            self.statics
-                .push(format!("static uint64_t C{id}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};"));
-            self.init.push(format!("C{id}[1] = (uint64_t)(uintptr_t){cname};"));
-            format!("((V)(uintptr_t)C{id})")
+            self.statics.push(format!(
+                "static uint64_t {0}C{id}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};",
+                self.prefix
+            ));
+            self.init.push(format!("{}C{id}[1] = (uint64_t)(uintptr_t){cname};", self.prefix));
+            format!("((V)(uintptr_t){}C{id})", self.prefix)
         } else {
             let t = f.temp();
             let mut s = format!("{t} = new_clos({cname}, {id}, {});", free.len());
@@ -380,6 +403,20 @@ impl<'a> Gen<'a> {
                     f.line(&format!("do_if({site}, {cond}); return;"));
                     return;
                 }
+                // A tuple written as the head is no function, and the run
+                // does not evaluate the expressions in it.
+                h @ Atom::Tuple(_) if holds_expr(h) => {
+                    let site = self.sites.site(self.sources, b.span, Place::Operand(Operand::Head));
+                    let msg = format!(
+                        "the head of this application is the tuple {}, not a function",
+                        short_atom(h, self.vars)
+                    );
+                    f.line(&format!(
+                        "fail_labelled({site}, K_NOT_FN, {}, \"this is a tuple, not a function\");",
+                        super::sites::c_string(&msg)
+                    ));
+                    return;
+                }
                 h => self.value(f, h, b.span, "lambda"),
             };
             let head_site = self.sites.site(self.sources, b.span, Place::Operand(Operand::Head));
@@ -503,6 +540,19 @@ impl<'a> Gen<'a> {
         f.blocks.push((le, &e.body, e.sparam));
         f.blocks.push((lt, &t.body, t.sparam));
     }
+}
+
+/// Whether a tuple holds an expression string, at any depth.
+fn holds_expr(a: &Atom) -> bool {
+    let mut stack = vec![a];
+    while let Some(a) = stack.pop() {
+        match a {
+            Atom::Expr(_) => return true,
+            Atom::Tuple(xs) => stack.extend(xs.iter().map(arg_atom)),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Where the run points when the condition of an `if` is not a boolean.

@@ -49,12 +49,8 @@ impl<'a> Gen<'a> {
             Atom::Var(v) => self.var(f, *v),
             Atom::Int(n) => self.int(*n),
             Atom::Float(x) => {
-                let k = self.statics.len();
-                self.statics.push(format!(
-                    "static uint64_t K{k}[2] = {{HDR(T_FLOAT, 1, 0, 1), {:#x}ULL}};",
-                    x.to_bits()
-                ));
-                format!("((V)(uintptr_t)K{k})")
+                let name = self.constant("T_FLOAT", x.to_bits());
+                format!("((V)(uintptr_t){name})")
             }
             Atom::Bool(b) => if *b { "V_TRUE" } else { "V_FALSE" }.into(),
             Atom::Stage(b) => if *b { "V_ALWAYS" } else { "V_NEVER" }.into(),
@@ -87,10 +83,8 @@ impl<'a> Gen<'a> {
         if SMALL.contains(&n) {
             return format!("MK_INT({n}LL)");
         }
-        let k = self.statics.len();
-        self.statics
-            .push(format!("static uint64_t K{k}[2] = {{HDR(T_BIGINT, 1, 0, 1), {:#x}ULL}};", n as u64));
-        format!("((V)(uintptr_t)K{k})")
+        let name = self.constant("T_BIGINT", n as u64);
+        format!("((V)(uintptr_t){name})")
     }
 
     fn unsupported(&mut self, span: Span, what: &str) {

@@ -25,8 +25,9 @@ mod free;
 mod sites;
 
 use crate::diag::Diagnostic;
+use crate::print::Printer;
 use crate::span::SourceMap;
-use crate::term::{Body, Cmd, SExp, Vars};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, SExp, Sugar, Vars};
 
 /// The runtime written before every compiled program.
 const RUNTIME: &str = include_str!("runtime.c");
@@ -51,18 +52,18 @@ pub fn is_runtime_code(body: &Body) -> bool {
                 stack.push((&fx.body, Some(fx.sparam)));
             }
             Cmd::App(app) => {
-                let mut atoms: Vec<&crate::term::Atom> = vec![&app.head];
+                let mut atoms: Vec<&Atom> = vec![&app.head];
                 atoms.extend(app.args.iter().map(|a| match a {
-                    crate::term::Arg::Atom(x) | crate::term::Arg::Splice(x) => x,
+                    Arg::Atom(x) | Arg::Splice(x) => x,
                 }));
                 while let Some(a) = atoms.pop() {
                     match a {
-                        crate::term::Atom::Lambda(l) => stack.push((&l.body, Some(l.sparam))),
-                        crate::term::Atom::Rec(r) => stack.push((&r.lam.body, Some(r.lam.sparam))),
-                        crate::term::Atom::Tuple(xs) => atoms.extend(xs.iter().map(|a| match a {
-                            crate::term::Arg::Atom(x) | crate::term::Arg::Splice(x) => x,
+                        Atom::Lambda(l) => stack.push((&l.body, Some(l.sparam))),
+                        Atom::Rec(r) => stack.push((&r.lam.body, Some(r.lam.sparam))),
+                        Atom::Tuple(xs) => atoms.extend(xs.iter().map(|a| match a {
+                            Arg::Atom(x) | Arg::Splice(x) => x,
                         })),
-                        crate::term::Atom::Expr(e) => atoms.extend(e.vals()),
+                        Atom::Expr(e) => atoms.extend(e.vals()),
                         _ => {}
                     }
                 }
@@ -72,37 +73,86 @@ pub fn is_runtime_code(body: &Body) -> bool {
     true
 }
 
+/// The top-level body `p $exit` that runs the program `p` a staging run
+/// exited with (over `vars`, the exit value's variables), or why `v` is
+/// no program to run: it is no lambda (staging ran the program to its
+/// end), or it takes other than one argument.
+pub fn call_with_exit(v: Atom, vars: &Vars) -> Result<Body, String> {
+    let (params, span) = match &v {
+        Atom::Lambda(l) => (&l.params, l.span),
+        Atom::Rec(r) => (&r.lam.params, r.lam.span),
+        other => {
+            let text = Printer::new(vars).atom_text(other);
+            let shown: String = text.trim_end().chars().take(60).collect();
+            return Err(format!(
+                "staging ran it to its end, with the exit value {shown}: there is nothing left to run"
+            ));
+        }
+    };
+    let fixed = params.iter().filter(|p| !p.rest).count();
+    let takes_one = if params.iter().any(|p| p.rest) { fixed <= 1 } else { fixed == 1 };
+    if !takes_one {
+        return Err(format!(
+            "the program it built takes {fixed} argument{}; compile calls it with the exit continuation alone",
+            if fixed == 1 { "" } else { "s" }
+        ));
+    }
+    Ok(Body {
+        stage: SExp::Const(true),
+        cmd: Cmd::App(Application {
+            head: v,
+            args: vec![Arg::Atom(Atom::Builtin(Builtin::Exit))],
+            sugar: Sugar::None,
+        }),
+        span,
+    })
+}
+
 /// The C program that runs `body` (a top-level body over `vars`), or the
 /// diagnostics of why it cannot be compiled.
 pub fn to_c(body: &Body, vars: &Vars, sources: &SourceMap) -> Result<String, Vec<Diagnostic>> {
-    let mut g = emit::Gen::new(vars, sources);
+    let program = program_c(body, vars, sources, "p_")?;
+    let mut out = String::with_capacity(RUNTIME.len() + program.len() + 64);
+    out.push_str(RUNTIME);
+    out.push_str(&program);
+    out.push_str("\nint main(void) { return run_program(p_start); }\n");
+    Ok(out)
+}
+
+/// The runtime that [`program_c`]'s programs follow in a C file.
+pub fn runtime_c() -> &'static str {
+    RUNTIME
+}
+
+/// The program part of [`to_c`]: its names begin with `prefix`, so that
+/// several programs can follow one runtime in one C file; its start
+/// function is `{prefix}start`, to be given to `run_program`.
+pub fn program_c(body: &Body, vars: &Vars, sources: &SourceMap, prefix: &str) -> Result<String, Vec<Diagnostic>> {
+    let mut g = emit::Gen::new(vars, sources, prefix);
     g.program(body);
     if !g.refusals.is_empty() {
         return Err(g.refusals);
     }
-    let mut out = String::with_capacity(RUNTIME.len() + 4096);
-    out.push_str(RUNTIME);
-    out.push_str("\n/* ---- the program ---- */\n");
+    let mut out = String::from("\n/* ---- the program ---- */\n");
     for s in &g.statics {
         out.push_str(s);
         out.push('\n');
     }
     out.push_str(&g.protos_c());
     out.push_str(&g.infos_c());
-    out.push_str(&g.sites.to_c());
+    out.push_str(&g.sites.to_c(prefix));
     for f in &g.functions {
         out.push('\n');
         out.push_str(f);
     }
-    out.push_str("\nint main(void) {\n");
-    out.push_str("    EXIT_OBJ[1] = (uint64_t)(uintptr_t)exit_code;\n");
-    out.push_str("    IF_OBJ[1] = (uint64_t)(uintptr_t)if_code;\n");
+    out.push_str(&format!(
+        "\nstatic void {prefix}start(void) {{\n    FUNS = {prefix}FUNS;\n    SITES = {prefix}SITES;\n"
+    ));
     for i in &g.init {
         out.push_str("    ");
         out.push_str(i);
         out.push('\n');
     }
-    out.push_str(&format!("    grow_args({});\n", emit::INITIAL_ARGS));
-    out.push_str("    main_body();\n    for (;;) CLO_CODE(SELF)();\n}\n");
+    out.push_str(&format!("    {prefix}main_body();\n}}\n"));
     Ok(out)
 }

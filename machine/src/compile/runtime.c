@@ -69,10 +69,11 @@ typedef struct {
     int fixed;          /* parameters other than the rest parameter */
     int rest;           /* position of the rest parameter, or -1 */
 } FunInfo;
-extern const FunInfo FUNS[];
-/* A site's report, rendered by the machine with \1 for the error's kind,
- * \2 for its message and \3 for its label. */
-extern const char *const SITES[];
+/* The lambdas of the program that runs (set by its start function). */
+static const FunInfo *FUNS;
+/* Its error sites: each a report rendered by the machine, with \1 for the
+ * error's kind, \2 for its message and \3 for its label. */
+static const char *const *SITES;
 
 /* ---- the heap ---- */
 typedef struct Chunk { struct Chunk *next; uint64_t *start, *end; } Chunk;
@@ -271,8 +272,9 @@ static void put_float(Buf *b, double d) {
 }
 
 /* Writes a value as the machine prints it, with an explicit stack (tuples
- * may nest deeply). */
-static void put_value(Buf *b, V v) {
+ * may nest deeply). In an expression (`expr`), functions print as
+ * `<lambda>` and `<builtin>`; elsewhere as the printer shows them. */
+static void put_value(Buf *b, V v, int expr) {
     typedef struct { V t; size_t i; } Frame;
     Frame *st = NULL;
     size_t sn = 0, scap = 0;
@@ -295,6 +297,7 @@ static void put_value(Buf *b, V v) {
             else if (v == V_FALSE) puts_(b, "false");
             else if (v == V_ALWAYS) puts_(b, "always");
             else if (v == V_NEVER) puts_(b, "never");
+            else if (is_fun(v) && expr) puts_(b, CLO_INFO(v) < 0 ? "<builtin>" : "<lambda>");
             else if (is_fun(v)) puts_(b, CLO_INFO(v) == -1 ? "$exit" : CLO_INFO(v) == -2 ? "if" : FUNS[CLO_INFO(v)].shown);
             else puts_(b, "?");
         }
@@ -317,7 +320,7 @@ static void put_value(Buf *b, V v) {
  * `cut` is appended. */
 static char *shown(V v, size_t max, const char *cut) {
     Buf b = {0};
-    put_value(&b, v);
+    put_value(&b, v, max == 80);
     size_t chars = 0, i = 0;
     for (; i < b.n; i++) {
         if (((unsigned char)b.s[i] & 0xC0) != 0x80) {
@@ -465,7 +468,7 @@ static void do_exit(int site) {
         exit(1);
     }
     Buf b = {0};
-    put_value(&b, v);
+    put_value(&b, v, 0);
     puts_(&b, "\n");
     fwrite(b.s, 1, b.n, stdout);
     fflush(stdout);
@@ -807,4 +810,14 @@ static V splice_tuple(int site, const V *parts, const char *spliced, size_t n) {
  * the error). */
 static inline void want_fun(int site, V f) {
     if (UNLIKELY(!is_fun(f))) not_a_function(site, f);
+}
+
+/* Runs a program from its start function: the program sets its tables,
+ * runs its top-level body, and every call after that goes through here. */
+static int run_program(void (*start)(void)) {
+    EXIT_OBJ[1] = (uint64_t)(uintptr_t)exit_code;
+    IF_OBJ[1] = (uint64_t)(uintptr_t)if_code;
+    grow_args(64);
+    start();
+    for (;;) CLO_CODE(SELF)();
 }

@@ -60,8 +60,8 @@ impl Sites {
     }
 
     /// The C definition of the table.
-    pub(super) fn to_c(&self) -> String {
-        let mut out = String::from("const char *const SITES[] = {\n");
+    pub(super) fn to_c(&self, prefix: &str) -> String {
+        let mut out = format!("static const char *const {prefix}SITES[] = {{\n");
         for t in &self.texts {
             out.push_str("    ");
             out.push_str(&c_string(t));

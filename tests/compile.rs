@@ -1,0 +1,457 @@
+//! `deepcps compile` against `deepcps run`: compiled programs print the
+//! same exit value, or fail with the same error (kind, message and place:
+//! the first line of the report) and the same exit code, as the machine.
+//!
+//! - every corpus program that compile accepts, through the command line;
+//! - generated runtime code (`DEEPCPS_COMPILE_CASES`, default 2,000, from
+//!   seed `DEEPCPS_COMPILE_SEED`), many programs to one C file and one run
+//!   of the C compiler;
+//! - runtime errors, one of each kind the translation words;
+//! - refusals: code that would need staging at run time, values compile
+//!   does not translate, programs with nothing left to run.
+//!
+//! The tests need a C compiler (`cc`), which every Rust installation has
+//! as its linker.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use deepcps_machine::compile::{call_with_exit, is_runtime_code, program_c, runtime_c};
+use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::run::{Limits, Outcome};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::load::add_source;
+use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+use deepcps_machine::term::{Arg, Atom, Program};
+use deepcps_tests::{dcps_files, deepcps, graph_report, root, Gen};
+
+/// The step limit of generated programs; those that reach it are endless
+/// or too long, and are not compiled.
+const GEN_STEPS: u64 = 2_000;
+
+/// What a program prints and how it ends.
+#[derive(Debug, PartialEq)]
+enum Ends {
+    /// Standard output, exit code 0.
+    Exit(String),
+    /// The first line of the report on standard error, exit code 1.
+    Error(String),
+    /// The exit value holds a function, which a compiled program does not
+    /// print (exit code 1).
+    Function,
+}
+
+fn env_u64(key: &str, default: u64) -> u64 {
+    std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+fn holds_function(a: &Atom) -> bool {
+    let mut stack = vec![a];
+    while let Some(a) = stack.pop() {
+        match a {
+            Atom::Lambda(_) | Atom::Rec(_) | Atom::Builtin(_) => return true,
+            Atom::Tuple(xs) => stack.extend(xs.iter().map(|x| match x {
+                Arg::Atom(y) | Arg::Splice(y) => y,
+            })),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// How the machine ends `program`, or `None` if it reaches the step limit.
+fn machine_ends(program: Program, sources: &SourceMap, max_steps: u64) -> Option<Ends> {
+    let report = graph_report(
+        program,
+        &Limits {
+            max_steps,
+            ..Limits::default()
+        },
+    );
+    match &report.outcome {
+        Outcome::Exit(v) if holds_function(v) => Some(Ends::Function),
+        Outcome::Exit(_) => Some(Ends::Exit(report.text.clone())),
+        Outcome::Error(e) => Some(Ends::Error(first_line(&Diagnostic::runtime(e, sources).render(sources, false)))),
+        Outcome::Residual => panic!("runtime code ended with a residual program:\n{}", report.text),
+        Outcome::Limit(_) => None,
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_string()
+}
+
+/// How a compiled executable ends, run with `args`.
+fn executable_ends(exe: &Path, args: &[&str]) -> Ends {
+    let out = Command::new(exe)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    match out.status.code() {
+        Some(0) => Ends::Exit(stdout),
+        Some(1) if stderr.contains("the exit value holds a function") => Ends::Function,
+        Some(1) => Ends::Error(first_line(&stderr)),
+        other => panic!("{} ended with {other:?}: {stdout}{stderr}", exe.display()),
+    }
+}
+
+/// Whether a compiled program ended as the machine did. Error reports
+/// agree on their whole first line, unless the machine's message quotes a
+/// function's body or an expression not yet evaluated (a compiled program
+/// shows a function as `(x, k) { … }` and has evaluated every value): then
+/// on the kind and the place.
+fn agrees(got: &Ends, expected: &Ends) -> bool {
+    match (got, expected) {
+        (Ends::Error(g), Ends::Error(e)) if e.contains("{ ") || e.contains('"') => {
+            let kind = |s: &str| s.split(']').next().map(str::to_string);
+            let place = |s: &str| s.rsplit('(').next().map(str::to_string);
+            kind(g) == kind(e) && place(g) == place(e)
+        }
+        _ => got == expected,
+    }
+}
+
+/// A scratch directory of its own for a test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("deepcps-compile-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+/// Builds C text into an executable with `cc`.
+fn build(c: &str, dir: &Path, name: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.c"));
+    let exe = dir.join(name);
+    std::fs::write(&src, c).expect("write C");
+    let out = Command::new("cc")
+        .args(["-O0", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .arg("-lm")
+        .output()
+        .expect("the tests need a C compiler, `cc`");
+    assert!(
+        out.status.success(),
+        "cc failed on {}:\n{}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+fn load_text(name: &str, text: &str, sources: &mut SourceMap) -> Option<Program> {
+    let id = add_source(sources, name, None, text.as_bytes().to_vec()).expect("source");
+    load_from(&MemFs::default(), id, sources, false).ok()
+}
+
+/// Generated runtime code: each program compiled (many to one C file)
+/// ends as the machine ends it.
+#[test]
+fn generated_runtime_code_agrees_with_the_machine() {
+    let cases = env_u64("DEEPCPS_COMPILE_CASES", 2_000);
+    let first = env_u64("DEEPCPS_COMPILE_SEED", 0);
+    let dir = scratch("generated");
+    // Programs of one batch share a C file and an executable.
+    const BATCH: usize = 250;
+    let mut pending: Vec<(u64, String, Ends)> = Vec::new();
+    let (mut compiled, mut batches) = (0, 0);
+    let mut failures = Vec::new();
+    let mut seed = first;
+    while seed < first + cases || !pending.is_empty() {
+        if seed < first + cases && pending.len() < BATCH {
+            let text = Gen::runtime_code(seed).program();
+            let mut sources = SourceMap::new();
+            seed += 1;
+            // A few generated texts do not load (a tuple after a lambda's
+            // parameters reads as the name of its staging parameter).
+            let Some(program) = load_text("gen.dcps", &text, &mut sources) else {
+                continue;
+            };
+            let seed = seed - 1;
+            assert!(is_runtime_code(&program.body), "seed {seed}: not runtime code:\n{text}");
+            let expected = machine_ends(program.clone(), &sources, GEN_STEPS);
+            if let Some(expected) = expected {
+                match program_c(&program.body, &program.vars, &sources, &format!("g{}_", pending.len())) {
+                    Ok(c) => pending.push((seed, c, expected)),
+                    Err(ds) => {
+                        // Generated programs use no value compile refuses.
+                        let why: Vec<String> = ds.iter().map(|d| d.render(&sources, false)).collect();
+                        failures.push(format!("seed {seed}: refused:\n{}\n{text}", why.join("")));
+                    }
+                }
+            }
+            continue;
+        }
+        let mut c = String::from(runtime_c());
+        let mut dispatch = String::from("\nint main(int argc, char **argv) {\n    switch (argc > 1 ? atoi(argv[1]) : -1) {\n");
+        for (i, (_, prog, _)) in pending.iter().enumerate() {
+            c.push_str(prog);
+            dispatch.push_str(&format!("    case {i}: return run_program(g{i}_start);\n"));
+        }
+        dispatch.push_str("    default: return 2;\n    }\n}\n");
+        c.push_str(&dispatch);
+        let exe = build(&c, &dir, &format!("batch{batches}"));
+        for (i, (s, _, expected)) in pending.iter().enumerate() {
+            let got = executable_ends(&exe, &[&i.to_string()]);
+            if !agrees(&got, expected) {
+                let text = Gen::runtime_code(*s).program();
+                failures.push(format!("seed {s}: machine {expected:?}, compiled {got:?}\n{text}"));
+            }
+        }
+        compiled += pending.len();
+        batches += 1;
+        pending.clear();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {compiled} disagree:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(
+        compiled as u64 >= cases / 2,
+        "only {compiled} of {cases} programs ended within {GEN_STEPS} steps"
+    );
+}
+
+/// The corpus through the command line: every program compile accepts
+/// prints what the machine prints for the same run-time part.
+#[test]
+fn corpus_programs_that_compile_agree_with_the_machine() {
+    let base = root();
+    let dir = scratch("corpus");
+    let mut files = Vec::new();
+    dcps_files(&base.join("corpus"), &mut files);
+    let (mut accepted, mut failures) = (Vec::new(), Vec::new());
+    std::env::set_current_dir(&base).expect("workspace root");
+    for path in &files {
+        let rel = path.strip_prefix(&base).unwrap_or(path);
+        let name = rel.display().to_string();
+        let mut sources = SourceMap::new();
+        let Ok(program) = load_program(&RealFs, rel, &mut sources) else {
+            continue;
+        };
+        let exe = dir.join(path.file_stem().map_or_else(|| "p".into(), |s| s.to_string_lossy().into_owned()));
+        let ran = deepcps(&["compile", &name, "--threads", "1", "-o", &exe.display().to_string()]);
+        // What the run-time part is, run on the machine.
+        let part = if is_runtime_code(&program.body) {
+            Some((program, sources))
+        } else {
+            let mut m = deepcps_machine::graph::Machine::new(program);
+            match m.run(&Limits::default()) {
+                Outcome::Exit(v) => {
+                    let vars = m.exit_vars().cloned().unwrap_or_default();
+                    call_with_exit(v, &vars).ok().map(|body| (Program { body, vars }, sources))
+                }
+                _ => None,
+            }
+        };
+        match (ran.code, part) {
+            (0, Some((program, sources))) => {
+                let expected = machine_ends(program, &sources, u64::MAX).expect("no step limit");
+                let got = executable_ends(&exe, &[]);
+                if got != expected {
+                    failures.push(format!("{name}: machine {expected:?}, compiled {got:?}"));
+                }
+                accepted.push(name);
+            }
+            (0, None) => failures.push(format!("{name}: compiled, but has no run-time part")),
+            // Strings, records, maps and matrices are not translated yet.
+            (2, Some(_)) if ran.err.contains("compile does not translate") => {}
+            (_, Some(_)) => failures.push(format!("{name}: has a run-time part, but compile refused it:\n{}", ran.err)),
+            (_, None) => {}
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for must in [
+        "corpus/bench/loop_sum.dcps",
+        "corpus/bench/nontail_sum.dcps",
+        "corpus/paper/arith_built.dcps",
+    ] {
+        assert!(
+            accepted.iter().any(|a| a == must),
+            "{must} was not compiled; accepted: {accepted:?}"
+        );
+    }
+}
+
+/// Compiles the runtime code `src` and returns how the executable ends and
+/// how the machine ends it.
+fn both(src: &str, name: &str) -> (Ends, Ends) {
+    let mut sources = SourceMap::new();
+    let program = load_text(&format!("{name}.dcps"), src, &mut sources).unwrap_or_else(|| panic!("{name} does not load"));
+    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources).unwrap_or_else(|ds| {
+        panic!(
+            "{name} refused: {}",
+            ds.iter().map(|d| d.render(&sources, false)).collect::<String>()
+        )
+    });
+    let expected = machine_ends(program, &sources, u64::MAX).expect("no step limit");
+    let dir = scratch(name);
+    let exe = build(&c, &dir, name);
+    let got = executable_ends(&exe, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    (got, expected)
+}
+
+/// Each runtime error the translation words, compiled and on the machine.
+#[test]
+fn runtime_errors_are_worded_and_placed_as_the_machine_does() {
+    let cases = [
+        ("div_zero", "let x = 0\n\"10/x\" (y)\n$exit y\n", "division-by-zero"),
+        ("overflow", "\"9223372036854775807\" (m)\n\"m+1\" (y)\n$exit y\n", "overflow"),
+        ("overflow_small", "fix f(x, k) { \"x*x\" (y) f y k } in f 3 $exit\n", "overflow"),
+        ("neg_overflow", "\"-9223372036854775807-1\" (m)\n\"-m\" (y)\n$exit y\n", "overflow"),
+        ("not_finite", "\"1.0/0\" (y)\n$exit y\n", "not-finite"),
+        ("type_add", "\"true+1\" (y)\n$exit y\n", "type"),
+        ("compare", "\"[1]<2\" (y)\n$exit y\n", "type"),
+        ("index", "let t = [1, 2]\n\"t[2]\" (y)\n$exit y\n", "index-out-of-range"),
+        ("slice", "let t = [1, 2]\n\"t[1..5]\" (y)\n$exit y\n", "index-out-of-range"),
+        ("not_a_function", "let f = 5\nf 1 (y) $exit y\n", "not-a-function"),
+        ("arity", "let f(x, k) { k x }\nf 1 2 $exit\n", "arity"),
+        ("arity_in_place", "(x, y) { $exit x } 1\n", "arity"),
+        ("exit_arity", "$exit 1 2\n", "arity"),
+        ("if_condition", "if 3 () { $exit 1 } () { $exit 2 }\n", "type"),
+        ("if_arity", "let c = true\nif c 1\n", "arity"),
+        ("splice", "let t = 5\n$exit !t\n", "type"),
+        ("unknown_function", "\"frob(1)\" (y)\n$exit y\n", "unknown-function"),
+        ("function_arity", "\"len(1, 2)\" (y)\n$exit y\n", "arity"),
+        ("len_type", "\"len(3)\" (y)\n$exit y\n", "type"),
+        ("int_overflow", "\"int(1e300)\" (y)\n$exit y\n", "overflow"),
+        ("equal_function", "let f(k) { k 1 }\n\"f == f\" (y)\n$exit y\n", "type"),
+    ];
+    let mut failures = Vec::new();
+    for (name, src, kind) in cases {
+        let (got, expected) = both(src, name);
+        match &expected {
+            Ends::Error(h) if h.starts_with(&format!("[{kind}]")) => {}
+            other => failures.push(format!("{name}: the machine gives {other:?}, not a `{kind}` error")),
+        }
+        if got != expected {
+            failures.push(format!("{name}: machine {expected:?}, compiled {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Values compile translates, printed as the machine prints them.
+#[test]
+fn exit_values_print_as_the_machine_prints_them() {
+    let cases = [
+        (
+            "ints",
+            "$exit [0, -5, 4611686018427387903, 4611686018427387904, -9223372036854775807]\n",
+        ),
+        (
+            "floats",
+            "\"[0.1, 1.0/3.0, -0.0, 1e16, 1e15, 1.5e-7, 0.0001, 123456789.125, 2.0*1e300]\" (t)\n$exit t\n",
+        ),
+        (
+            "mixed",
+            "\"[1 == 1.0, 2 < 2.5, 3 % -2, -7 / 2, 7.5 % 2, abs(-3), int(-2.7), float(3), min(2, 1.5), max(2, 1.5)]\" (t)\n$exit t\n",
+        ),
+        (
+            "tuples",
+            "let t = [1, [2, [true, false]], []]\n\"concat(t, [len(t), t[1][0], t[0..1]])\" (u)\n$exit [!u, always, never]\n",
+        ),
+        ("rest", "let f(a, !r, k) { k [a, r] }\nf 1 2 3 4 $exit\n"),
+        ("rest_in_place", "(a, !r, b) { $exit [a, r, b] } 1 2 3 4\n"),
+        ("splices", "let t = [1, 2]\nlet f(a, b, c, k) { k [c, b, a] }\nf 0 !t $exit\n"),
+        ("logic", "let x = 3\n\"x > 2 && (x < 5 || 1/0 == 0) && !(x == 4)\" (b)\n$exit b\n"),
+        (
+            "fix_closures",
+            "fix fib(n, k) { if \"n < 2\" () { k n } () { fib \"n-1\" (a) fib \"n-2\" (b) \"a+b\" (c) k c } } in fib 20 $exit\n",
+        ),
+        ("function", "let f(x) { $exit x }\n$exit [1, f]\n"),
+    ];
+    let mut failures = Vec::new();
+    for (name, src) in cases {
+        let (got, expected) = both(src, name);
+        if got != expected {
+            failures.push(format!("{name}: machine {expected:?}, compiled {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A loop that allocates a tuple per iteration (a million of them, more
+/// than the collector lets pile up) runs to its end with the right sum.
+#[test]
+fn an_allocating_loop_runs_to_its_end() {
+    let src = "fix go(i, acc, k) {\n  if \"i == 0\" () { k acc } () {\n    let t = [i, acc]\n    (x) { go \"i-1\" \"t[1] + x\" k } 1\n  }\n} in go 1000000 0 $exit\n";
+    let (got, expected) = both(src, "alloc_loop");
+    assert_eq!(got, expected);
+    assert_eq!(got, Ends::Exit("1000000\n".into()));
+}
+
+/// What compile refuses, and why (the command line's exit code 2).
+#[test]
+fn compile_refuses_what_it_cannot_translate() {
+    let dir = scratch("refuse");
+    let cases = [
+        (
+            "staged",
+            "$exit (k)[s] { @!s: \"k+1\" (y) k y }\n",
+            "it would still need staging when the program runs",
+        ),
+        (
+            "runtime_staging",
+            "$exit (k)[pt] { (x)[ct] { @pt: k x } 1 }\n",
+            "it would still need staging when the program runs",
+        ),
+        ("string", "\"'a'\" (s)\n$exit s\n", "compile does not translate strings yet"),
+        ("record", "\"{a: 1}\" (r)\n$exit r\n", "compile does not translate records yet"),
+        ("map", "\"map()\" (m)\n$exit m\n", "compile does not translate `map` yet"),
+        ("nothing_left", "let x = 1 @always: $exit x\n", "there is nothing left to run"),
+        (
+            "two_args",
+            "$exit (a, b)[s] { @!s: \"1+1\" (c) @s: $exit [a, b, c] }\n",
+            "the program it built takes 2 arguments",
+        ),
+        (
+            "open",
+            "$exit (y) { @always: $exit (x) { y x } }\n",
+            "compile needs a closed program",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, src, want) in cases {
+        let path = dir.join(format!("{name}.dcps"));
+        std::fs::write(&path, src).expect("write");
+        let out = dir.join(name);
+        let ran = deepcps(&["compile", &path.display().to_string(), "-o", &out.display().to_string()]);
+        if ran.code != 2 || !ran.err.contains(want) {
+            failures.push(format!("{name}: exit {}, wanted 2 and `{want}` in:\n{}", ran.code, ran.err));
+        }
+        if out.exists() {
+            failures.push(format!("{name}: an executable was written"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// `--emit-c` writes the C program, whose functions are named after the
+/// source lambdas and marked with their places.
+#[test]
+fn emit_c_writes_readable_c() {
+    let dir = scratch("emit");
+    let out = dir.join("loop.c");
+    let ran = deepcps(&[
+        "compile",
+        "corpus/bench/loop_sum.dcps",
+        "--emit-c",
+        "-o",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(ran.code, 0, "{}", ran.err);
+    let c = std::fs::read_to_string(&out).expect("C written");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(c.contains("static void p_f0_loop(void)"), "no function named after `loop`");
+    assert!(c.contains("/* (i, acc, k) { … } at corpus/bench/loop_sum.dcps:"), "no source place");
+    assert!(c.contains("goto top;"), "the loop's call of itself is not a jump");
+}
