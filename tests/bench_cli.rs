@@ -535,3 +535,40 @@ fn threads_and_jobs_change_no_count() {
     assert!(lines[0].contains(",result_bytes,threads,expectation,"), "{}", lines[0]);
     assert!(lines[1].contains(",2,exit 500500,pass,"), "{}", lines[1]);
 }
+
+#[test]
+fn compiled_runs_the_executables_beside_the_machine() {
+    let r = deepcps(&[
+        "bench",
+        "--compiled",
+        "--json",
+        "-",
+        "corpus/bench/loop_sum.dcps",
+        "corpus/bench/psum.dcps",
+    ]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    let rows = json_rows(&r.out);
+    let row = |name: &str| {
+        rows.iter()
+            .find(|x| x["program"] == name)
+            .unwrap_or_else(|| panic!("no row {name}: {}", r.out))
+    };
+    let looped = &row("corpus/bench/loop_sum.dcps")["compiled"];
+    assert_eq!(looped["part"], "runtime code", "{looped}");
+    assert_eq!(looped["agrees"], true, "{looped}");
+    assert!(looped["compiled_s"].as_f64().is_some_and(|s| s > 0.0), "{looped}");
+    // The staged tree sum runs to its end while staging: no executable.
+    let staged = &row("corpus/bench/psum.dcps")["compiled"];
+    assert!(
+        staged["part"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("not compiled: staging ran it to its end")),
+        "{staged}"
+    );
+    let table = deepcps(&["bench", "--compiled", "corpus/bench/loop_sum.dcps"]);
+    assert!(
+        table.out.lines().next().is_some_and(|h| h.ends_with("compiled  × faster  same")),
+        "{}",
+        table.out
+    );
+}

@@ -8,10 +8,12 @@ use std::process::Command;
 use deepcps_machine::compile::{call_with_exit, is_runtime_code, to_c};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::calls::add_calls;
+use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::term::{Body, Program, Vars};
 
 use crate::args::parallel;
 use crate::commands::Ctx;
@@ -46,11 +48,108 @@ pub struct CompileArgs {
 }
 
 /// How the program's run-time part was found.
-enum Part {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
     /// The program is runtime code as it stands.
     Whole,
-    /// Staging built this lambda, which is called with `$exit`.
+    /// Staging built a lambda, which the executable calls with `$exit`.
     Built,
+}
+
+impl Part {
+    /// How `deepcps compile` says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Part::Whole => "runtime code as written",
+            Part::Built => "the program built by staging",
+        }
+    }
+}
+
+/// The run-time part of a program, ready to translate.
+pub struct RunTimePart {
+    /// Its top-level body: the program, or `p $exit` of the built `p`.
+    pub body: Body,
+    /// The body's variables.
+    pub vars: Vars,
+    /// How it was found.
+    pub part: Part,
+}
+
+/// Why a program has no run-time part to compile: the report to print
+/// (rendered) and the exit code.
+pub struct NoPart {
+    /// What to print on standard error.
+    pub text: String,
+    /// Why, in a few words.
+    pub why: String,
+    /// The exit code.
+    pub code: u8,
+}
+
+/// Finds the run-time part of `program` (loaded from `file` into
+/// `sources`): the program itself if it is runtime code, else what its
+/// staging run exits with.
+pub fn run_time_part(
+    program: Program,
+    file: &Path,
+    sources: &SourceMap,
+    limits: &Limits,
+    par: &Parallel,
+    color: bool,
+) -> Result<RunTimePart, NoPart> {
+    if is_runtime_code(&program.body) {
+        return Ok(RunTimePart {
+            body: program.body,
+            vars: program.vars,
+            part: Part::Whole,
+        });
+    }
+    let static_error = |why: String| NoPart {
+        text: format!("deepcps: cannot compile `{}`: {why}. {WHAT}\n", file.display()),
+        why,
+        code: EXIT_STATIC,
+    };
+    let mut m = Machine::new(program);
+    let reducing = Reducing::start();
+    let outcome = m.run_par(limits, par);
+    drop(reducing);
+    match outcome {
+        Outcome::Exit(v) => {
+            let vars = m.exit_vars().cloned().unwrap_or_default();
+            match call_with_exit(v, &vars) {
+                Ok(body) => Ok(RunTimePart {
+                    body,
+                    vars,
+                    part: Part::Built,
+                }),
+                Err(why) => Err(static_error(why)),
+            }
+        }
+        Outcome::Residual => Err(static_error("staging left a residual program, not a program to run".into())),
+        Outcome::Error(mut e) => {
+            if let Ok(p) = load_program(&RealFs, file, &mut SourceMap::new()) {
+                add_calls(&mut e, p, m.counts.total());
+            }
+            Err(NoPart {
+                text: format!(
+                    "{}deepcps: staging failed; nothing compiled\n",
+                    Diagnostic::runtime(&e, sources).render(sources, color)
+                ),
+                why: format!("staging failed: {}", e.kind.name()),
+                code: EXIT_RUNTIME,
+            })
+        }
+        Outcome::Limit(reason) => Err(NoPart {
+            text: format!("deepcps: staging stopped: {reason}; nothing compiled\n"),
+            why: format!("staging stopped: {reason}"),
+            code: if matches!(reason, StopReason::Interrupted { .. }) {
+                EXIT_INTERRUPTED
+            } else {
+                EXIT_LIMIT
+            },
+        }),
+    }
 }
 
 impl Ctx<'_> {
@@ -62,56 +161,18 @@ impl Ctx<'_> {
             Ok(p) => p,
             Err(ds) => return self.static_errors(&sources, &ds),
         };
-        let (body, vars, part) = if is_runtime_code(&program.body) {
-            (program.body, program.vars, Part::Whole)
-        } else {
-            let par = match parallel(args.threads) {
-                Ok(p) => p,
-                Err(e) => {
-                    let _ = writeln!(self.err, "deepcps: {e}");
-                    return EXIT_STATIC;
-                }
-            };
-            let mut m = Machine::new(program);
-            let reducing = Reducing::start();
-            let outcome = m.run_par(limits, &par);
-            drop(reducing);
-            match outcome {
-                Outcome::Exit(v) => {
-                    let vars = m.exit_vars().cloned().unwrap_or_default();
-                    match call_with_exit(v, &vars) {
-                        Ok(body) => (body, vars, Part::Built),
-                        Err(why) => {
-                            let _ = writeln!(self.err, "deepcps: cannot compile `{}`: {why}. {WHAT}", file.display());
-                            return EXIT_STATIC;
-                        }
-                    }
-                }
-                Outcome::Residual => {
-                    let _ = writeln!(
-                        self.err,
-                        "deepcps: cannot compile `{}`: staging left a residual program, not a program to run. \
-                         {WHAT}",
-                        file.display()
-                    );
-                    return EXIT_STATIC;
-                }
-                Outcome::Error(mut e) => {
-                    if let Ok(p) = load_program(&RealFs, file, &mut SourceMap::new()) {
-                        add_calls(&mut e, p, m.counts.total());
-                    }
-                    let _ = write!(self.err, "{}", Diagnostic::runtime(&e, &sources).render(&sources, self.color));
-                    let _ = writeln!(self.err, "deepcps: staging failed; nothing compiled");
-                    return EXIT_RUNTIME;
-                }
-                Outcome::Limit(reason) => {
-                    let _ = writeln!(self.err, "deepcps: staging stopped: {reason}; nothing compiled");
-                    return if matches!(reason, StopReason::Interrupted { .. }) {
-                        EXIT_INTERRUPTED
-                    } else {
-                        EXIT_LIMIT
-                    };
-                }
+        let par = match parallel(args.threads) {
+            Ok(p) => p,
+            Err(e) => {
+                let _ = writeln!(self.err, "deepcps: {e}");
+                return EXIT_STATIC;
+            }
+        };
+        let RunTimePart { body, vars, part } = match run_time_part(program, file, &sources, limits, &par, self.color) {
+            Ok(p) => p,
+            Err(no) => {
+                let _ = write!(self.err, "{}", no.text);
+                return no.code;
             }
         };
         let c = match to_c(&body, &vars, &sources) {
@@ -119,10 +180,7 @@ impl Ctx<'_> {
             Err(ds) => return self.static_errors(&sources, &ds),
         };
         let stem = file.file_stem().map_or_else(|| "a".into(), |s| s.to_string_lossy().into_owned());
-        let what = match part {
-            Part::Whole => "runtime code as written",
-            Part::Built => "the program built by staging",
-        };
+        let what = part.describe();
         if args.emit_c {
             let out = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("{stem}.c")));
             if let Err(e) = std::fs::write(&out, c) {
@@ -133,7 +191,7 @@ impl Ctx<'_> {
             return EXIT_OK;
         }
         let out = args.output.clone().unwrap_or_else(|| PathBuf::from(&stem));
-        match build(&args.cc, &c, &out, &stem) {
+        match build(&args.cc, &c, &out) {
             Ok(()) => {
                 let _ = writeln!(self.err, "deepcps: built `{}` ({what})", out.display());
                 EXIT_OK
@@ -158,11 +216,14 @@ const WHAT: &str = "compile takes runtime code (every body staged as natural sta
                     or a program that stages and exits with the program it built (`$exit program`, \
                     a lambda called with the exit continuation)";
 
-/// Builds `c` with the C compiler `cc` into `out`.
-fn build(cc: &str, c: &str, out: &Path, stem: &str) -> Result<(), String> {
-    let dir = std::env::temp_dir().join(format!("deepcps-compile-{}", std::process::id()));
+/// Builds the C program `c` with the C compiler `cc` into the executable
+/// `out`.
+pub fn build(cc: &str, c: &str, out: &Path) -> Result<(), String> {
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("deepcps-compile-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    let src = dir.join(format!("{}.c", sanitize(stem)));
+    let src = dir.join("program.c");
     let result = (|| {
         std::fs::write(&src, c).map_err(|e| format!("cannot write `{}`: {e}", src.display()))?;
         let output = Command::new(cc)
@@ -185,10 +246,4 @@ fn build(cc: &str, c: &str, out: &Path, stem: &str) -> Result<(), String> {
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
-}
-
-fn sanitize(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
-        .collect()
 }

@@ -1,11 +1,12 @@
 //! The rows of a bench run as CSV: a header, then one record per program,
 //! the same fields as the JSON (the baseline ratios flattened into four
-//! columns, empty without a baseline).
+//! columns, empty without a baseline; the compiled run into four more,
+//! empty without `--compiled`).
 
 use super::run::{Row, RowStatus};
 
 /// The header of the CSV.
-pub const HEADER: [&str; 20] = [
+pub const HEADER: [&str; 24] = [
     "program",
     "result",
     "steps",
@@ -26,6 +27,10 @@ pub const HEADER: [&str; 20] = [
     "wall_ratio",
     "peak_ratio",
     "regressions",
+    "compiled_part",
+    "compiled_s",
+    "compiled_machine_s",
+    "compiled_agrees",
 ];
 
 /// The rows as CSV text.
@@ -47,7 +52,16 @@ pub fn render(rows: &[Row]) -> Result<String, String> {
             RowStatus::Pass => "pass",
             RowStatus::Fail => "fail",
         };
-        let record: [String; 20] = [
+        let (cp, cs, cm, ca) = match &r.compiled {
+            Some(c) => (
+                c.part.clone(),
+                format!("{:.6}", c.compiled_s),
+                format!("{:.6}", c.machine_s),
+                c.agrees.to_string(),
+            ),
+            None => Default::default(),
+        };
+        let record: [String; 24] = [
             r.program.clone(),
             r.result.clone(),
             r.steps.to_string(),
@@ -68,6 +82,10 @@ pub fn render(rows: &[Row]) -> Result<String, String> {
             wall,
             p,
             reg,
+            cp,
+            cs,
+            cm,
+            ca,
         ];
         w.write_record(&record).map_err(fail)?;
     }

@@ -15,6 +15,7 @@
 //! directive, a bad shard, an unreadable baseline, an unwritable output).
 
 pub mod baseline;
+pub mod compiled;
 pub mod csv;
 pub mod discover;
 pub mod json;
@@ -99,6 +100,12 @@ pub struct BenchArgs {
     /// sizes and draw time and memory against size into this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Also compile each program's run-time part (as `deepcps compile`
+    /// does), run the executable and time it beside the machine's run of
+    /// the same part: three more columns (compiled time, how many times
+    /// faster, whether it printed the same).
+    #[arg(long)]
+    pub compiled: bool,
     /// Sizes for every scaling family instead of their `// scale:` lists.
     #[arg(long, value_name = "N,N,..", value_delimiter = ',', requires = "plot")]
     pub sizes: Option<Vec<u64>>,
@@ -175,6 +182,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
             snapshot: snapshot.as_deref(),
             limits: limits(p),
             par: par_of(p),
+            compiled: args.compiled,
         });
         progress.inc(1);
         Some(row)
@@ -223,6 +231,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
                 snapshot: None,
                 limits: limits(p),
                 par: par_of(p),
+                compiled: args.compiled,
             };
             let Some(row) = on_workers(1, &[&job], |j: &&Job| Some(run::run(j)))?.pop() else {
                 break;

@@ -17,6 +17,7 @@ use deepcps_machine::syntax::{load_from, RealFs};
 use serde::{Deserialize, Serialize};
 
 use super::baseline::Ratios;
+use super::compiled::CompiledRun;
 
 /// Whether a program met its expectation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,6 +73,9 @@ pub struct Row {
     /// Ratios to a baseline run, with `--baseline`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Ratios>,
+    /// The compiled run of the program's run-time part, with `--compiled`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiled: Option<CompiledRun>,
 }
 
 /// One program to run: everything a task needs, all `Send`.
@@ -90,6 +94,8 @@ pub struct Job<'a> {
     pub limits: Limits,
     /// The reduction threads to run it on (`--threads` or `// threads:`).
     pub par: Parallel,
+    /// Whether to compile it too (`--compiled`).
+    pub compiled: bool,
 }
 
 /// Runs `job` and measures it; a panic in the machine is a failing row.
@@ -124,6 +130,7 @@ fn blank(job: &Job<'_>, result: &str, wall: Duration) -> Row {
         status: RowStatus::Pass,
         reason: String::new(),
         baseline: None,
+        compiled: None,
     }
 }
 
@@ -151,6 +158,7 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
             return row;
         }
     };
+    let copy = job.compiled.then(|| program.clone());
     let mut m = Machine::new(program);
     let report = m.report_par(&job.limits, &job.par);
     let wall = start.elapsed();
@@ -184,6 +192,10 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
         row.result_bytes = report.text.len() as u64;
     }
     judge(&mut row, job, &observed, detail);
+    if let Some(program) = copy {
+        drop(m);
+        row.compiled = Some(super::compiled::measure(job, program, &sources, &report, wall.as_secs_f64()));
+    }
     row
 }
 

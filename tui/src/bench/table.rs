@@ -49,8 +49,13 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
     if ratios {
         header.extend(["steps×", "wall×", "peak×", "vs baseline"]);
     }
+    let compiled = rows.iter().any(|r| r.compiled.is_some());
+    if compiled {
+        header.extend(["compiled", "× faster", "same"]);
+    }
     // Left-aligned: the text columns.
-    let left = |i: usize| matches!(i, 0 | 1 | 12 | 13 | 17);
+    let same_col = header.len().saturating_sub(1);
+    let left = |i: usize| matches!(i, 0 | 1 | 12 | 13) || (ratios && i == 17) || (compiled && i == same_col);
     let mut cells: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for r in rows {
         let mut line = vec![
@@ -83,6 +88,17 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
                     });
                 }
                 None => line.extend(["-", "-", "-", "new"].map(String::from)),
+            }
+        }
+        if compiled {
+            match &r.compiled {
+                Some(c) if c.ran() => line.extend([
+                    seconds(c.compiled_s),
+                    format!("{:.0}", c.machine_s / c.compiled_s),
+                    if c.agrees { "yes" } else { "NO" }.to_string(),
+                ]),
+                Some(c) => line.extend(["-".to_string(), "-".to_string(), c.part.clone()]),
+                None => line.extend(["-", "-", "-"].map(String::from)),
             }
         }
         cells.push(line);
