@@ -259,8 +259,6 @@ fn corpus_programs_that_compile_agree_with_the_machine() {
                 accepted.push(name);
             }
             (0, None) => failures.push(format!("{name}: compiled, but has no run-time part")),
-            // Strings, records, maps and matrices are not translated yet.
-            (2, Some(_)) if ran.err.contains("compile does not translate") => {}
             (_, Some(_)) => failures.push(format!("{name}: has a run-time part, but compile refused it:\n{}", ran.err)),
             (_, None) => {}
         }
@@ -271,6 +269,8 @@ fn corpus_programs_that_compile_agree_with_the_machine() {
         "corpus/bench/loop_sum.dcps",
         "corpus/bench/nontail_sum.dcps",
         "corpus/paper/arith_built.dcps",
+        "corpus/compile/matrix_chain_program.dcps",
+        "corpus/err/runtime_type.dcps",
     ] {
         assert!(
             accepted.iter().any(|a| a == must),
@@ -323,6 +323,20 @@ fn runtime_errors_are_worded_and_placed_as_the_machine_does() {
         ("len_type", "\"len(3)\" (y)\n$exit y\n", "type"),
         ("int_overflow", "\"int(1e300)\" (y)\n$exit y\n", "overflow"),
         ("equal_function", "let f(k) { k 1 }\n\"f == f\" (y)\n$exit y\n", "type"),
+        ("missing_key", "\"lookup(map().insert(1, 2), 3)\" (y)\n$exit y\n", "missing-key"),
+        ("missing_field", "\"{a: 1}.b\" (y)\n$exit y\n", "missing-key"),
+        ("not_a_record", "\"[1].b\" (y)\n$exit y\n", "type"),
+        ("ragged", "\"matrix([[1, 2], [3]])\" (y)\n$exit y\n", "type"),
+        ("matrix_shapes", "\"matrix([[1, 2]])*matrix([[1, 2]])\" (y)\n$exit y\n", "type"),
+        (
+            "matrix_overflow",
+            "\"matrix(4, 4, 3)\" (m)\n\"m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m*m\" (y)\n$exit y\n",
+            "overflow",
+        ),
+        ("string_index", "\"'abc'[5]\" (y)\n$exit y\n", "index-out-of-range"),
+        ("string_plus", "\"'a' + 1\" (y)\n$exit y\n", "type"),
+        ("range_argument", "\"len(1..2)\" (y)\n$exit y\n", "type"),
+        ("insert_position", "\"[1].insert(5, 0)\" (y)\n$exit y\n", "index-out-of-range"),
     ];
     let mut failures = Vec::new();
     for (name, src, kind) in cases {
@@ -367,6 +381,21 @@ fn exit_values_print_as_the_machine_prints_them() {
             "fix fib(n, k) { if \"n < 2\" () { k n } () { fib \"n-1\" (a) fib \"n-2\" (b) \"a+b\" (c) k c } } in fib 20 $exit\n",
         ),
         ("function", "let f(x) { $exit x }\n$exit [1, f]\n"),
+        ("string", "\"'a\\\\\\'b'\" (s)\n$exit [s, 1]\n"),
+        (
+            "strings",
+            "\"[len('héllo'), 'héllo'[1..3], 'héllo'[1], 'ab' + 'c', 'ab' < 'b', concat('a', 'b'), min('b', 'a')]\" (t)\n$exit t\n",
+        ),
+        ("record", "\"{a: 1, b: 'x'}\" (r)\n\"[r.b, r, {c: [r]}, r == {b: 'x', a: 1.0}]\" (t)\n$exit t\n"),
+        (
+            "map",
+            "\"map().insert('k', 1).insert('j', [2]).insert('k', 3)\" (m)\n\"[m, lookup(m, 'k'), len(m), m == map().insert('j', [2]).insert('k', 3)]\" (t)\n$exit [t, m]\n",
+        ),
+        ("tuple_functions", "\"[[1, 2, 3].insert(1, 9), delete([1, 2, 3, 4], 1..2), delete([1, 2, 3], 0), [{a: 1}, {a: 2}].pluck('a')]\" (t)\n$exit t\n"),
+        (
+            "matrices",
+            "\"matrix(10, 30, 1)*matrix(30, 5, 2)\" (p)\n\"[dims(p), p, matrix([[1, 2], [3, 4]]), matrix(0, 3, 1), matrix([[], []]), matrix_chain_order([30, 35, 15, 5, 10, 20, 25])]\" (t)\n$exit t\n",
+        ),
     ];
     let mut failures = Vec::new();
     for (name, src) in cases {
@@ -403,9 +432,7 @@ fn compile_refuses_what_it_cannot_translate() {
             "$exit (k)[pt] { (x)[ct] { @pt: k x } 1 }\n",
             "it would still need staging when the program runs",
         ),
-        ("string", "\"'a'\" (s)\n$exit s\n", "compile does not translate strings yet"),
-        ("record", "\"{a: 1}\" (r)\n$exit r\n", "compile does not translate records yet"),
-        ("map", "\"map()\" (m)\n$exit m\n", "compile does not translate `map` yet"),
+        ("residual", "@never: $exit 1\n", "staging left a residual program"),
         ("nothing_left", "let x = 1 @always: $exit x\n", "there is nothing left to run"),
         (
             "two_args",

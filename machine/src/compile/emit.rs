@@ -132,9 +132,19 @@ impl<'a> Gen<'a> {
 
     /// A static object of one raw word (a float, a wide integer), named.
     pub(super) fn constant(&mut self, ty: &str, bits: u64) -> String {
+        self.object(ty, &[bits])
+    }
+
+    /// A static object of raw words (a float, a wide integer, a string, a
+    /// matrix), named.
+    pub(super) fn object(&mut self, ty: &str, words: &[u64]) -> String {
         let name = format!("{}K{}", self.prefix, self.statics.len());
-        self.statics
-            .push(format!("static uint64_t {name}[2] = {{HDR({ty}, 1, 0, 1), {bits:#x}ULL}};"));
+        let mut s = format!("static uint64_t {name}[{}] = {{HDR({ty}, {}, 0, 1)", words.len() + 1, words.len());
+        for w in words {
+            let _ = write!(s, ", {w:#x}ULL");
+        }
+        s.push_str("};");
+        self.statics.push(s);
         name
     }
 

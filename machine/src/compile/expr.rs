@@ -6,8 +6,8 @@
 //! the evaluator does; `&&` and `||` skip their right operand as it does.
 //! Left-nested chains of binary operators are followed by a loop.
 //!
-//! Strings, records, maps and matrices are not translated yet: a program
-//! that builds them is refused, at the expression that does.
+//! Strings, records, maps and matrices are objects of the runtime, with
+//! the evaluator's operations on them; constants of them are static.
 
 use std::fmt::Write as _;
 
@@ -18,25 +18,24 @@ use crate::span::Span;
 use crate::term::{Arg, Atom, Builtin};
 
 /// The functions of the expression language and the numbers of arguments
-/// they take (as the evaluator checks them), and whether compile
-/// translates them.
-const FUNCTIONS: &[(&str, &[usize], bool)] = &[
-    ("len", &[1], true),
-    ("count", &[1], true),
-    ("concat", &[2], true),
-    ("insert", &[3], false),
-    ("delete", &[2], false),
-    ("map", &[0], false),
-    ("lookup", &[2], false),
-    ("pluck", &[2], false),
-    ("min", &[2], true),
-    ("max", &[2], true),
-    ("abs", &[1], true),
-    ("int", &[1], true),
-    ("float", &[1], true),
-    ("matrix", &[1, 3], false),
-    ("dims", &[1], false),
-    ("matrix_chain_order", &[1], false),
+/// they take (as the evaluator checks them).
+const FUNCTIONS: &[(&str, &[usize])] = &[
+    ("len", &[1]),
+    ("count", &[1]),
+    ("concat", &[2]),
+    ("insert", &[3]),
+    ("delete", &[2]),
+    ("map", &[0]),
+    ("lookup", &[2]),
+    ("pluck", &[2]),
+    ("min", &[2]),
+    ("max", &[2]),
+    ("abs", &[1]),
+    ("int", &[1]),
+    ("float", &[1]),
+    ("matrix", &[1, 3]),
+    ("dims", &[1]),
+    ("matrix_chain_order", &[1]),
 ];
 
 /// Smallest and one past the largest integer of a one-word value.
@@ -72,9 +71,36 @@ impl<'a> Gen<'a> {
                 let name = self.vars.name(r.name).unwrap_or("lambda").to_string();
                 self.closure(f, &r.lam, Some(r.name), &name)
             }
-            Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => {
-                self.unsupported(body, a.kind_name());
-                "V_FALSE".into()
+            Atom::Str(text) => self.string(text),
+            Atom::Record(fs) => {
+                let names: Vec<String> = fs.iter().map(|(n, _)| self.string(n)).collect();
+                let vals: Vec<String> = fs.iter().map(|(_, x)| self.value(f, x, body, "lambda")).collect();
+                let t = f.temp();
+                let mut s = format!("{t} = new_pairs(T_RECORD, {});", fs.len());
+                for (i, (n, v)) in names.iter().zip(&vals).enumerate() {
+                    let _ = write!(s, " FIELDS({t})[{}] = {n}; FIELDS({t})[{}] = {v};", 2 * i, 2 * i + 1);
+                }
+                f.line(&s);
+                t
+            }
+            Atom::Map(kvs) => {
+                let pairs: Vec<(String, String)> = kvs
+                    .iter()
+                    .map(|(k, v)| (self.value(f, k, body, "lambda"), self.value(f, v, body, "lambda")))
+                    .collect();
+                let t = f.temp();
+                let mut s = format!("{t} = new_pairs(T_MAP, {});", kvs.len());
+                for (i, (k, v)) in pairs.iter().enumerate() {
+                    let _ = write!(s, " FIELDS({t})[{}] = {k}; FIELDS({t})[{}] = {v};", 2 * i, 2 * i + 1);
+                }
+                f.line(&s);
+                t
+            }
+            Atom::Matrix(m) => {
+                let mut words = vec![m.rows as u64, m.cols as u64];
+                words.extend(m.data.iter().map(|x| *x as u64));
+                let name = self.object("T_MATRIX", &words);
+                format!("((V)(uintptr_t){name})")
             }
         }
     }
@@ -87,13 +113,21 @@ impl<'a> Gen<'a> {
         format!("((V)(uintptr_t){name})")
     }
 
-    fn unsupported(&mut self, span: Span, what: &str) {
-        self.refuse(
-            span,
-            format!("compile does not translate {what}s yet"),
-            &format!("this builds a {what}"),
-            "compile translates numbers, booleans, tuples and functions; run the program with `deepcps run`",
-        );
+    /// A string constant.
+    fn string(&mut self, text: &str) -> String {
+        let bytes = text.as_bytes();
+        let mut words = vec![bytes.len() as u64];
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            words.push(u64::from_le_bytes(w));
+        }
+        if bytes.len().is_multiple_of(8) {
+            // The runtime's strings keep a zero byte after their text.
+            words.push(0);
+        }
+        let name = self.object("T_STR", &words);
+        format!("((V)(uintptr_t){name})")
     }
 
     /// A tuple of `parts`, of which the marked ones are spliced. `site`
@@ -134,9 +168,18 @@ impl<'a> Gen<'a> {
                 let parts: Vec<(String, bool)> = xs.iter().map(|x| (self.expr(f, x, body), false)).collect();
                 self.tuple(f, &parts, body, Some(e.span))
             }
-            ExprKind::Record(_) => {
-                self.unsupported(e.span, "record");
-                "V_FALSE".into()
+            ExprKind::Record(fs) => {
+                let vals: Vec<String> = fs.iter().map(|(_, x)| self.expr(f, x, body)).collect();
+                let names: Vec<String> = fs.iter().map(|(n, _)| self.string(n)).collect();
+                let s = site(self, e.span);
+                let t = f.temp();
+                f.line(&format!(
+                    "{{ const V n_[] = {{{}}}; const V v_[] = {{{}}}; {t} = rt_record({s}, n_, v_, {}); }}",
+                    if names.is_empty() { "0".to_string() } else { names.join(", ") },
+                    if vals.is_empty() { "0".to_string() } else { vals.join(", ") },
+                    fs.len()
+                ));
+                t
             }
             ExprKind::Unary(op, x) => {
                 let v = self.expr(f, x, body);
@@ -174,9 +217,13 @@ impl<'a> Gen<'a> {
                 ));
                 "V_FALSE".into()
             }
-            ExprKind::Field(..) => {
-                self.unsupported(e.span, "record");
-                "V_FALSE".into()
+            ExprKind::Field(x, name) => {
+                let r = self.expr(f, x, body);
+                let n = self.string(name);
+                let s = site(self, e.span);
+                let t = f.temp();
+                f.line(&format!("{t} = rt_field({s}, {r}, {n});"));
+                t
             }
             ExprKind::Call(name, xs) => {
                 let args: Vec<&'a Expr> = xs.iter().collect();
@@ -237,22 +284,22 @@ impl<'a> Gen<'a> {
     /// A call of a function of the expression language.
     fn call(&mut self, f: &mut Func<'a>, name: &str, args: &[&'a Expr], span: Span, body: Span) -> String {
         // Arguments first, left to right; a range is an argument of its own
-        // kind, which no translated function takes.
+        // kind, which only `delete` takes (as its second).
         let mut vals = Vec::with_capacity(args.len());
-        let mut range_at = None;
-        for (k, a) in args.iter().enumerate() {
+        let mut ranges: Vec<Option<(String, String)>> = Vec::with_capacity(args.len());
+        for a in args {
             if let ExprKind::Range(lo, hi) = &a.kind {
-                self.expr(f, lo, body);
-                self.expr(f, hi, body);
-                range_at.get_or_insert(k);
+                let (l, h) = (self.expr(f, lo, body), self.expr(f, hi, body));
+                ranges.push(Some((l, h)));
                 vals.push("V_FALSE".to_string());
             } else {
+                ranges.push(None);
                 vals.push(self.expr(f, a, body));
             }
         }
         let s = self.sites.site(self.sources, body, Place::At(span));
         let n = args.len();
-        let Some((_, arities, translated)) = FUNCTIONS.iter().find(|(f, _, _)| *f == name) else {
+        let Some((_, arities)) = FUNCTIONS.iter().find(|(f, _)| *f == name) else {
             f.line(&format!(
                 "FAILF({s}, K_UNKNOWN_FN, \"unknown function `%s`\", \"{}\");",
                 c_text(name)
@@ -272,16 +319,8 @@ impl<'a> Gen<'a> {
             f.line(&format!("FAILF({s}, K_ARITY, \"%s\", \"{}\");", c_text(&msg)));
             return "V_FALSE".into();
         }
-        if !translated {
-            self.refuse(
-                span,
-                format!("compile does not translate `{name}` yet"),
-                "this function",
-                "compile translates numbers, booleans, tuples and functions; run the program with `deepcps run`",
-            );
-            return "V_FALSE".into();
-        }
-        if let Some(k) = range_at {
+        let range_ok = |k: usize| name == "delete" && k == 1;
+        if let Some(k) = ranges.iter().enumerate().position(|(k, r)| r.is_some() && !range_ok(k)) {
             f.line(&format!(
                 "FAILF({s}, K_TYPE, \"argument {} of `%s` cannot be a range\", \"{}\");",
                 k + 1,
@@ -298,7 +337,19 @@ impl<'a> Gen<'a> {
             "max" => format!("rt_minmax({s}, \"max\", {}, {}, 0)", a(0), a(1)),
             "abs" => format!("rt_abs({s}, {})", a(0)),
             "int" => format!("rt_to_int({s}, {})", a(0)),
-            _ => format!("rt_to_float({s}, {})", a(0)),
+            "float" => format!("rt_to_float({s}, {})", a(0)),
+            "insert" => format!("rt_insert({s}, {}, {}, {})", a(0), a(1), a(2)),
+            "delete" => match &ranges[1] {
+                Some((lo, hi)) => format!("rt_delete({s}, {}, {lo}, {hi}, 1)", a(0)),
+                None => format!("rt_delete({s}, {}, {}, V_FALSE, 0)", a(0), a(1)),
+            },
+            "map" => "rt_map_new()".to_string(),
+            "lookup" => format!("rt_lookup({s}, {}, {})", a(0), a(1)),
+            "pluck" => format!("rt_pluck({s}, {}, {})", a(0), a(1)),
+            "matrix" if n == 3 => format!("rt_matrix_random({s}, {}, {}, {})", a(0), a(1), a(2)),
+            "matrix" => format!("rt_matrix_rows({s}, {})", a(0)),
+            "dims" => format!("rt_dims({s}, {})", a(0)),
+            _ => format!("rt_chain_order({s}, {})", a(0)),
         };
         f.line(&format!("{t} = {call};"));
         t

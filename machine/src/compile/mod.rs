@@ -9,10 +9,10 @@
 //!   (the residual program the builders made). The executable calls `p`
 //!   with the exit continuation.
 //!
-//! [`is_runtime_code`] tells the two apart; [`to_c`] translates. The
-//! translation refuses a body staged otherwise (it would need staging at
-//! run time), a free variable, and the values it does not translate yet
-//! (strings, records, maps, matrices), each with a diagnostic at its place.
+//! [`is_runtime_code`] tells the two apart, [`call_with_exit`] makes the
+//! call of a built program, and [`to_c`] translates. The translation
+//! refuses a body staged otherwise (it would need staging at run time) and
+//! a free variable, each with a diagnostic at its place.
 //!
 //! The C is the runtime (`runtime.c`: values, collector, trampoline,
 //! checked arithmetic, printing, error reports) followed by the program:

@@ -40,13 +40,15 @@ typedef void (*Code)(void);
 #define IS_PTR(v) (((v) & 7) == 0)
 #define MK_BOOL(b) ((b) ? V_TRUE : V_FALSE)
 
-enum { T_BIGINT = 1, T_FLOAT, T_TUPLE, T_CLOS, T_FWD };
-#define HDR(t, nraw, nval, stat) ((uint64_t)(t) | ((uint64_t)(nraw) << 8) | ((uint64_t)(stat) << 12) | ((uint64_t)(nval) << 16))
+enum { T_BIGINT = 1, T_FLOAT, T_TUPLE, T_CLOS, T_FWD, T_STR, T_RECORD, T_MAP, T_MATRIX };
+/* The header: type (bits 0-7), static (bit 8: a constant of the program,
+ * never moved), raw words (bits 9-35), values (bits 36-63). */
+#define HDR(t, nraw, nval, stat) ((uint64_t)(t) | ((uint64_t)(stat) << 8) | ((uint64_t)(nraw) << 9) | ((uint64_t)(nval) << 36))
 #define OBJ(v) ((uint64_t *)(uintptr_t)(v))
 #define TYPE(v) (OBJ(v)[0] & 0xff)
-#define NRAW(v) ((OBJ(v)[0] >> 8) & 0xf)
-#define IS_STATIC(v) ((OBJ(v)[0] >> 12) & 1)
-#define NVAL(v) (OBJ(v)[0] >> 16)
+#define NRAW(v) ((OBJ(v)[0] >> 9) & 0x7ffffff)
+#define IS_STATIC(v) ((OBJ(v)[0] >> 8) & 1)
+#define NVAL(v) (OBJ(v)[0] >> 36)
 #define FIELDS(v) ((V *)(OBJ(v) + 1 + NRAW(v)))
 #define IS_TYPE(v, t) (IS_PTR(v) && TYPE(v) == (t))
 #define CLO_CODE(v) ((Code)(uintptr_t)OBJ(v)[1])
@@ -204,6 +206,56 @@ static V new_clos(Code code, int info, size_t n) {
     p[2] = (uint64_t)info;
     return (V)(uintptr_t)p;
 }
+static inline int is_str(V v) { return IS_TYPE(v, T_STR); }
+static inline int is_record(V v) { return IS_TYPE(v, T_RECORD); }
+static inline int is_map(V v) { return IS_TYPE(v, T_MAP); }
+static inline int is_matrix(V v) { return IS_TYPE(v, T_MATRIX); }
+#define STR_LEN(v) ((size_t)OBJ(v)[1])
+#define STR_BYTES(v) ((const char *)(OBJ(v) + 2))
+/* A string of `n` bytes. */
+static V new_str(const char *bytes, size_t n) {
+    size_t words = 1 + (n + 8) / 8;
+    uint64_t *p = alloc(1 + words);
+    p[0] = HDR(T_STR, words, 0, 0);
+    p[1] = n;
+    memset(p + 2, 0, (words - 1) * 8);
+    memcpy(p + 2, bytes, n);
+    return (V)(uintptr_t)p;
+}
+/* The number of characters of a string (UTF-8). */
+static size_t str_chars(V v) {
+    size_t n = 0;
+    for (size_t i = 0; i < STR_LEN(v); i++) n += ((unsigned char)STR_BYTES(v)[i] & 0xC0) != 0x80;
+    return n;
+}
+/* The byte offset of character `k` of a string (its length if past it). */
+static size_t str_offset(V v, size_t k) {
+    size_t i = 0;
+    for (size_t c = 0; i < STR_LEN(v); i++) {
+        if (((unsigned char)STR_BYTES(v)[i] & 0xC0) != 0x80) {
+            if (c == k) return i;
+            c++;
+        }
+    }
+    return i;
+}
+/* A record of `n` fields (name, value pairs) or a map of `n` entries. */
+static V new_pairs(int type, size_t n) {
+    uint64_t *p = alloc(1 + 2 * n);
+    p[0] = HDR(type, 0, 2 * n, 0);
+    return (V)(uintptr_t)p;
+}
+#define M_ROWS(v) ((size_t)OBJ(v)[1])
+#define M_COLS(v) ((size_t)OBJ(v)[2])
+#define M_DATA(v) ((int64_t *)(OBJ(v) + 3))
+static V new_matrix(size_t rows, size_t cols) {
+    size_t n = rows * cols;
+    uint64_t *p = alloc(3 + n);
+    p[0] = HDR(T_MATRIX, 2 + n, 0, 0);
+    p[1] = rows;
+    p[2] = cols;
+    return (V)(uintptr_t)p;
+}
 
 static const char *kind_name(V v) {
     if (is_int(v)) return "integer";
@@ -211,6 +263,10 @@ static const char *kind_name(V v) {
     if (v == V_TRUE || v == V_FALSE) return "boolean";
     if (v == V_ALWAYS || v == V_NEVER) return "staging constant";
     if (is_tuple(v)) return "tuple";
+    if (is_str(v)) return "string";
+    if (is_record(v)) return "record";
+    if (is_map(v)) return "map";
+    if (is_matrix(v)) return "matrix";
     if (is_fun(v)) return CLO_INFO(v) < 0 ? "built-in" : "lambda";
     return "value";
 }
@@ -275,12 +331,57 @@ static void put_float(Buf *b, double d) {
  * may nest deeply). In an expression (`expr`), functions print as
  * `<lambda>` and `<builtin>`; elsewhere as the printer shows them. */
 static void put_value(Buf *b, V v, int expr) {
-    typedef struct { V t; size_t i; } Frame;
+    enum { F_TUPLE, F_RECORD, F_MAP };
+    typedef struct { V t; size_t i; int kind; } Frame;
     Frame *st = NULL;
     size_t sn = 0, scap = 0;
     for (;;) {
-        char tmp[32];
-        if (is_tuple(v)) {
+        char tmp[64];
+        int open = -1;
+        if (is_tuple(v)) { puts_(b, "["); open = F_TUPLE; }
+        else if (!expr && (is_str(v) || is_record(v) || is_map(v) || is_matrix(v))) {
+            /* Outside an expression, these print as expression strings. */
+            puts_(b, "\"");
+            put_value(b, v, 1);
+            puts_(b, "\"");
+        }
+        else if (is_record(v)) { puts_(b, "{"); open = F_RECORD; }
+        else if (is_map(v)) { puts_(b, "map()"); open = F_MAP; }
+        else if (is_str(v)) {
+            puts_(b, "'");
+            for (size_t i = 0; i < STR_LEN(v); i++) {
+                char c = STR_BYTES(v)[i];
+                if (c == '\'' || c == '\\') puts_(b, "\\");
+                put(b, &c, 1);
+            }
+            puts_(b, "'");
+        }
+        else if (is_matrix(v)) {
+            size_t r = M_ROWS(v), c = M_COLS(v);
+            if (r == 0 && c > 0) { snprintf(tmp, sizeof tmp, "matrix(0, %zu, 0)", c); puts_(b, tmp); }
+            else {
+                puts_(b, "matrix([");
+                for (size_t i = 0; i < r; i++) {
+                    puts_(b, i ? ", [" : "[");
+                    for (size_t j = 0; j < c; j++) {
+                        snprintf(tmp, sizeof tmp, j ? ", %lld" : "%lld", (long long)M_DATA(v)[i * c + j]);
+                        puts_(b, tmp);
+                    }
+                    puts_(b, "]");
+                }
+                puts_(b, "])");
+            }
+        }
+        else if (is_int(v)) { snprintf(tmp, sizeof tmp, "%lld", (long long)int_of(v)); puts_(b, tmp); }
+        else if (is_float(v)) put_float(b, float_of(v));
+        else if (v == V_TRUE) puts_(b, "true");
+        else if (v == V_FALSE) puts_(b, "false");
+        else if (v == V_ALWAYS) puts_(b, "always");
+        else if (v == V_NEVER) puts_(b, "never");
+        else if (is_fun(v) && expr) puts_(b, CLO_INFO(v) < 0 ? "<builtin>" : "<lambda>");
+        else if (is_fun(v)) puts_(b, CLO_INFO(v) == -1 ? "$exit" : CLO_INFO(v) == -2 ? "if" : FUNS[CLO_INFO(v)].shown);
+        else puts_(b, "?");
+        if (open >= 0) {
             if (sn == scap) {
                 scap = scap ? scap * 2 : 16;
                 st = realloc(st, scap * sizeof(Frame));
@@ -288,29 +389,35 @@ static void put_value(Buf *b, V v, int expr) {
             }
             st[sn].t = v;
             st[sn].i = 0;
+            st[sn].kind = open;
             sn++;
-            puts_(b, "[");
-        } else {
-            if (is_int(v)) { snprintf(tmp, sizeof tmp, "%lld", (long long)int_of(v)); puts_(b, tmp); }
-            else if (is_float(v)) put_float(b, float_of(v));
-            else if (v == V_TRUE) puts_(b, "true");
-            else if (v == V_FALSE) puts_(b, "false");
-            else if (v == V_ALWAYS) puts_(b, "always");
-            else if (v == V_NEVER) puts_(b, "never");
-            else if (is_fun(v) && expr) puts_(b, CLO_INFO(v) < 0 ? "<builtin>" : "<lambda>");
-            else if (is_fun(v)) puts_(b, CLO_INFO(v) == -1 ? "$exit" : CLO_INFO(v) == -2 ? "if" : FUNS[CLO_INFO(v)].shown);
-            else puts_(b, "?");
         }
-        /* Close finished tuples, then go to the next element. */
+        /* Close what is finished, then go to the next value. */
         for (;;) {
             if (sn == 0) { free(st); return; }
             Frame *f = &st[sn - 1];
-            if (f->i < NVAL(f->t)) {
+            size_t n = NVAL(f->t);
+            if (f->kind == F_TUPLE && f->i < n) {
                 if (f->i > 0) puts_(b, ", ");
                 v = FIELDS(f->t)[f->i++];
                 break;
             }
-            puts_(b, "]");
+            if (f->kind == F_RECORD && f->i < n) {
+                if (f->i > 0) puts_(b, ", ");
+                V name = FIELDS(f->t)[f->i];
+                put(b, STR_BYTES(name), STR_LEN(name));
+                puts_(b, ": ");
+                v = FIELDS(f->t)[f->i + 1];
+                f->i += 2;
+                break;
+            }
+            if (f->kind == F_MAP && f->i < n) {
+                if (f->i % 2 == 0) puts_(b, f->i ? ").insert(" : ".insert(");
+                else puts_(b, ", ");
+                v = FIELDS(f->t)[f->i++];
+                break;
+            }
+            puts_(b, f->kind == F_TUPLE ? "]" : f->kind == F_RECORD ? "}" : n ? ")" : "");
             sn--;
         }
     }
@@ -444,7 +551,7 @@ static int holds_fun(V v) {
     size_t n = 0, cap = 0;
     for (;;) {
         if (is_fun(v)) { free(st); return 1; }
-        if (is_tuple(v)) {
+        if (is_tuple(v) || is_record(v) || is_map(v)) {
             for (size_t i = 0; i < NVAL(v); i++) {
                 if (n == cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
                 st[n++] = FIELDS(v)[i];
@@ -527,6 +634,25 @@ static V type2(int site, const char *op, V a, V b) {
     return 0;
 }
 
+/* The product of two integer matrices, checked for overflow. */
+static V matmul(int site, V a, V b) {
+    size_t ar = M_ROWS(a), ac = M_COLS(a), br = M_ROWS(b), bc = M_COLS(b);
+    if (ac != br) FAILF(site, K_TYPE, "cannot multiply a %zux%zu matrix by a %zux%zu matrix", ar, ac, br, bc);
+    if (bc && ar > ((size_t)1 << 24) / bc)
+        FAILF(site, K_OVERFLOW, "the product of a %zux%zu and a %zux%zu matrix is too large", ar, ac, br, bc);
+    V r = new_matrix(ar, bc);
+    for (size_t i = 0; i < ar; i++)
+        for (size_t j = 0; j < bc; j++) {
+            int64_t sum = 0, t;
+            for (size_t k = 0; k < ac; k++) {
+                if (__builtin_mul_overflow(M_DATA(a)[i * ac + k], M_DATA(b)[k * bc + j], &t) ||
+                    __builtin_add_overflow(sum, t, &sum))
+                    FAILF(site, K_OVERFLOW, "integer overflow in entry (%zu, %zu) of a matrix product", i, j);
+            }
+            M_DATA(r)[i * bc + j] = sum;
+        }
+    return r;
+}
 static V arith_slow(int site, char op, V a, V b) {
     static const char *const SYM[128] = {['+'] = "+", ['-'] = "-", ['*'] = "*", ['/'] = "/", ['%'] = "%"};
     if (is_int(a) && is_int(b)) {
@@ -555,6 +681,16 @@ static V arith_slow(int site, char op, V a, V b) {
         }
         return float_result(site, r, a, SYM[(int)op], b);
     }
+    if (op == '+' && is_str(a) && is_str(b)) {
+        size_t n = STR_LEN(a), m = STR_LEN(b);
+        char *buf = malloc(n + m + 1);
+        memcpy(buf, STR_BYTES(a), n);
+        memcpy(buf + n, STR_BYTES(b), m);
+        V r = new_str(buf, n + m);
+        free(buf);
+        return r;
+    }
+    if (op == '*' && is_matrix(a) && is_matrix(b)) return matmul(site, a, b);
     return type2(site, SYM[(int)op], a, b);
 }
 
@@ -617,15 +753,22 @@ static int num_cmp(V a, V b) {
     return flip ? -c : c;
 }
 
+static int str_cmp(V a, V b) {
+    size_t n = STR_LEN(a) < STR_LEN(b) ? STR_LEN(a) : STR_LEN(b);
+    int c = memcmp(STR_BYTES(a), STR_BYTES(b), n);
+    if (c) return c < 0 ? -1 : 1;
+    return (STR_LEN(a) > STR_LEN(b)) - (STR_LEN(a) < STR_LEN(b));
+}
+/* Orders two numbers or two strings (`op` names the operation). */
+static int order(int site, const char *op, V a, V b) {
+    if (is_num(a) && is_num(b)) return num_cmp(a, b);
+    if (is_str(a) && is_str(b)) return str_cmp(a, b);
+    char *x = show_kind(a), *y = show_kind(b);
+    FAILF(site, K_TYPE, "`%s` compares two numbers or two strings, not %s and %s", op, x, y);
+    return 0;
+}
 static V rt_cmp(int site, const char *op, V a, V b) {
-    int c;
-    if (LIKELY(a & b & 1)) c = ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b);
-    else if (is_num(a) && is_num(b)) c = num_cmp(a, b);
-    else {
-        char *x = show_kind(a), *y = show_kind(b);
-        FAILF(site, K_TYPE, "`%s` compares two numbers or two strings, not %s and %s", op, x, y);
-        return 0;
-    }
+    int c = (a & b & 1) ? ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b) : order(site, op, a, b);
     switch (op[0]) {
     case '<': return MK_BOOL(op[1] ? c <= 0 : c < 0);
     default: return MK_BOOL(op[1] ? c >= 0 : c > 0);
@@ -645,7 +788,7 @@ static void comparable(int site, V a) {
             char *s = show_kind(a);
             FAILF(site, K_TYPE, "cannot compare %s", s);
         }
-        if (is_tuple(a)) {
+        if (is_tuple(a) || is_record(a) || is_map(a)) {
             for (size_t i = 0; i < NVAL(a); i++) {
                 if (n == cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
                 st[n++] = FIELDS(a)[i];
@@ -654,6 +797,21 @@ static void comparable(int site, V a) {
         if (n == 0) { free(st); return; }
         a = st[--n];
     }
+}
+static int equal(V a, V b);
+/* Whether the pairs of `a` (a record or a map) are those of `b`, in any
+ * order: each pair of `a` has an equal one in `b` (names and keys are
+ * distinct, so the sets are equal when the sizes are). */
+static int same_pairs(V a, V b) {
+    size_t n = NVAL(a);
+    if (n != NVAL(b)) return 0;
+    for (size_t i = 0; i < n; i += 2) {
+        int found = 0;
+        for (size_t j = 0; j < n && !found; j += 2)
+            found = equal(FIELDS(a)[i], FIELDS(b)[j]) && equal(FIELDS(a)[i + 1], FIELDS(b)[j + 1]);
+        if (!found) return 0;
+    }
+    return 1;
 }
 static int equal(V a, V b) {
     V *st = NULL;
@@ -668,7 +826,12 @@ static int equal(V a, V b) {
                 st[n++] = FIELDS(a)[i];
                 st[n++] = FIELDS(b)[i];
             }
-        } else eq = a == b && !is_fun(a);
+        } else if (is_str(a) && is_str(b)) eq = STR_LEN(a) == STR_LEN(b) && !memcmp(STR_BYTES(a), STR_BYTES(b), STR_LEN(a));
+        else if (is_matrix(a) && is_matrix(b))
+            eq = M_ROWS(a) == M_ROWS(b) && M_COLS(a) == M_COLS(b) &&
+                 !memcmp(M_DATA(a), M_DATA(b), M_ROWS(a) * M_COLS(a) * 8);
+        else if ((is_record(a) && is_record(b)) || (is_map(a) && is_map(b))) eq = same_pairs(a, b);
+        else eq = a == b && !is_fun(a);
         if (!eq || n == 0) { free(st); return eq; }
         b = st[--n];
         a = st[--n];
@@ -689,6 +852,16 @@ static int64_t want_int(int site, V a, const char *what) {
     return 0;
 }
 static V rt_index(int site, V t, V i) {
+    if (is_str(t)) {
+        int64_t k = want_int(site, i, "a string index");
+        size_t n = str_chars(t);
+        if (k < 0 || (uint64_t)k >= n) {
+            char *s = show(t);
+            FAILF(site, K_INDEX, "index %lld is out of range for the string %s of length %zu", (long long)k, s, n);
+        }
+        size_t a = str_offset(t, (size_t)k), b = str_offset(t, (size_t)k + 1);
+        return new_str(STR_BYTES(t) + a, b - a);
+    }
     if (!is_tuple(t)) {
         char *s = show_kind(t);
         FAILF(site, K_TYPE, "cannot index %s: only tuples and strings can be indexed", s);
@@ -699,6 +872,17 @@ static V rt_index(int site, V t, V i) {
     return FIELDS(t)[k];
 }
 static V rt_slice(int site, V t, V lo, V hi) {
+    if (is_str(t)) {
+        int64_t i = want_int(site, lo, "the start of a range"), j = want_int(site, hi, "the end of a range");
+        int64_t n = (int64_t)str_chars(t);
+        if (i < 0 || j == INT64_MAX || i > j + 1 || j + 1 > n) {
+            char *s = show(t);
+            FAILF(site, K_INDEX, "range %lld..%lld is out of range for the string %s of length %lld", (long long)i,
+                  (long long)j, s, (long long)n);
+        }
+        size_t a = str_offset(t, (size_t)i), b = str_offset(t, (size_t)(j + 1));
+        return new_str(STR_BYTES(t) + a, b - a);
+    }
     if (!is_tuple(t)) {
         char *s = show_kind(t);
         FAILF(site, K_TYPE, "cannot slice %s: only tuples and strings can be sliced", s);
@@ -713,11 +897,14 @@ static V rt_slice(int site, V t, V lo, V hi) {
 }
 static V rt_len(int site, const char *name, V t) {
     if (is_tuple(t)) return MK_INT((int64_t)NVAL(t));
+    if (is_str(t)) return MK_INT((int64_t)str_chars(t));
+    if (is_map(t)) return MK_INT((int64_t)NVAL(t) / 2);
     char *s = show_kind(t);
     FAILF(site, K_TYPE, "`%s` needs a tuple, a string or a map, not %s", name, s);
     return 0;
 }
 static V rt_concat(int site, V a, V b) {
+    if (is_str(a) && is_str(b)) return arith_slow(site, '+', a, b);
     if (!is_tuple(a) || !is_tuple(b)) {
         char *x = show_kind(a), *y = show_kind(b);
         FAILF(site, K_TYPE, "`concat` needs two tuples or two strings, not %s and %s", x, y);
@@ -729,13 +916,7 @@ static V rt_concat(int site, V a, V b) {
     return r;
 }
 static V rt_minmax(int site, const char *name, V a, V b, int is_min) {
-    int c;
-    if (is_num(a) && is_num(b)) c = num_cmp(a, b);
-    else {
-        char *x = show_kind(a), *y = show_kind(b);
-        FAILF(site, K_TYPE, "`%s` compares two numbers or two strings, not %s and %s", name, x, y);
-        return 0;
-    }
+    int c = order(site, name, a, b);
     return (is_min ? c > 0 : c < 0) ? b : a;
 }
 static V rt_abs(int site, V a) {
@@ -767,6 +948,233 @@ static V rt_to_float(int site, V a) {
     char *s = show_kind(a);
     FAILF(site, K_TYPE, "`float` needs a number, not %s", s);
     return 0;
+}
+
+/* ---- records, maps, matrices (LANGUAGE.md §6.3, §6.4) ---- */
+
+/* A record from `n` names and values (names are static strings). */
+static V rt_record(int site, const V *names, const V *vals, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (equal(names[i], names[j]))
+                FAILF(site, K_TYPE, "duplicate field `%.*s` in record", (int)STR_LEN(names[i]), STR_BYTES(names[i]));
+    V r = new_pairs(T_RECORD, n);
+    for (size_t i = 0; i < n; i++) {
+        FIELDS(r)[2 * i] = names[i];
+        FIELDS(r)[2 * i + 1] = vals[i];
+    }
+    return r;
+}
+/* Field `f` (a static string) of a record. */
+static V rt_field(int site, V r, V f) {
+    if (!is_record(r)) {
+        char *s = show_kind(r);
+        FAILF(site, K_TYPE, "cannot read field `%.*s` of %s: it is not a record", (int)STR_LEN(f), STR_BYTES(f), s);
+    }
+    for (size_t i = 0; i < NVAL(r); i += 2)
+        if (equal(FIELDS(r)[i], f)) return FIELDS(r)[i + 1];
+    char *s = show(r);
+    FAILF(site, K_MISSING_KEY, "the record %s has no field `%.*s`", s, (int)STR_LEN(f), STR_BYTES(f));
+    return 0;
+}
+static V rt_map_new(void) { return new_pairs(T_MAP, 0); }
+static V rt_insert(int site, V t, V k, V v) {
+    if (is_map(t)) {
+        comparable(site, k);
+        size_t n = NVAL(t) / 2, at = n;
+        for (size_t i = 0; i < n; i++)
+            if (equal(FIELDS(t)[2 * i], k)) at = i;
+        V r = new_pairs(T_MAP, at == n ? n + 1 : n);
+        memcpy(FIELDS(r), FIELDS(t), NVAL(t) * sizeof(V));
+        FIELDS(r)[2 * at] = k;
+        FIELDS(r)[2 * at + 1] = v;
+        return r;
+    }
+    if (is_tuple(t)) {
+        int64_t i = want_int(site, k, "the position of `insert`");
+        size_t n = NVAL(t);
+        if (i < 0 || (uint64_t)i > n)
+            FAILF(site, K_INDEX, "insert position %lld is out of range for a tuple of length %zu", (long long)i, n);
+        V r = new_tuple(n + 1);
+        memcpy(FIELDS(r), FIELDS(t), (size_t)i * sizeof(V));
+        FIELDS(r)[i] = v;
+        memcpy(FIELDS(r) + i + 1, FIELDS(t) + i, (n - (size_t)i) * sizeof(V));
+        return r;
+    }
+    char *s = show_kind(t);
+    FAILF(site, K_TYPE, "`insert` needs a tuple or a map, not %s", s);
+    return 0;
+}
+/* `delete(t, lo..hi)` (`delete(t, i)` is `delete(t, i..i)`). */
+static V rt_delete(int site, V t, V lo, V hi, int range) {
+    if (!is_tuple(t)) {
+        char *s = show_kind(t);
+        FAILF(site, K_TYPE, "the first argument of `delete` must be a tuple, not %s", s);
+    }
+    int64_t i, j;
+    if (range) {
+        i = want_int(site, lo, "the start of a range");
+        j = want_int(site, hi, "the end of a range");
+    } else i = j = want_int(site, lo, "the position of `delete`");
+    int64_t n = (int64_t)NVAL(t);
+    if (i < 0 || j == INT64_MAX || i > j + 1 || j + 1 > n)
+        FAILF(site, K_INDEX, "range %lld..%lld is out of range for a tuple of length %lld", (long long)i, (long long)j, (long long)n);
+    V r = new_tuple((size_t)(n - (j + 1 - i)));
+    memcpy(FIELDS(r), FIELDS(t), (size_t)i * sizeof(V));
+    memcpy(FIELDS(r) + i, FIELDS(t) + j + 1, (size_t)(n - j - 1) * sizeof(V));
+    return r;
+}
+static V rt_lookup(int site, V m, V k) {
+    if (!is_map(m)) {
+        char *s = show_kind(m);
+        FAILF(site, K_TYPE, "`lookup` needs a map, not %s", s);
+    }
+    comparable(site, k);
+    for (size_t i = 0; i < NVAL(m); i += 2)
+        if (equal(FIELDS(m)[i], k)) return FIELDS(m)[i + 1];
+    char *s = show(k);
+    FAILF(site, K_MISSING_KEY, "the key %s is not in the map", s);
+    return 0;
+}
+static V rt_pluck(int site, V t, V f) {
+    if (!is_tuple(t)) {
+        char *s = show_kind(t);
+        FAILF(site, K_TYPE, "the first argument of `pluck` must be a tuple, not %s", s);
+    }
+    if (!is_str(f)) {
+        char *s = show_kind(f);
+        FAILF(site, K_TYPE, "the field name of `pluck` must be a string, not %s", s);
+    }
+    V r = new_tuple(NVAL(t));
+    for (size_t i = 0; i < NVAL(t); i++) FIELDS(r)[i] = rt_field(site, FIELDS(t)[i], f);
+    return r;
+}
+/* `matrix(rows, cols, seed)`: entries 0..9 of the linear congruential
+ * generator of LANGUAGE.md §6.4. */
+static V rt_matrix_random(int site, V vr, V vc, V vs) {
+    int64_t rows = want_int(site, vr, "the number of rows"), cols = want_int(site, vc, "the number of columns");
+    int64_t seed = want_int(site, vs, "the seed");
+    if (rows < 0 || cols < 0)
+        FAILF(site, K_TYPE, "`matrix` needs non-negative rows and columns, not %lld, %lld", (long long)rows, (long long)cols);
+    if (cols && (uint64_t)rows > ((uint64_t)1 << 24) / (uint64_t)cols)
+        FAILF(site, K_OVERFLOW, "a %lldx%lld matrix is too large", (long long)rows, (long long)cols);
+    const uint64_t mod = (uint64_t)1 << 31;
+    uint64_t state = (uint64_t)(((seed % (int64_t)mod) + (int64_t)mod) % (int64_t)mod);
+    V m = new_matrix((size_t)rows, (size_t)cols);
+    for (size_t i = 0; i < (size_t)(rows * cols); i++) {
+        state = (1103515245u * state + 12345u) % mod;
+        M_DATA(m)[i] = (int64_t)((state >> 16) % 10);
+    }
+    return m;
+}
+/* The integers of a tuple (`what` names it in errors). */
+static int64_t *int_elements(int site, V t, const char *what, size_t *n) {
+    if (!is_tuple(t)) {
+        char *s = show_kind(t);
+        FAILF(site, K_TYPE, "%s must be a tuple, not %s", what, s);
+    }
+    *n = NVAL(t);
+    int64_t *xs = malloc((*n + 1) * sizeof(int64_t));
+    char each[160];
+    snprintf(each, sizeof each, "each element of %s", what);
+    for (size_t i = 0; i < *n; i++) xs[i] = want_int(site, FIELDS(t)[i], each);
+    return xs;
+}
+/* `matrix([[..], ..])`. */
+static V rt_matrix_rows(int site, V t) {
+    if (!is_tuple(t)) {
+        char *s = show_kind(t);
+        FAILF(site, K_TYPE, "the argument of `matrix` must be a tuple, not %s", s);
+    }
+    size_t rows = NVAL(t), cols = 0;
+    for (size_t i = 0; i < rows; i++) {
+        size_t n;
+        free(int_elements(site, FIELDS(t)[i], "a row of a matrix", &n));
+        if (i == 0) cols = n;
+        else if (n != cols) FAILF(site, K_TYPE, "ragged matrix rows: row %zu has %zu entries, row 0 has %zu", i, n, cols);
+        if (cols && rows > ((size_t)1 << 24) / cols) FAILF(site, K_OVERFLOW, "the matrix is too large");
+    }
+    V m = new_matrix(rows, cols);
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < cols; j++) M_DATA(m)[i * cols + j] = int_of(FIELDS(FIELDS(t)[i])[j]);
+    return m;
+}
+static V rt_dims(int site, V m) {
+    if (!is_matrix(m)) {
+        char *s = show_kind(m);
+        FAILF(site, K_TYPE, "`dims` needs a matrix, not %s", s);
+    }
+    V r = new_tuple(2);
+    FIELDS(r)[0] = MK_INT((int64_t)M_ROWS(m));
+    FIELDS(r)[1] = MK_INT((int64_t)M_COLS(m));
+    return r;
+}
+/* `matrix_chain_order(dims)`: the products of the cheapest
+ * parenthesization, each the index of its left operand in the current
+ * list of matrices (the textbook dynamic programme, ties to the smallest
+ * split). */
+static V rt_chain_order(int site, V t) {
+    size_t nd;
+    int64_t *d = int_elements(site, t, "the argument of `matrix_chain_order`", &nd);
+    for (size_t i = 0; i < nd; i++)
+        if (d[i] < 0) FAILF(site, K_TYPE, "matrix dimensions must be non-negative, not %lld", (long long)d[i]);
+    if (nd < 2) {
+        char *s = show(t);
+        FAILF(site, K_TYPE, "`matrix_chain_order` needs at least two dimensions (one matrix), not %s", s);
+    }
+    if (nd > 1001) FAILF(site, K_OVERFLOW, "`matrix_chain_order` handles at most 1000 matrices, not %zu", nd - 1);
+    size_t n = nd - 1;
+    unsigned __int128 *cost = calloc(n * n, sizeof(unsigned __int128));
+    size_t *split = calloc(n * n, sizeof(size_t));
+    const unsigned __int128 top = ~(unsigned __int128)0;
+    for (size_t len = 2; len <= n; len++)
+        for (size_t i = 0; i + len <= n; i++) {
+            size_t j = i + len - 1, bk = 0;
+            unsigned __int128 best = 0;
+            int have = 0;
+            for (size_t k = i; k < j; k++) {
+                unsigned __int128 a = (unsigned __int128)d[i], b = (unsigned __int128)d[k + 1], c = (unsigned __int128)d[j + 1];
+                int ovf = (b && a > top / b);
+                unsigned __int128 m = ovf ? 0 : a * b;
+                ovf = ovf || (c && m > top / c);
+                m = ovf ? 0 : m * c;
+                unsigned __int128 x = cost[i * n + k], y = cost[(k + 1) * n + j];
+                ovf = ovf || x > top - y || x + y > top - m;
+                if (ovf) FAILF(site, K_OVERFLOW, "the cost of the matrix chain overflows");
+                unsigned __int128 cc = x + y + m;
+                if (!have || cc < best) { best = cc; bk = k; have = 1; }
+            }
+            cost[i * n + j] = best;
+            split[i * n + j] = bk;
+        }
+    /* The post-order walk of the split tree over segments of the chain. */
+    size_t *first = malloc(n * sizeof(size_t)), *last = malloc(n * sizeof(size_t)), segs = n;
+    for (size_t i = 0; i < n; i++) first[i] = last[i] = i;
+    typedef struct { size_t i, j; int expanded; } Item;
+    Item *stack = malloc((2 * n + 2) * sizeof(Item));
+    size_t sp = 0, out = 0;
+    V r = new_tuple(n - 1);
+    stack[sp++] = (Item){0, n - 1, 0};
+    while (sp) {
+        Item it = stack[--sp];
+        if (it.i == it.j) continue;
+        size_t k = split[it.i * n + it.j];
+        if (it.expanded) {
+            size_t idx = 0;
+            while (idx < segs && first[idx] != it.i) idx++;
+            FIELDS(r)[out++] = MK_INT((int64_t)idx);
+            last[idx] = last[idx + 1];
+            memmove(first + idx + 1, first + idx + 2, (segs - idx - 2) * sizeof(size_t));
+            memmove(last + idx + 1, last + idx + 2, (segs - idx - 2) * sizeof(size_t));
+            segs--;
+        } else {
+            stack[sp++] = (Item){it.i, it.j, 1};
+            stack[sp++] = (Item){k + 1, it.j, 0};
+            stack[sp++] = (Item){it.i, k, 0};
+        }
+    }
+    free(cost); free(split); free(first); free(last); free(stack); free(d);
+    return r;
 }
 
 /* A splice `!t` of an application's argument that is no tuple. */
