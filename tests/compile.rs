@@ -482,3 +482,22 @@ fn emit_c_writes_readable_c() {
     assert!(c.contains("/* (i, acc, k) { … } at corpus/bench/loop_sum.dcps:"), "no source place");
     assert!(c.contains("goto top;"), "the loop's call of itself is not a jump");
 }
+
+/// A chain of a thousand continuations, the shape of a built program's
+/// residual, is cut into several C functions and still sums right.
+#[test]
+fn a_long_chain_of_continuations_is_cut_into_functions() {
+    let mut src = String::from("let x0 = 0\n");
+    for i in 1..=1000 {
+        src.push_str(&format!("\"x{} + {i}\" (x{i})\n", i - 1));
+    }
+    src.push_str("$exit x1000\n");
+    let mut sources = SourceMap::new();
+    let program = load_text("chain.dcps", &src, &mut sources).expect("loads");
+    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources).expect("compiles");
+    let functions = c.matches("\nstatic void p_f").count();
+    assert!(functions >= 5, "{functions} lifted functions for 1000 steps in a row");
+    let (got, expected) = both(&src, "chain");
+    assert_eq!(got, expected);
+    assert_eq!(got, Ends::Exit("500500\n".into()));
+}

@@ -30,6 +30,10 @@ use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, VarI
 /// Arguments the registers hold before they must grow.
 pub(super) const INITIAL_ARGS: usize = 64;
 
+/// Temporaries of one C function past which a lambda applied in place is
+/// lifted and called instead of continuing the function.
+const MAX_TEMPS: usize = 128;
+
 /// A lambda waiting for its lifted form.
 struct Lift<'a> {
     id: usize,
@@ -374,7 +378,10 @@ impl<'a> Gen<'a> {
             }
             let spliced = args.iter().any(|(_, s)| *s);
             match &app.head {
-                Atom::Lambda(lam) if !spliced => {
+                // A long chain of continuations is cut into functions of
+                // bounded size: C compilers take time superlinear in the
+                // size of one function.
+                Atom::Lambda(lam) if !spliced && f.temps < MAX_TEMPS => {
                     if self.bind_in_place(f, lam, &args, b.span) {
                         b = &lam.body;
                         own = Some(lam.sparam);
