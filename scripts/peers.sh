@@ -11,6 +11,8 @@
 #   print.
 # - loop: a CPS loop summing 1..N (corpus/bench/loop_sum.dcps); in Bend, a
 #   tail-recursive function with an accumulator.
+# - both again compiled by `deepcps compile` (the unstaged tree and the loop
+#   are runtime code); the time of building them is not counted.
 #
 # Bend and HVM are installed with cargo when missing (`cargo install
 # hvm --version 2.0.22`, `cargo install bend-lang --version 0.2.38`: a few
@@ -129,10 +131,16 @@ run tree "deepcps staged 1 thread" "$tree_sum" - "$bin" run --threads 1 "$work/t
 run tree "deepcps staged 2 threads" "$tree_sum" - "$bin" run --threads 2 "$work/tree_staged.dcps"
 run tree "deepcps plain 1 thread" "$tree_sum" - "$bin" run --threads 1 "$work/tree_plain.dcps"
 run tree "deepcps plain 2 threads" "$tree_sum" - "$bin" run --threads 2 "$work/tree_plain.dcps"
+# Compiled (deepcps compile: the unstaged tree and the loop are runtime
+# code, translated as written); the build is not timed.
+"$bin" compile "$work/tree_plain.dcps" -o "$work/tree_compiled" 2>/dev/null
+"$bin" compile "$work/loop.dcps" -o "$work/loop_compiled" 2>/dev/null
+run tree "deepcps compiled" "$tree_sum" - "$work/tree_compiled"
 run tree "bend run-rs" - $((tree_sum & mask)) bend run-rs "$work/tree.bend"
 run tree "bend run-c" - $((tree_sum & mask)) bend run-c "$work/tree.bend"
 run loop "deepcps 1 thread" "$loop_sum" - "$bin" run --threads 1 "$work/loop.dcps"
 run loop "deepcps 2 threads" "$loop_sum" - "$bin" run --threads 2 "$work/loop.dcps"
+run loop "deepcps compiled" "$loop_sum" - "$work/loop_compiled"
 run loop "bend run-rs" - $((loop_sum & mask)) bend run-rs "$work/loop.bend"
 run loop "bend run-c" - $((loop_sum & mask)) bend run-c "$work/loop.bend"
 echo "×first: wall time against the workload's first row (deepcps, 1 thread; staged for the tree)"
