@@ -146,7 +146,7 @@ pub fn program_c(body: &Body, vars: &Vars, sources: &SourceMap, prefix: &str) ->
         out.push_str(f);
     }
     out.push_str(&format!(
-        "\nstatic void {prefix}start(void) {{\n    FUNS = {prefix}FUNS;\n    SITES = {prefix}SITES;\n"
+        "\nstatic void {prefix}start(void) {{\n    FUNS = {prefix}FUNS;\n    SITES = {prefix}SITES;\n    SITES_COLOR = {prefix}SITES_COLOR;\n"
     ));
     for i in &g.init {
         out.push_str("    ");

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <unistd.h>
 
 typedef uint64_t V;
 typedef void (*Code)(void);
@@ -76,6 +77,9 @@ static const FunInfo *FUNS;
 /* Its error sites: each a report rendered by the machine, with \1 for the
  * error's kind, \2 for its message and \3 for its label. */
 static const char *const *SITES;
+/* The same reports coloured, printed when standard error is a terminal
+ * and NO_COLOR is not set, as `deepcps run` does. */
+static const char *const *SITES_COLOR;
 
 /* ---- the heap ---- */
 typedef struct Chunk { struct Chunk *next; uint64_t *start, *end; } Chunk;
@@ -470,7 +474,8 @@ static char *show_kind(V v) {
 /* ---- errors ---- */
 static void fail_labelled(int site, int kind, const char *msg, const char *label) {
     fflush(stdout);
-    for (const char *p = SITES[site]; *p; p++) {
+    const char *text = isatty(2) && !getenv("NO_COLOR") ? SITES_COLOR[site] : SITES[site];
+    for (const char *p = text; *p; p++) {
         if (*p == 1) fputs(KIND_NAME[kind], stderr);
         else if (*p == 2) fputs(msg, stderr);
         else if (*p == 3) fputs(label, stderr);

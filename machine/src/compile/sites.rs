@@ -30,7 +30,9 @@ pub(super) enum Place {
 /// The table of sites of one program.
 #[derive(Default)]
 pub(super) struct Sites {
-    texts: Vec<String>,
+    /// Each site's report, plain and coloured (as `run` prints it on a
+    /// terminal).
+    texts: Vec<[String; 2]>,
     index: FxHashMap<(Span, Place), usize>,
 }
 
@@ -47,27 +49,32 @@ impl Sites {
             Place::Operand(o) => RuntimeError::new(kind, "\u{2}".into(), body, None).at_operand(o, String::new()),
         }
         .labelled("\u{3}".into());
-        let text = Diagnostic::runtime(&e, sources).render(sources, false);
+        let d = Diagnostic::runtime(&e, sources);
         let code = format!("[{}]", kind.name());
-        let text = match text.strip_prefix(&code) {
-            Some(rest) => format!("[\u{1}]{rest}"),
-            None => text,
-        };
+        let texts = [false, true].map(|color| {
+            let text = d.render(sources, color);
+            debug_assert!(text.contains(&code), "no error code in {text:?}");
+            text.replacen(&code, "[\u{1}]", 1)
+        });
         let i = self.texts.len();
-        self.texts.push(text);
+        self.texts.push(texts);
         self.index.insert((body, place), i);
         i
     }
 
     /// The C definition of the table.
+    /// The C definitions of the tables (`SITES`, `SITES_COLOR`).
     pub(super) fn to_c(&self, prefix: &str) -> String {
-        let mut out = format!("static const char *const {prefix}SITES[] = {{\n");
-        for t in &self.texts {
-            out.push_str("    ");
-            out.push_str(&c_string(t));
-            out.push_str(",\n");
+        let mut out = String::new();
+        for (k, name) in ["SITES", "SITES_COLOR"].iter().enumerate() {
+            out.push_str(&format!("static const char *const {prefix}{name}[] = {{\n"));
+            for t in &self.texts {
+                out.push_str("    ");
+                out.push_str(&c_string(&t[k]));
+                out.push_str(",\n");
+            }
+            out.push_str("    0,\n};\n");
         }
-        out.push_str("    0,\n};\n");
         out
     }
 }
