@@ -17,7 +17,7 @@
 
 use std::fmt::Write as _;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::free::free_vars;
 use super::sites::{Place, Sites};
@@ -62,6 +62,9 @@ pub(super) struct Gen<'a> {
     /// closures).
     pub(super) init: Vec<String>,
     queue: Vec<Lift<'a>>,
+    /// The lambdas lifted so far (by address), with their number and free
+    /// variables: a body emitted twice lifts its lambdas once.
+    lifted_ids: FxHashMap<*const Lambda, (usize, Vec<VarId>)>,
     /// Why the program cannot be compiled, if it cannot.
     pub(super) refusals: Vec<Diagnostic>,
 }
@@ -83,6 +86,34 @@ pub(super) struct Func<'a> {
     self_call: Option<(VarId, Vec<String>)>,
     /// Whether a jump to `top` was emitted.
     pub(super) loops: bool,
+    /// Numeric operations emitted so far: the generic copy of a looping
+    /// function labels each `G{n}`, where the integer copy falls back.
+    pub(super) ops: usize,
+    /// The integer copy being emitted, if it is.
+    pub(super) spec: Option<Spec>,
+    /// Generic copy: the parameters and captured variables that are
+    /// operands of numeric operations (what the integer copy assumes).
+    pub(super) candidates: Vec<String>,
+    /// What labels of blocks begin with (`L`, `SL` in the integer copy).
+    label_prefix: &'static str,
+}
+
+/// The integer copy of a looping function: what is known to be a small
+/// integer (and a boolean) in it.
+pub(super) struct Spec {
+    /// C expressions known to hold small integers.
+    pub(super) ints: FxHashSet<String>,
+    /// C expressions known to hold booleans.
+    pub(super) bools: FxHashSet<String>,
+    /// The parameters whose integer values let a self-call stay in the copy.
+    assumed: Vec<String>,
+}
+
+impl Spec {
+    /// Whether `c` is known to be a small integer here.
+    pub(super) fn int(&self, c: &str) -> bool {
+        self.ints.contains(c) || c.starts_with("MK_INT(")
+    }
 }
 
 impl<'a> Func<'a> {
@@ -95,6 +126,10 @@ impl<'a> Func<'a> {
             labels: 0,
             self_call: None,
             loops: false,
+            ops: 0,
+            spec: None,
+            candidates: Vec::new(),
+            label_prefix: "L",
         }
     }
 
@@ -130,6 +165,7 @@ impl<'a> Gen<'a> {
             statics: Vec::new(),
             init: Vec::new(),
             queue: Vec::new(),
+            lifted_ids: FxHashMap::default(),
             refusals: Vec::new(),
         }
     }
@@ -188,7 +224,7 @@ impl<'a> Gen<'a> {
 
     fn drain_blocks(&mut self, f: &mut Func<'a>) {
         while let Some((label, body, own)) = f.blocks.pop() {
-            let _ = writeln!(f.code, "L{label}:;");
+            let _ = writeln!(f.code, "{}{label}:;", f.label_prefix);
             self.chain(f, body, Some(own));
         }
     }
@@ -209,6 +245,9 @@ impl<'a> Gen<'a> {
     /// A lambda as a closure value: queues its lifted form and emits the
     /// closure's construction (or names a constant closure).
     pub(super) fn closure(&mut self, f: &mut Func<'a>, lam: &'a Lambda, rec: Option<VarId>, hint: &str) -> String {
+        if let Some((id, free)) = self.lifted_ids.get(&(lam as *const Lambda)).cloned() {
+            return self.closure_value(f, id, &free);
+        }
         let free = free_vars(lam, rec, self.vars);
         let id = self.infos.len();
         let cname = format!("{}f{id}_{}", self.prefix, c_ident(hint));
@@ -229,25 +268,32 @@ impl<'a> Gen<'a> {
             super::sites::c_string(&params)
         ));
         self.names.push(cname.clone());
-        let value = if free.is_empty() {
+        if free.is_empty() {
             self.statics.push(format!(
                 "static uint64_t {0}C{id}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};",
                 self.prefix
             ));
             self.init.push(format!("{}C{id}[1] = (uint64_t)(uintptr_t){cname};", self.prefix));
-            format!("((V)(uintptr_t){}C{id})", self.prefix)
-        } else {
-            let t = f.temp();
-            let mut s = format!("{t} = new_clos({cname}, {id}, {});", free.len());
-            for (k, v) in free.iter().enumerate() {
-                let val = self.var(f, *v);
-                let _ = write!(s, " ENV({t})[{k}] = {val};");
-            }
-            f.line(&s);
-            t
-        };
+        }
+        self.lifted_ids.insert(lam as *const Lambda, (id, free.clone()));
+        let value = self.closure_value(f, id, &free);
         self.queue.push(Lift { id, lam, rec, free });
         value
+    }
+
+    /// The closure of the lifted lambda `id` capturing `free`, here.
+    fn closure_value(&mut self, f: &mut Func<'a>, id: usize, free: &[VarId]) -> String {
+        if free.is_empty() {
+            return format!("((V)(uintptr_t){}C{id})", self.prefix);
+        }
+        let t = f.temp();
+        let mut s = format!("{t} = new_clos({}, {id}, {});", self.names[id], free.len());
+        for (k, v) in free.iter().enumerate() {
+            let val = self.var(f, *v);
+            let _ = write!(s, " ENV({t})[{k}] = {val};");
+        }
+        f.line(&s);
+        t
     }
 
     /// A variable as C: its local, its slot in the closure, or `always`
@@ -288,8 +334,36 @@ impl<'a> Gen<'a> {
         if let (Some(r), false) = (rec, has_rest) {
             f.self_call = Some((r, params.clone()));
         }
+        let start_env = f.env.clone();
         self.chain(&mut f, &lam.body, Some(lam.sparam));
         self.drain_blocks(&mut f);
+        // A loop whose numbers are small integers runs in a copy of the body
+        // that knows it: no tag checks, no calls, only overflow checks that
+        // fall back to the generic copy at the same operation.
+        let mut assumed: Vec<String> = Vec::new();
+        for c in &f.candidates {
+            if !assumed.contains(c) {
+                assumed.push(c.clone());
+            }
+        }
+        let spec_code = if f.loops && !assumed.is_empty() && self.refusals.is_empty() {
+            let mut g = Func::new();
+            g.env = start_env;
+            g.self_call = f.self_call.clone();
+            g.label_prefix = "SL";
+            g.spec = Some(Spec {
+                ints: assumed.iter().cloned().collect(),
+                bools: FxHashSet::default(),
+                assumed: assumed.iter().filter(|c| params.contains(c)).cloned().collect(),
+            });
+            self.chain(&mut g, &lam.body, Some(lam.sparam));
+            self.drain_blocks(&mut g);
+            debug_assert_eq!(g.ops, f.ops, "the two copies number their operations alike");
+            f.temps = f.temps.max(g.temps);
+            Some(g.code)
+        } else {
+            None
+        };
         let name = &self.names[id];
         let (line, col) = self.sources.line_col(lam.span.file, lam.span.start);
         let file = &self.sources.get(lam.span.file).name;
@@ -329,7 +403,16 @@ impl<'a> Gen<'a> {
             }
             text.push_str("}\n");
         }
+        if spec_code.is_some() {
+            let test: Vec<String> = assumed.iter().map(|c| format!("IS_INT({c})")).collect();
+            let _ = writeln!(text, "    if ({}) goto S_top;", test.join(" && "));
+        }
         text.push_str(&f.code);
+        if let Some(code) = &spec_code {
+            text.push_str("S_top:\n");
+            text.push_str("    if (UNLIKELY(gc_pending)) goto top;\n");
+            text.push_str(code);
+        }
         text.push_str("}\n");
         self.functions.push(text);
     }
@@ -404,7 +487,13 @@ impl<'a> Gen<'a> {
                     for (i, p) in params.iter().enumerate() {
                         let _ = write!(s, "{p} = n{i}; ");
                     }
-                    s.push_str("goto top; }");
+                    // The integer copy stays in itself when the integers it
+                    // assumes stay integers.
+                    let stays = f
+                        .spec
+                        .as_ref()
+                        .is_some_and(|sp| params.iter().zip(&args).all(|(p, (a, _))| !sp.assumed.contains(p) || sp.int(a)));
+                    s.push_str(if stays { "goto S_top; }" } else { "goto top; }" });
                     f.line(&s);
                     f.loops = true;
                     return;
@@ -551,9 +640,14 @@ impl<'a> Gen<'a> {
     fn branch(&mut self, f: &mut Func<'a>, cond: &Arg, c: &str, t: &'a Lambda, e: &'a Lambda, body: Span) {
         let cond_site = self.sites.site(self.sources, body, cond_place(std::slice::from_ref(cond)));
         let (lt, le) = (f.label(), f.label());
-        f.line(&format!(
-            "if ({c} == V_TRUE) goto L{lt}; if ({c} != V_FALSE) if_condition({cond_site}, {c}); goto L{le};"
-        ));
+        let l = f.label_prefix;
+        if f.spec.as_ref().is_some_and(|sp| sp.bools.contains(c)) {
+            f.line(&format!("if ({c} == V_TRUE) goto {l}{lt}; goto {l}{le};"));
+        } else {
+            f.line(&format!(
+                "if ({c} == V_TRUE) goto {l}{lt}; if ({c} != V_FALSE) if_condition({cond_site}, {c}); goto {l}{le};"
+            ));
+        }
         f.blocks.push((le, &e.body, e.sparam));
         f.blocks.push((lt, &t.body, t.sparam));
     }

@@ -259,6 +259,25 @@ impl<'a> Gen<'a> {
                 }
                 _ => {
                     let v = self.expr(f, r, body);
+                    let n = f.ops;
+                    f.ops += 1;
+                    if let Some(line) = spec_op(f, op, &acc, &v, &t, n) {
+                        f.line(&line);
+                        acc = t;
+                        continue;
+                    }
+                    let numeric = matches!(
+                        op,
+                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+                    );
+                    if f.spec.is_none() && numeric {
+                        f.line(&format!("G{n}:;"));
+                        for x in [&acc, &v] {
+                            if is_param_or_captured(x) {
+                                f.candidates.push(x.clone());
+                            }
+                        }
+                    }
                     let call = match op {
                         BinOp::Add => format!("rt_add({s}, {acc}, {v})"),
                         BinOp::Sub => format!("rt_sub({s}, {acc}, {v})"),
@@ -354,6 +373,51 @@ impl<'a> Gen<'a> {
         f.line(&format!("{t} = {call};"));
         t
     }
+}
+
+/// Whether `c` names a parameter (`pN`) or a captured variable of the
+/// function being emitted.
+fn is_param_or_captured(c: &str) -> bool {
+    c.starts_with("ENV(self)[") || (c.len() > 1 && c.starts_with('p') && c[1..].bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// In the integer copy of a loop, `acc op v` on known small integers: the
+/// line computing it into `t` (falling back to the generic copy's
+/// operation `n` on overflow), and what `t` is then known to be.
+fn spec_op(f: &mut Func<'_>, op: BinOp, acc: &str, v: &str, t: &str, n: usize) -> Option<String> {
+    let spec = f.spec.as_mut()?;
+    if !(spec.int(acc) && spec.int(v)) {
+        return None;
+    }
+    let (line, int) = match op {
+        BinOp::Add => (
+            format!("if (UNLIKELY(__builtin_add_overflow((int64_t){acc}, (int64_t){v} - 1, (int64_t *)&{t}))) goto G{n};"),
+            true,
+        ),
+        BinOp::Sub => (
+            format!("if (UNLIKELY(__builtin_sub_overflow((int64_t){acc}, (int64_t){v} - 1, (int64_t *)&{t}))) goto G{n};"),
+            true,
+        ),
+        BinOp::Mul => (
+            format!(
+                "{{ int64_t r_; if (UNLIKELY(__builtin_mul_overflow(INT_OF({acc}), (int64_t){v} - 1, &r_))) goto G{n}; {t} = (V)r_ | 1; }}"
+            ),
+            true,
+        ),
+        BinOp::Lt => (format!("{t} = MK_BOOL((int64_t){acc} < (int64_t){v});"), false),
+        BinOp::Le => (format!("{t} = MK_BOOL((int64_t){acc} <= (int64_t){v});"), false),
+        BinOp::Gt => (format!("{t} = MK_BOOL((int64_t){acc} > (int64_t){v});"), false),
+        BinOp::Ge => (format!("{t} = MK_BOOL((int64_t){acc} >= (int64_t){v});"), false),
+        BinOp::Eq => (format!("{t} = MK_BOOL({acc} == {v});"), false),
+        BinOp::Ne => (format!("{t} = MK_BOOL({acc} != {v});"), false),
+        _ => return None,
+    };
+    if int {
+        spec.ints.insert(t.to_string());
+    } else {
+        spec.bools.insert(t.to_string());
+    }
+    Some(line)
 }
 
 /// `&&` and `||` are handled before the operator table.
