@@ -441,6 +441,27 @@ fn an_allocating_loop_runs_to_its_end() {
     assert_eq!(got, Ends::Exit("1000000\n".into()));
 }
 
+/// A loop that allocates 2.4 GB in all (two tuples an iteration, 3*10^7
+/// iterations) runs in constant memory: under a 100 MB address-space limit.
+#[test]
+fn a_long_allocating_loop_runs_in_constant_memory() {
+    let src = "fix go(i, acc, k) {\n  if \"i == 0\" () { k acc } () {\n    let t = [i, acc, [i]]\n    go \"i-1\" \"t[1] + t[2][0] % 7\" k\n  }\n} in go 30000000 0 $exit\n";
+    let mut sources = SourceMap::new();
+    let program = load_text("alloc.dcps", src, &mut sources).expect("loads");
+    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources).expect("compiles");
+    let dir = scratch("constant_memory");
+    let exe = build(&c, &dir, "alloc");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 100000 && exec \"$0\"")
+        .arg(&exe)
+        .output()
+        .expect("sh");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "89999997\n");
+}
+
 /// What compile refuses, and why (the command line's exit code 2).
 #[test]
 fn compile_refuses_what_it_cannot_translate() {
