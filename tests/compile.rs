@@ -546,3 +546,50 @@ fn a_long_chain_of_continuations_is_cut_into_functions() {
     assert_eq!(got, expected);
     assert_eq!(got, Ends::Exit("500500\n".into()));
 }
+
+/// The command's other error paths: each says what went wrong, with the
+/// exit code of its kind, and writes nothing.
+#[test]
+fn compile_reports_its_errors_with_their_exit_codes() {
+    let dir = scratch("errors");
+    let out = dir.join("out");
+    let o = out.display().to_string();
+    let staged = dir.join("staged.dcps");
+    std::fs::write(&staged, "fix forever(n) { forever n } in\n@always: forever 1\n").expect("write");
+    let cases: [(&[&str], u8, &str); 6] = [
+        (&["compile", "corpus/err/syntax_unbalanced.dcps", "-o", &o], 2, "[parse] Error"),
+        (
+            &["compile", "corpus/err/runtime_arity_under_lambda.dcps", "-o", &o],
+            1,
+            "staging failed; nothing compiled",
+        ),
+        (
+            &["compile", &staged.display().to_string(), "--max-steps", "50", "-o", &o],
+            3,
+            "staging stopped: step limit",
+        ),
+        (
+            &["compile", "corpus/bench/loop_sum.dcps", "--cc", "no-such-cc", "-o", &o],
+            2,
+            "cannot run the C compiler `no-such-cc`",
+        ),
+        (
+            &["compile", "corpus/bench/loop_sum.dcps", "--emit-c", "-o", "/no/such/dir/x.c"],
+            2,
+            "cannot write `/no/such/dir/x.c`",
+        ),
+        (&["compile", "corpus/no_such_file.dcps", "-o", &o], 2, "cannot read"),
+    ];
+    let mut failures = Vec::new();
+    for (args, code, want) in cases {
+        let ran = deepcps(args);
+        if ran.code != code || !ran.err.contains(want) {
+            failures.push(format!("{args:?}: exit {}, wanted {code} and `{want}` in:\n{}", ran.code, ran.err));
+        }
+        if out.exists() {
+            failures.push(format!("{args:?}: wrote an executable"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
