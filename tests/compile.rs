@@ -526,6 +526,9 @@ fn emit_c_writes_readable_c() {
     assert!(c.contains("static void p_f0_loop(void)"), "no function named after `loop`");
     assert!(c.contains("/* (i, acc, k) { … } at corpus/bench/loop_sum.dcps:"), "no source place");
     assert!(c.contains("goto top;"), "the loop's call of itself is not a jump");
+    let to_stdout = deepcps(&["compile", "corpus/bench/loop_sum.dcps", "--emit-c", "-o", "-"]);
+    assert_eq!(to_stdout.code, 0, "{}", to_stdout.err);
+    assert_eq!(to_stdout.out, c, "`-o -` writes the same C to standard output");
 }
 
 /// A chain of a thousand continuations, the shape of a built program's

@@ -156,6 +156,12 @@ enum Command {
     /// Stage a program as `run` does, translate what is left to run into C
     /// and build it with the system's C compiler: an executable that
     /// prints the exit value (or the error) as `run` does.
+    ///
+    /// A program without staging annotations (every body staged as natural
+    /// staging stages it) is translated as written. Any other program is
+    /// reduced first and must exit with the program it built, a lambda of
+    /// one parameter, which the executable calls with the exit
+    /// continuation.
     Compile(crate::compile::CompileArgs),
     /// Print the staging chains of the program's state (the paper's `ct`
     /// and `pt` chains), one node per line.

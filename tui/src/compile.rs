@@ -27,7 +27,7 @@ pub struct CompileArgs {
     pub file: PathBuf,
     /// The executable to write (default: the program's name without
     /// `.dcps`, in the current directory; with `--emit-c`, that name with
-    /// `.c`).
+    /// `.c`, and `-` for standard output).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Write the C program instead of building it.
@@ -183,6 +183,10 @@ impl Ctx<'_> {
         let what = part.describe();
         if args.emit_c {
             let out = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("{stem}.c")));
+            if out.as_os_str() == "-" {
+                let _ = self.out.write_all(c.as_bytes());
+                return EXIT_OK;
+            }
             if let Err(e) = std::fs::write(&out, c) {
                 let _ = writeln!(self.err, "deepcps: cannot write `{}`: {e}", out.display());
                 return EXIT_STATIC;
