@@ -25,6 +25,8 @@ use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
 use deepcps_machine::term::{Arg, Atom, Program};
 use deepcps_tests::{dcps_files, deepcps, graph_report, root, Gen};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 
 /// The step limit of generated programs; those that reach it are endless
 /// or too long, and are not compiled.
@@ -595,4 +597,98 @@ fn compile_reports_its_errors_with_their_exit_codes() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A random arithmetic loop: two accumulators updated by expressions over
+/// them and the counter, with constants near the integer boundaries,
+/// floats, divisions and comparisons, so that the integer copy of the loop
+/// overflows, meets other numbers and fails in every way the generic copy
+/// must then take over.
+fn arithmetic_loop(seed: u64) -> String {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let consts = [
+        "0",
+        "1",
+        "2",
+        "3",
+        "-1",
+        "7",
+        "1000",
+        "4611686018427387903",
+        "-4611686018427387904",
+        "4611686018427387904",
+        "9223372036854775807",
+        "0.5",
+        "-2.5",
+        "1e300",
+    ];
+    let operand = |rng: &mut StdRng| -> String {
+        match rng.random_range(0..6) {
+            0 => "a".into(),
+            1 => "b".into(),
+            2 => "i".into(),
+            _ => consts[rng.random_range(0..consts.len())].into(),
+        }
+    };
+    let expr = |rng: &mut StdRng| -> String {
+        let ops = ["+", "-", "*", "+", "-", "*", "/", "%"];
+        let mut e = operand(rng);
+        for _ in 0..rng.random_range(1..4) {
+            let op = ops[rng.random_range(0..ops.len())];
+            e = format!("{e} {op} {}", operand(rng));
+        }
+        e
+    };
+    let (ea, eb) = (expr(&mut rng), expr(&mut rng));
+    let cmp = ["<", "<=", ">", ">=", "==", "!="][rng.random_range(0..6)];
+    let (c1, c2) = (operand(&mut rng), operand(&mut rng));
+    let n = rng.random_range(0..60);
+    let (a0, b0) = (consts[rng.random_range(0..7)], consts[rng.random_range(0..consts.len())]);
+    format!(
+        "fix go(i, a, b, k) {{\n  if \"i <= 0\" () {{ k [a, b] }} () {{\n    if \"{c1} {cmp} {c2}\" () {{\n      \"{ea}\" (a)\n      go \"i-1\" a b k\n    }} () {{\n      \"{eb}\" (b)\n      go \"i-1\" a b k\n    }}\n  }}\n}} in go {n} {a0} {b0} $exit\n"
+    )
+}
+
+/// Random arithmetic loops (`DEEPCPS_COMPILE_LOOPS`, default 1,000) end as
+/// the machine ends them.
+#[test]
+fn arithmetic_loops_agree_with_the_machine() {
+    let cases = env_u64("DEEPCPS_COMPILE_LOOPS", 1_000);
+    let first = env_u64("DEEPCPS_COMPILE_SEED", 0);
+    let dir = scratch("loops");
+    let mut c = String::from(runtime_c());
+    let mut dispatch = String::from("\nint main(int argc, char **argv) {\n    switch (argc > 1 ? atoi(argv[1]) : -1) {\n");
+    let mut expected = Vec::new();
+    for (i, seed) in (first..first + cases).enumerate() {
+        let text = arithmetic_loop(seed);
+        let mut sources = SourceMap::new();
+        let program = load_text("loop.dcps", &text, &mut sources).unwrap_or_else(|| panic!("does not load:\n{text}"));
+        let ends = machine_ends(program.clone(), &sources, 100_000).expect("a loop of at most 60 iterations ends");
+        let prog = program_c(&program.body, &program.vars, &sources, &format!("l{i}_")).unwrap_or_else(|_| panic!("refused:\n{text}"));
+        c.push_str(&prog);
+        dispatch.push_str(&format!("    case {i}: return run_program(l{i}_start);\n"));
+        expected.push((seed, text, ends));
+    }
+    dispatch.push_str("    default: return 2;\n    }\n}\n");
+    c.push_str(&dispatch);
+    let exe = build(&c, &dir, "loops");
+    let specialised = c.matches("S_top:").count();
+    let mut failures = Vec::new();
+    for (i, (seed, text, want)) in expected.iter().enumerate() {
+        let got = executable_ends(&exe, &[&i.to_string()]);
+        if !agrees(&got, want) {
+            failures.push(format!("seed {seed}: machine {want:?}, compiled {got:?}\n{text}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} disagree:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(
+        specialised as u64 >= cases / 2,
+        "only {specialised} of {cases} loops got an integer copy"
+    );
 }
