@@ -17,13 +17,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use deepcps_machine::compile::{call_with_exit, is_runtime_code, program_c, runtime_c};
+use deepcps_machine::compile::{call_with_exit, holds_function, is_runtime_code, program_c, runtime_c};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
-use deepcps_machine::term::{Arg, Atom, Program};
+use deepcps_machine::term::Program;
 use deepcps_tests::{dcps_files, deepcps, graph_report, root, Gen};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -46,20 +46,6 @@ enum Ends {
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
-
-fn holds_function(a: &Atom) -> bool {
-    let mut stack = vec![a];
-    while let Some(a) = stack.pop() {
-        match a {
-            Atom::Lambda(_) | Atom::Rec(_) | Atom::Builtin(_) => return true,
-            Atom::Tuple(xs) => stack.extend(xs.iter().map(|x| match x {
-                Arg::Atom(y) | Arg::Splice(y) => y,
-            })),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// How the machine ends `program`, or `None` if it reaches the step limit.
@@ -691,4 +677,32 @@ fn arithmetic_loops_agree_with_the_machine() {
         specialised as u64 >= cases / 2,
         "only {specialised} of {cases} loops got an integer copy"
     );
+}
+
+/// Floats print with the shortest digits that read back, as Rust prints
+/// them: 5,000 random finite floats of every magnitude.
+#[test]
+fn random_floats_print_as_the_machine_prints_them() {
+    let mut rng = StdRng::seed_from_u64(env_u64("DEEPCPS_COMPILE_SEED", 0));
+    let mut xs = Vec::new();
+    while xs.len() < 5_000 {
+        let x = f64::from_bits(rng.random::<u64>());
+        if x.is_finite() {
+            xs.push(format!("{x:?}"));
+        }
+    }
+    let src = format!("\"[{}]\" (t)\n$exit t\n", xs.join(", "));
+    let (got, expected) = both(&src, "floats");
+    let (Ends::Exit(g), Ends::Exit(e)) = (&got, &expected) else {
+        panic!("machine {expected:?}, compiled {got:?}");
+    };
+    let differ: Vec<String> = g
+        .split(", ")
+        .zip(e.split(", "))
+        .filter(|(a, b)| a != b)
+        .take(10)
+        .map(|(a, b)| format!("compiled {a}, machine {b}"))
+        .collect();
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    assert_eq!(g, e);
 }

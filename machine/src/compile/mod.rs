@@ -73,6 +73,24 @@ pub fn is_runtime_code(body: &Body) -> bool {
     true
 }
 
+/// Whether an exit value holds a function (a lambda or a built-in), which
+/// a compiled program does not print: it says so and exits with code 1.
+pub fn holds_function(a: &Atom) -> bool {
+    let mut stack = vec![a];
+    while let Some(a) = stack.pop() {
+        match a {
+            Atom::Lambda(_) | Atom::Rec(_) | Atom::Builtin(_) => return true,
+            Atom::Tuple(xs) => stack.extend(xs.iter().map(|x| match x {
+                Arg::Atom(y) | Arg::Splice(y) => y,
+            })),
+            Atom::Record(fs) => stack.extend(fs.iter().map(|(_, x)| x)),
+            Atom::Map(kvs) => stack.extend(kvs.iter().flat_map(|(k, v)| [k, v])),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The top-level body `p $exit` that runs the program `p` a staging run
 /// exited with (over `vars`, the exit value's variables), or why `v` is
 /// no program to run: it is no lambda (staging ran the program to its

@@ -293,21 +293,84 @@ static void puts_(Buf *b, const char *s) { put(b, s, strlen(s)); }
 
 /* A float as Rust's `{:?}` writes it: the shortest digits that read back
  * to the same number, positional from 1e-4 up to 1e16, else exponential. */
+/* Whether the digits `dg` (`nd` of them, the first before the point) times
+ * 10^exp read back as `d`; the text is left in `out`. */
+static int reads_back(const char *dg, int nd, int exp, double d, char *out, size_t cap) {
+    snprintf(out, cap, "%s%c.%.*se%d", d < 0 ? "-" : "", dg[0], nd - 1, dg + 1, exp);
+    return strtod(out, NULL) == d;
+}
+/* Adds `step` (+1 or -1) to the last of `nd` digits, with carry; the
+ * exponent moves when the digits overflow (999 + 1) or underflow (100 - 1
+ * is left alone: the shorter length covers it). 0 if it cannot. */
+static int nudge(char *dg, int nd, int *exp, int step) {
+    int k = nd - 1;
+    if (step > 0) {
+        while (k >= 0 && dg[k] == '9') dg[k--] = '0';
+        if (k < 0) { dg[0] = '1'; (*exp)++; return 1; }
+        dg[k]++;
+        return 1;
+    }
+    while (k >= 0 && dg[k] == '0') dg[k--] = '9';
+    if (k < 0 || (k == 0 && dg[0] == '1' && nd > 1)) return 0;
+    dg[k]--;
+    return 1;
+}
+/* A float as Rust's `{:?}` writes it: the shortest digits that read back
+ * to the same number (the nearest such); positional from 1e-4 up to 1e16,
+ * else exponential. */
 static void put_float(Buf *b, double d) {
     char tmp[64];
     if (d == 0) { puts_(b, signbit(d) ? "-0.0" : "0.0"); return; }
-    int prec = 0;
-    for (; prec < 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec, d);
-        if (strtod(tmp, NULL) == d) break;
-    }
-    /* tmp is [-]D[.DDD]e[+-]X */
     char digits[32];
-    int nd = 0, neg = 0, i = 0;
-    if (tmp[0] == '-') { neg = 1; i = 1; }
-    for (; tmp[i] && tmp[i] != 'e'; i++)
-        if (tmp[i] != '.') digits[nd++] = tmp[i];
-    int exp = atoi(tmp + i + 1);
+    int nd = 0, exp = 0, found = 0;
+    /* The exact decimal value of d (a double has at most 767 significant
+     * digits), to see whether rounding to p digits is a tie: Rust rounds a
+     * tie up, C's printf to even. */
+    static char exact[800];
+    snprintf(exact, sizeof exact, "%.770e", fabs(d));
+    char ex[780];
+    int nex = 0;
+    for (int k = 0; exact[k] && exact[k] != 'e'; k++)
+        if (exact[k] != '.') ex[nex++] = exact[k];
+    int exp_exact = atoi(strchr(exact, 'e') + 1);
+    for (int p = 1; p <= 17 && !found; p++) {
+        char r[64];
+        snprintf(r, sizeof r, "%.*e", p - 1, fabs(d));
+        char dg[32];
+        int n = 0, i = 0;
+        for (; r[i] && r[i] != 'e'; i++)
+            if (r[i] != '.') dg[n++] = r[i];
+        dg[n] = 0;
+        int e = atoi(r + i + 1);
+        int tie = e == exp_exact && p < nex && ex[p] == '5';
+        for (int k = p + 1; tie && k < nex; k++) tie = ex[k] == '0';
+        if (tie && memcmp(dg, ex, (size_t)p) == 0) {
+            /* printf rounded the tie down; Rust takes the upper digits. */
+            char up[32];
+            int eu = e;
+            memcpy(up, dg, (size_t)n + 1);
+            if (nudge(up, n, &eu, 1) && reads_back(up, n, eu, d, tmp, sizeof tmp)) {
+                memcpy(digits, up, (size_t)n + 1), nd = n, exp = eu, found = 1;
+                break;
+            }
+        }
+        if (reads_back(dg, n, e, d, tmp, sizeof tmp)) {
+            memcpy(digits, dg, (size_t)n + 1), nd = n, exp = e, found = 1;
+            break;
+        }
+        /* The correctly rounded digits do not read back; a neighbour may
+         * (at most one: they lie on either side of the exact value, and the
+         * numbers that read back as `d` form an interval around it). */
+        char up[32], down[32];
+        int eu = e, ed = e;
+        memcpy(up, dg, (size_t)n + 1);
+        memcpy(down, dg, (size_t)n + 1);
+        int ok_up = nudge(up, n, &eu, 1) && reads_back(up, n, eu, d, tmp, sizeof tmp);
+        int ok_down = !ok_up && nudge(down, n, &ed, -1) && reads_back(down, n, ed, d, tmp, sizeof tmp);
+        if (ok_up) { memcpy(digits, up, (size_t)n + 1), nd = n, exp = eu, found = 1; }
+        else if (ok_down) { memcpy(digits, down, (size_t)n + 1), nd = n, exp = ed, found = 1; }
+    }
+    int neg = d < 0;
     while (nd > 1 && digits[nd - 1] == '0') nd--;
     digits[nd] = 0;
     if (neg) puts_(b, "-");
@@ -496,14 +559,20 @@ static const char *a_kind(V v) {
     return strchr("aeiou", k[0]) ? "an" : "a";
 }
 
-/* The head of an application is not a function. */
-static void not_a_function(int site, V v) {
+/* A value of the wrong kind, as the run words it: the message `before`
+ * `the KIND VALUE` `after`, the label `this is a KIND` `label_after`. */
+static void wrong_kind(int site, int kind, const char *before, V v, const char *after, const char *label_after) {
     char *s = short_atom(v);
     char msg[1024], label[128];
-    snprintf(msg, sizeof msg, "the head of this application is the %s %s, not a function", kind_name(v), s);
-    snprintf(label, sizeof label, "this is %s %s, not a function", a_kind(v), kind_name(v));
+    snprintf(msg, sizeof msg, "%sthe %s %s%s", before, kind_name(v), s, after);
+    snprintf(label, sizeof label, "this is %s %s%s", a_kind(v), kind_name(v), label_after);
     free(s);
-    fail_labelled(site, K_NOT_FN, msg, label);
+    fail_labelled(site, kind, msg, label);
+}
+
+/* The head of an application is not a function. */
+static void not_a_function(int site, V v) {
+    wrong_kind(site, K_NOT_FN, "the head of this application is ", v, ", not a function", ", not a function");
 }
 
 /* The arguments A[0..NA) as an error message lists them. */
@@ -595,12 +664,7 @@ static uint64_t IF_OBJ[3] = {HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-2};
 
 /* The condition of an `if` is not a boolean (`site` points at it). */
 static void if_condition(int site, V c) {
-    char *s = short_atom(c);
-    char msg[1024], label[128];
-    snprintf(msg, sizeof msg, "the condition of `if` must be a boolean, got the %s %s", kind_name(c), s);
-    snprintf(label, sizeof label, "this is %s %s, not a boolean", a_kind(c), kind_name(c));
-    free(s);
-    fail_labelled(site, K_TYPE, msg, label);
+    wrong_kind(site, K_TYPE, "the condition of `if` must be a boolean, got ", c, "", ", not a boolean");
 }
 /* `if c t f` on A[0..NA): the chosen branch is applied to nothing, in the
  * same body (`site` is that body, `cond` the place of the condition). */

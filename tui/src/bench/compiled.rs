@@ -6,12 +6,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use deepcps_machine::compile::to_c;
+use deepcps_machine::compile::{holds_function, to_c};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Outcome, Report};
 use deepcps_machine::span::SourceMap;
-use deepcps_machine::term::{Arg, Atom, Program};
+use deepcps_machine::term::Program;
 use serde::{Deserialize, Serialize};
 
 use super::run::Job;
@@ -76,20 +76,6 @@ fn want(report: &Report, sources: &SourceMap) -> Option<Want> {
         )),
         Outcome::Residual | Outcome::Limit(_) => None,
     }
-}
-
-fn holds_function(a: &Atom) -> bool {
-    let mut stack = vec![a];
-    while let Some(a) = stack.pop() {
-        match a {
-            Atom::Lambda(_) | Atom::Rec(_) | Atom::Builtin(_) => return true,
-            Atom::Tuple(xs) => stack.extend(xs.iter().map(|x| match x {
-                Arg::Atom(y) | Arg::Splice(y) => y,
-            })),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// Compiles `program` (as loaded for `job`), runs the executable and
