@@ -14,8 +14,9 @@
 //! refuses a body staged otherwise (it would need staging at run time) and
 //! a free variable, each with a diagnostic at its place.
 //!
-//! The C is the runtime (`runtime.c`: values, collector, trampoline,
-//! checked arithmetic, printing, error reports) followed by the program:
+//! The C is the runtime (`runtime/`: values and the collector, printing,
+//! error reports, calls and the trampoline, operators, data) followed by
+//! the program:
 //! one function per lifted lambda, named after it and marked with its
 //! source place, and the tables of lambdas and error sites.
 
@@ -29,8 +30,21 @@ use crate::print::Printer;
 use crate::span::SourceMap;
 use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, SExp, Sugar, Vars};
 
-/// The runtime written before every compiled program.
-const RUNTIME: &str = include_str!("runtime.c");
+/// The runtime written before every compiled program, its parts in the
+/// order C needs them.
+const RUNTIME: &str = concat!(
+    include_str!("runtime/values.c"),
+    "\n",
+    include_str!("runtime/print.c"),
+    "\n",
+    include_str!("runtime/errors.c"),
+    "\n",
+    include_str!("runtime/calls.c"),
+    "\n",
+    include_str!("runtime/ops.c"),
+    "\n",
+    include_str!("runtime/data.c"),
+);
 
 /// Whether every body of the program is staged as natural staging stages
 /// it, so that the program runs in call order and has no staging to do.

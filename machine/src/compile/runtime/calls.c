@@ -1,0 +1,124 @@
+/* Calls: `$exit`, `if`, arity and rest parameters, splices of arguments,
+ * the check that a head is a function, and the trampoline. Part of the
+ * runtime of compiled programs (see values.c). */
+
+/* ---- exit ---- */
+static int holds_fun(V v) {
+    V *st = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (is_fun(v)) { free(st); return 1; }
+        if (is_tuple(v) || is_record(v) || is_map(v)) {
+            for (size_t i = 0; i < NVAL(v); i++) {
+                if (n == cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
+                st[n++] = FIELDS(v)[i];
+            }
+        }
+        if (n == 0) { free(st); return 0; }
+        v = st[--n];
+    }
+}
+static void do_exit(int site) {
+    if (NA != 1) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "`$exit` takes exactly 1 argument, given %zu", NA);
+        fail_labelled(site, K_ARITY, msg, "this application fails");
+    }
+    V v = A[0];
+    if (holds_fun(v)) {
+        fflush(stdout);
+        fputs("deepcps: the exit value holds a function, which a compiled program does not print "
+              "(`deepcps run` prints it as a term)\n", stderr);
+        exit(1);
+    }
+    Buf b = {0};
+    put_value(&b, v, 0);
+    puts_(&b, "\n");
+    fwrite(b.s, 1, b.n, stdout);
+    fflush(stdout);
+    exit(0);
+}
+static void exit_code(void) { do_exit(CALL_SITE); }
+static void if_code(void);
+static uint64_t EXIT_OBJ[3] = {HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-1};
+static uint64_t IF_OBJ[3] = {HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-2};
+#define V_EXIT ((V)(uintptr_t)EXIT_OBJ)
+#define V_IF ((V)(uintptr_t)IF_OBJ)
+
+/* The condition of an `if` is not a boolean (`site` points at it). */
+static void if_condition(int site, V c) {
+    wrong_kind(site, K_TYPE, "the condition of `if` must be a boolean, got ", c, "", ", not a boolean");
+}
+/* `if c t f` on A[0..NA): the chosen branch is applied to nothing, in the
+ * same body (`site` is that body, `cond` the place of the condition). */
+static void do_if(int site, int cond) {
+    if (NA != 3) {
+        char *args = show_args();
+        char msg[2048];
+        snprintf(msg, sizeof msg, "`if` takes 3 arguments (condition, then, else), given %zu: %s", NA, args);
+        free(args);
+        fail_labelled(site, K_ARITY, msg, "this application fails");
+    }
+    V c = A[0];
+    if (c != V_TRUE && c != V_FALSE) if_condition(cond, c);
+    V next = c == V_TRUE ? A[1] : A[2];
+    if (!is_fun(next)) not_a_function(site, next);
+    SELF = next;
+    NA = 0;
+    CALL_SITE = site;
+}
+static void if_code(void) { do_if(CALL_SITE, CALL_SITE); }
+
+
+/* A splice `!t` of an application's argument that is no tuple. */
+static void want_splice(int site, V t) {
+    if (is_tuple(t)) return;
+    char *s = short_atom(t);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "a splice `!t` needs a tuple, got the %s %s", kind_name(t), s);
+    fail_labelled(site, K_TYPE, msg, "this application fails");
+}
+/* Pushes the elements of a spliced tuple onto the arguments. */
+static void splice_args(V t) {
+    size_t n = NVAL(t);
+    grow_args(NA + n);
+    memcpy(A + NA, FIELDS(t), n * sizeof(V));
+    NA += n;
+}
+/* Builds a tuple of `n` parts, where the parts marked in `spliced` are
+ * tuples whose elements are spliced. */
+static V splice_tuple(int site, const V *parts, const char *spliced, size_t n) {
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!spliced[i]) { total++; continue; }
+        if (!is_tuple(parts[i])) {
+            char *s = show_kind(parts[i]);
+            FAILF(site, K_TYPE, "cannot splice %s into a tuple", s);
+        }
+        total += NVAL(parts[i]);
+    }
+    V r = new_tuple(total);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!spliced[i]) { FIELDS(r)[k++] = parts[i]; continue; }
+        memcpy(FIELDS(r) + k, FIELDS(parts[i]), NVAL(parts[i]) * sizeof(V));
+        k += NVAL(parts[i]);
+    }
+    return r;
+}
+
+/* Checks that the head of a call is a function (the call's site words
+ * the error). */
+static inline void want_fun(int site, V f) {
+    if (UNLIKELY(!is_fun(f))) not_a_function(site, f);
+}
+
+/* Runs a program from its start function: the program sets its tables,
+ * runs its top-level body, and every call after that goes through here. */
+static int run_program(void (*start)(void)) {
+    EXIT_OBJ[1] = (uint64_t)(uintptr_t)exit_code;
+    IF_OBJ[1] = (uint64_t)(uintptr_t)if_code;
+    grow_args(64);
+    start();
+    for (;;) CLO_CODE(SELF)();
+}
