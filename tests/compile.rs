@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use deepcps_machine::compile::{call_with_exit, holds_function, is_runtime_code, program_c, runtime_c};
+use deepcps_machine::compile::{call_with_exit, holds_lambda, is_runtime_code, program_c, runtime_c};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
@@ -39,9 +39,9 @@ enum Ends {
     Exit(String),
     /// The first line of the report on standard error, exit code 1.
     Error(String),
-    /// The exit value holds a function, which a compiled program does not
+    /// The exit value holds a lambda, which a compiled program does not
     /// print (exit code 1).
-    Function,
+    Lambda,
 }
 
 fn env_u64(key: &str, default: u64) -> u64 {
@@ -58,7 +58,7 @@ fn machine_ends(program: Program, sources: &SourceMap, max_steps: u64) -> Option
         },
     );
     match &report.outcome {
-        Outcome::Exit(v) if holds_function(v) => Some(Ends::Function),
+        Outcome::Exit(v) if holds_lambda(v) => Some(Ends::Lambda),
         Outcome::Exit(_) => Some(Ends::Exit(report.text.clone())),
         Outcome::Error(e) => Some(Ends::Error(first_line(&Diagnostic::runtime(e, sources).render(sources, false)))),
         Outcome::Residual => panic!("runtime code ended with a residual program:\n{}", report.text),
@@ -80,7 +80,7 @@ fn executable_ends(exe: &Path, args: &[&str]) -> Ends {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     match out.status.code() {
         Some(0) => Ends::Exit(stdout),
-        Some(1) if stderr.contains("the exit value holds a function") => Ends::Function,
+        Some(1) if stderr.contains("the exit value holds a lambda") => Ends::Lambda,
         Some(1) => Ends::Error(first_line(&stderr)),
         other => panic!("{} ended with {other:?}: {stdout}{stderr}", exe.display()),
     }
@@ -388,6 +388,7 @@ fn exit_values_print_as_the_machine_prints_them() {
             "fix fib(n, k) { if \"n < 2\" () { k n } () { fib \"n-1\" (a) fib \"n-2\" (b) \"a+b\" (c) k c } } in fib 20 $exit\n",
         ),
         ("function", "let f(x) { $exit x }\n$exit [1, f]\n"),
+        ("builtins", "\"[1]\" (t)\nlet r = $exit\n\"{f: r}\" (x)\n$exit [$exit, if, t, x]\n"),
         ("string", "\"'a\\\\\\'b'\" (s)\n$exit [s, 1]\n"),
         // Loops on small integers run in the integer copy of their body and
         // fall back to the generic copy on overflow or on other numbers.

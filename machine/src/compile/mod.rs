@@ -87,13 +87,13 @@ pub fn is_runtime_code(body: &Body) -> bool {
     true
 }
 
-/// Whether an exit value holds a function (a lambda or a built-in), which
-/// a compiled program does not print: it says so and exits with code 1.
-pub fn holds_function(a: &Atom) -> bool {
+/// Whether an exit value holds a lambda, which a compiled program does
+/// not print (built-ins it prints): it says so and exits with code 1.
+pub fn holds_lambda(a: &Atom) -> bool {
     let mut stack = vec![a];
     while let Some(a) = stack.pop() {
         match a {
-            Atom::Lambda(_) | Atom::Rec(_) | Atom::Builtin(_) => return true,
+            Atom::Lambda(_) | Atom::Rec(_) => return true,
             Atom::Tuple(xs) => stack.extend(xs.iter().map(|x| match x {
                 Arg::Atom(y) | Arg::Splice(y) => y,
             })),

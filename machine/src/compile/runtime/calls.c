@@ -7,7 +7,7 @@ static int holds_fun(V v) {
     V *st = NULL;
     size_t n = 0, cap = 0;
     for (;;) {
-        if (is_fun(v)) { free(st); return 1; }
+        if (is_fun(v) && CLO_INFO(v) >= 0) { free(st); return 1; }
         if (is_tuple(v) || is_record(v) || is_map(v)) {
             for (size_t i = 0; i < NVAL(v); i++) {
                 if (n == cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
@@ -27,7 +27,7 @@ static void do_exit(int site) {
     V v = A[0];
     if (holds_fun(v)) {
         fflush(stdout);
-        fputs("deepcps: the exit value holds a function, which a compiled program does not print "
+        fputs("deepcps: the exit value holds a lambda, which a compiled program does not print "
               "(`deepcps run` prints it as a term)\n", stderr);
         exit(1);
     }
