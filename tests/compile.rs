@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use deepcps_machine::compile::{call_with_exit, holds_lambda, is_runtime_code, program_c, runtime_c};
+use deepcps_machine::compile::{call_with_exit, is_runtime_code, program_c, runtime_c};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
@@ -58,7 +58,7 @@ fn machine_ends(program: Program, sources: &SourceMap, max_steps: u64) -> Option
         },
     );
     match &report.outcome {
-        Outcome::Exit(v) if holds_lambda(v) => Some(Ends::Lambda),
+        Outcome::Exit(v) if v.holds_lambda() => Some(Ends::Lambda),
         Outcome::Exit(_) => Some(Ends::Exit(report.text.clone())),
         Outcome::Error(e) => Some(Ends::Error(first_line(&Diagnostic::runtime(e, sources).render(sources, false)))),
         Outcome::Residual => panic!("runtime code ended with a residual program:\n{}", report.text),
@@ -130,6 +130,21 @@ fn build(c: &str, dir: &Path, name: &str) -> PathBuf {
     exe
 }
 
+/// Builds programs into one executable after one runtime: program `i`, made
+/// by `program_c` with the prefix `{prefix}{i}_`, runs when the executable
+/// is given `i`.
+fn build_batch(programs: &[&str], prefix: &str, dir: &Path, name: &str) -> PathBuf {
+    let mut c = String::from(runtime_c());
+    let mut dispatch = String::from("\nint main(int argc, char **argv) {\n    switch (argc > 1 ? atoi(argv[1]) : -1) {\n");
+    for (i, prog) in programs.iter().enumerate() {
+        c.push_str(prog);
+        dispatch.push_str(&format!("    case {i}: return run_program({prefix}{i}_start);\n"));
+    }
+    dispatch.push_str("    default: return 2;\n    }\n}\n");
+    c.push_str(&dispatch);
+    build(&c, dir, name)
+}
+
 fn load_text(name: &str, text: &str, sources: &mut SourceMap) -> Option<Program> {
     let id = add_source(sources, name, None, text.as_bytes().to_vec()).expect("source");
     load_from(&MemFs::default(), id, sources, false).ok()
@@ -184,15 +199,8 @@ fn generated_runtime_code_agrees_with_the_machine() {
             }
             continue;
         }
-        let mut c = String::from(runtime_c());
-        let mut dispatch = String::from("\nint main(int argc, char **argv) {\n    switch (argc > 1 ? atoi(argv[1]) : -1) {\n");
-        for (i, (_, prog, _)) in pending.iter().enumerate() {
-            c.push_str(prog);
-            dispatch.push_str(&format!("    case {i}: return run_program(g{i}_start);\n"));
-        }
-        dispatch.push_str("    default: return 2;\n    }\n}\n");
-        c.push_str(&dispatch);
-        let exe = build(&c, &dir, &format!("batch{batches}"));
+        let programs: Vec<&str> = pending.iter().map(|(_, prog, _)| prog.as_str()).collect();
+        let exe = build_batch(&programs, "g", &dir, &format!("batch{batches}"));
         for (i, (s, _, expected)) in pending.iter().enumerate() {
             let got = executable_ends(&exe, &[&i.to_string()]);
             if !agrees(&got, expected) {
@@ -643,8 +651,7 @@ fn arithmetic_loops_agree_with_the_machine() {
     let cases = env_u64("DEEPCPS_COMPILE_LOOPS", 1_000);
     let first = env_u64("DEEPCPS_COMPILE_SEED", 0);
     let dir = scratch("loops");
-    let mut c = String::from(runtime_c());
-    let mut dispatch = String::from("\nint main(int argc, char **argv) {\n    switch (argc > 1 ? atoi(argv[1]) : -1) {\n");
+    let mut programs = Vec::new();
     let mut expected = Vec::new();
     for (i, seed) in (first..first + cases).enumerate() {
         let text = arithmetic_loop(seed);
@@ -652,14 +659,11 @@ fn arithmetic_loops_agree_with_the_machine() {
         let program = load_text("loop.dcps", &text, &mut sources).unwrap_or_else(|| panic!("does not load:\n{text}"));
         let ends = machine_ends(program.clone(), &sources, 100_000).expect("a loop of at most 60 iterations ends");
         let prog = program_c(&program.body, &program.vars, &sources, &format!("l{i}_")).unwrap_or_else(|_| panic!("refused:\n{text}"));
-        c.push_str(&prog);
-        dispatch.push_str(&format!("    case {i}: return run_program(l{i}_start);\n"));
+        programs.push(prog);
         expected.push((seed, text, ends));
     }
-    dispatch.push_str("    default: return 2;\n    }\n}\n");
-    c.push_str(&dispatch);
-    let exe = build(&c, &dir, "loops");
-    let specialised = c.matches("S_top:").count();
+    let exe = build_batch(&programs.iter().map(String::as_str).collect::<Vec<_>>(), "l", &dir, "loops");
+    let specialised = programs.iter().filter(|p| p.contains("S_top:")).count();
     let mut failures = Vec::new();
     for (i, (seed, text, want)) in expected.iter().enumerate() {
         let got = executable_ends(&exe, &[&i.to_string()]);

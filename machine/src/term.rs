@@ -403,7 +403,33 @@ pub enum Atom {
     Rec(Box<RecLambda>),
 }
 
+impl Arg {
+    /// The atom of a plain argument or of a splice.
+    pub fn atom(&self) -> &Atom {
+        match self {
+            Arg::Atom(x) | Arg::Splice(x) => x,
+        }
+    }
+}
+
 impl Atom {
+    /// Whether a lambda hides in the atom: in a tuple, a record, a map or
+    /// an expression (checked with an explicit stack).
+    pub fn holds_lambda(&self) -> bool {
+        let mut stack = vec![self];
+        while let Some(a) = stack.pop() {
+            match a {
+                Atom::Lambda(_) | Atom::Rec(_) => return true,
+                Atom::Tuple(xs) => stack.extend(xs.iter().map(Arg::atom)),
+                Atom::Record(fs) => stack.extend(fs.iter().map(|(_, x)| x)),
+                Atom::Map(kvs) => stack.extend(kvs.iter().flat_map(|(k, v)| [k, v])),
+                Atom::Expr(e) => stack.extend(e.vals()),
+                _ => {}
+            }
+        }
+        false
+    }
+
     /// The elements of a tuple, or the atom itself if it is no tuple.
     /// (`Atom` has an iterative `Drop`, so its parts cannot be moved out by
     /// a pattern.)

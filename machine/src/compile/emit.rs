@@ -25,7 +25,7 @@ use crate::diag::Diagnostic;
 use crate::error::Operand;
 use crate::print::short_atom;
 use crate::span::{SourceMap, Span};
-use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, VarId, VarKind, Vars};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, VarId, VarKind, Vars};
 
 /// Arguments the registers hold before they must grow.
 pub(super) const INITIAL_ARGS: usize = 64;
@@ -40,6 +40,8 @@ struct Lift<'a> {
     lam: &'a Lambda,
     rec: Option<VarId>,
     free: Vec<VarId>,
+    /// The lambda as errors show it, `(x, k) { … }` (also its comment).
+    shown: String,
 }
 
 /// The generator of one program.
@@ -277,7 +279,7 @@ impl<'a> Gen<'a> {
         }
         self.lifted_ids.insert(lam as *const Lambda, (id, free.clone()));
         let value = self.closure_value(f, id, &free);
-        self.queue.push(Lift { id, lam, rec, free });
+        self.queue.push(Lift { id, lam, rec, free, shown });
         value
     }
 
@@ -317,7 +319,7 @@ impl<'a> Gen<'a> {
 
     /// The lifted form of a lambda.
     fn lifted(&mut self, l: Lift<'a>) {
-        let Lift { id, lam, rec, free } = l;
+        let Lift { id, lam, rec, free, shown } = l;
         let mut f = Func::new();
         for (k, v) in free.iter().enumerate() {
             f.env.insert(*v, format!("ENV(self)[{k}]"));
@@ -367,7 +369,6 @@ impl<'a> Gen<'a> {
         let name = &self.names[id];
         let (line, col) = self.sources.line_col(lam.span.file, lam.span.start);
         let file = &self.sources.get(lam.span.file).name;
-        let shown = short_atom(&Atom::Lambda(Box::new(lam.shell())), self.vars);
         let mut text = format!(
             "/* {} at {}:{line}:{col} */\nstatic void {name}(void) {{\n    V self = SELF;\n",
             comment_safe(&shown),
@@ -437,7 +438,7 @@ impl<'a> Gen<'a> {
                 Cmd::App(app) => app,
             };
             if let Some((t, e)) = inline_if(app) {
-                let c = self.value(f, arg_atom(&app.args[0]), b.span, "lambda");
+                let c = self.value(f, app.args[0].atom(), b.span, "lambda");
                 self.branch(f, &app.args[0], &c, t, e, b.span);
                 return;
             }
@@ -541,11 +542,7 @@ impl<'a> Gen<'a> {
     /// Whether the body runs in call order: staged on its own lambda's
     /// staging parameter (or, at the top, on `always`). Refuses it if not.
     fn natural(&mut self, b: &Body, own: Option<VarId>) -> bool {
-        let ok = match (&b.stage, own) {
-            (SExp::Var(v), Some(o)) => *v == o,
-            (SExp::Const(true), None) => true,
-            _ => false,
-        };
+        let ok = super::natural(&b.stage, own);
         if !ok {
             let shown = crate::print::sexp_text(&b.stage, &crate::print::names::Names::new(self.vars));
             self.refuse(
@@ -659,7 +656,7 @@ fn holds_expr(a: &Atom) -> bool {
     while let Some(a) = stack.pop() {
         match a {
             Atom::Expr(_) => return true,
-            Atom::Tuple(xs) => stack.extend(xs.iter().map(arg_atom)),
+            Atom::Tuple(xs) => stack.extend(xs.iter().map(Arg::atom)),
             _ => {}
         }
     }
@@ -685,12 +682,6 @@ fn inline_if(app: &Application) -> Option<(&Lambda, &Lambda)> {
             Some((t, e))
         }
         _ => None,
-    }
-}
-
-fn arg_atom(a: &Arg) -> &Atom {
-    match a {
-        Arg::Atom(x) | Arg::Splice(x) => x,
     }
 }
 

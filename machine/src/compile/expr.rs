@@ -266,11 +266,7 @@ impl<'a> Gen<'a> {
                         acc = t;
                         continue;
                     }
-                    let numeric = matches!(
-                        op,
-                        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
-                    );
-                    if f.spec.is_none() && numeric {
+                    if f.spec.is_none() && in_integer_copy(op) {
                         f.line(&format!("G{n}:;"));
                         for x in [&acc, &v] {
                             if is_param_or_captured(x) {
@@ -290,7 +286,7 @@ impl<'a> Gen<'a> {
                         BinOp::Ge => format!("rt_ge({s}, {acc}, {v})"),
                         BinOp::Eq => format!("rt_eq({s}, {acc}, {v}, 1)"),
                         BinOp::Ne => format!("rt_eq({s}, {acc}, {v}, 0)"),
-                        BinOp::And | BinOp::Or => unreachable_and_or(),
+                        BinOp::And | BinOp::Or => unreachable!("`&&` and `||` are emitted above"),
                     };
                     f.line(&format!("{t} = {call};"));
                 }
@@ -381,12 +377,21 @@ fn is_param_or_captured(c: &str) -> bool {
     c.starts_with("ENV(self)[") || (c.len() > 1 && c.starts_with('p') && c[1..].bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether the integer copy of a loop computes `op` in place on small
+/// integers (and the generic copy labels it, to fall back to).
+fn in_integer_copy(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    )
+}
+
 /// In the integer copy of a loop, `acc op v` on known small integers: the
 /// line computing it into `t` (falling back to the generic copy's
 /// operation `n` on overflow), and what `t` is then known to be.
 fn spec_op(f: &mut Func<'_>, op: BinOp, acc: &str, v: &str, t: &str, n: usize) -> Option<String> {
     let spec = f.spec.as_mut()?;
-    if !(spec.int(acc) && spec.int(v)) {
+    if !(in_integer_copy(op) && spec.int(acc) && spec.int(v)) {
         return None;
     }
     let (line, int) = match op {
@@ -418,11 +423,6 @@ fn spec_op(f: &mut Func<'_>, op: BinOp, acc: &str, v: &str, t: &str, n: usize) -
         spec.bools.insert(t.to_string());
     }
     Some(line)
-}
-
-/// `&&` and `||` are handled before the operator table.
-fn unreachable_and_or() -> String {
-    String::from("V_FALSE")
 }
 
 /// Text for the inside of a C string literal.

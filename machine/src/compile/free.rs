@@ -28,7 +28,7 @@ pub(super) fn free_vars(lam: &Lambda, except: Option<VarId>, vars: &Vars) -> Vec
                         used.push(*v);
                     }
                 }
-                Atom::Tuple(xs) => atoms.extend(xs.iter().rev().map(arg_atom)),
+                Atom::Tuple(xs) => atoms.extend(xs.iter().rev().map(Arg::atom)),
                 Atom::Record(fs) => atoms.extend(fs.iter().rev().map(|(_, x)| x)),
                 Atom::Map(kvs) => atoms.extend(kvs.iter().rev().flat_map(|(k, v)| [v, k])),
                 Atom::Expr(e) => atoms.extend(e.vals().into_iter().rev()),
@@ -48,7 +48,7 @@ pub(super) fn free_vars(lam: &Lambda, except: Option<VarId>, vars: &Vars) -> Vec
         let Some(b) = bodies.pop() else { break };
         match &b.cmd {
             Cmd::App(app) => {
-                atoms.extend(app.args.iter().rev().map(arg_atom));
+                atoms.extend(app.args.iter().rev().map(Arg::atom));
                 atoms.push(&app.head);
             }
             Cmd::Fix(fx) => {
@@ -63,12 +63,6 @@ pub(super) fn free_vars(lam: &Lambda, except: Option<VarId>, vars: &Vars) -> Vec
     used.into_iter()
         .filter(|v| !bound.contains(v) && Some(*v) != except && vars.info(*v).kind != VarKind::Stage)
         .collect()
-}
-
-fn arg_atom(a: &Arg) -> &Atom {
-    match a {
-        Arg::Atom(x) | Arg::Splice(x) => x,
-    }
 }
 
 fn bind_lambda(l: &Lambda, bound: &mut FxHashSet<VarId>) {

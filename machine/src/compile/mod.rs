@@ -28,7 +28,7 @@ mod sites;
 use crate::diag::Diagnostic;
 use crate::print::Printer;
 use crate::span::SourceMap;
-use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, SExp, Sugar, Vars};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, SExp, Sugar, VarId, Vars};
 
 /// The runtime written before every compiled program, its parts in the
 /// order C needs them.
@@ -46,18 +46,24 @@ const RUNTIME: &str = concat!(
     include_str!("runtime/data.c"),
 );
 
+/// Whether a body staged on `stage` runs in call order: staged on the
+/// staging parameter `own` of its lambda, or at the top (no lambda) on
+/// `always`.
+fn natural(stage: &SExp, own: Option<VarId>) -> bool {
+    match (stage, own) {
+        (SExp::Var(v), Some(o)) => *v == o,
+        (SExp::Const(true), None) => true,
+        _ => false,
+    }
+}
+
 /// Whether every body of the program is staged as natural staging stages
 /// it, so that the program runs in call order and has no staging to do.
 pub fn is_runtime_code(body: &Body) -> bool {
     // (body, the staging parameter of the lambda it belongs to)
     let mut stack = vec![(body, None)];
     while let Some((b, own)) = stack.pop() {
-        let natural = match (&b.stage, own) {
-            (SExp::Var(v), Some(o)) => *v == o,
-            (SExp::Const(true), None) => true,
-            _ => false,
-        };
-        if !natural {
+        if !natural(&b.stage, own) {
             return false;
         }
         match &b.cmd {
@@ -67,16 +73,12 @@ pub fn is_runtime_code(body: &Body) -> bool {
             }
             Cmd::App(app) => {
                 let mut atoms: Vec<&Atom> = vec![&app.head];
-                atoms.extend(app.args.iter().map(|a| match a {
-                    Arg::Atom(x) | Arg::Splice(x) => x,
-                }));
+                atoms.extend(app.args.iter().map(Arg::atom));
                 while let Some(a) = atoms.pop() {
                     match a {
                         Atom::Lambda(l) => stack.push((&l.body, Some(l.sparam))),
                         Atom::Rec(r) => stack.push((&r.lam.body, Some(r.lam.sparam))),
-                        Atom::Tuple(xs) => atoms.extend(xs.iter().map(|a| match a {
-                            Arg::Atom(x) | Arg::Splice(x) => x,
-                        })),
+                        Atom::Tuple(xs) => atoms.extend(xs.iter().map(Arg::atom)),
                         Atom::Expr(e) => atoms.extend(e.vals()),
                         _ => {}
                     }
@@ -85,24 +87,6 @@ pub fn is_runtime_code(body: &Body) -> bool {
         }
     }
     true
-}
-
-/// Whether an exit value holds a lambda, which a compiled program does
-/// not print (built-ins it prints): it says so and exits with code 1.
-pub fn holds_lambda(a: &Atom) -> bool {
-    let mut stack = vec![a];
-    while let Some(a) = stack.pop() {
-        match a {
-            Atom::Lambda(_) | Atom::Rec(_) => return true,
-            Atom::Tuple(xs) => stack.extend(xs.iter().map(|x| match x {
-                Arg::Atom(y) | Arg::Splice(y) => y,
-            })),
-            Atom::Record(fs) => stack.extend(fs.iter().map(|(_, x)| x)),
-            Atom::Map(kvs) => stack.extend(kvs.iter().flat_map(|(k, v)| [k, v])),
-            _ => {}
-        }
-    }
-    false
 }
 
 /// The top-level body `p $exit` that runs the program `p` a staging run

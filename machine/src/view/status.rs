@@ -183,29 +183,11 @@ fn shallow_atom(a: &Atom) -> Atom {
 /// A copy of `e` whose value leaves are shallow. Expressions themselves are
 /// copied structurally (their nesting is bounded by the expression parser).
 fn shallow_expr(e: &Expr) -> Expr {
-    if !e.vals().into_iter().any(holds_lambda) {
+    if !e.vals().into_iter().any(Atom::holds_lambda) {
         return e.clone();
     }
     e.map_leaves(&mut |x| match &x.kind {
         ExprKind::Val(a) => ExprKind::Val(shallow_atom(a)),
         other => other.clone(),
     })
-}
-
-/// Whether a lambda hides in `a` (checked with an explicit stack).
-fn holds_lambda(a: &Atom) -> bool {
-    let mut stack = vec![a];
-    while let Some(a) = stack.pop() {
-        match a {
-            Atom::Lambda(_) | Atom::Rec(_) => return true,
-            Atom::Tuple(xs) => stack.extend(xs.iter().map(|x| match x {
-                Arg::Atom(x) | Arg::Splice(x) => x,
-            })),
-            Atom::Record(fs) => stack.extend(fs.iter().map(|(_, x)| x)),
-            Atom::Map(kvs) => stack.extend(kvs.iter().flat_map(|(k, v)| [k, v])),
-            Atom::Expr(e) => stack.extend(e.vals()),
-            _ => {}
-        }
-    }
-    false
 }

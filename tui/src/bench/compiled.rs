@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use deepcps_machine::compile::{holds_lambda, to_c};
+use deepcps_machine::compile::to_c;
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Outcome, Report};
@@ -60,7 +60,7 @@ enum Want {
 
 fn want(report: &Report, sources: &SourceMap) -> Option<Want> {
     match &report.outcome {
-        Outcome::Exit(v) if holds_lambda(v) => Some(Want::Err(
+        Outcome::Exit(v) if v.holds_lambda() => Some(Want::Err(
             "deepcps: the exit value holds a lambda, which a compiled program does not print \
              (`deepcps run` prints it as a term)"
                 .into(),
