@@ -3,21 +3,7 @@
  * runtime of compiled programs (see values.c). */
 
 /* ---- exit ---- */
-static int holds_fun(V v) {
-    V *st = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (is_fun(v) && CLO_INFO(v) >= 0) { free(st); return 1; }
-        if (is_tuple(v) || is_record(v) || is_map(v)) {
-            for (size_t i = 0; i < NVAL(v); i++) {
-                if (n == cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
-                st[n++] = FIELDS(v)[i];
-            }
-        }
-        if (n == 0) { free(st); return 0; }
-        v = st[--n];
-    }
-}
+static int holds_fun(V v) { return find_fun(v, 1) != 0; }
 static void do_exit(int site) {
     if (NA != 1) {
         char msg[128];

@@ -166,21 +166,10 @@ static inline V rt_ge(int site, V a, V b) { return (a & b & 1) ? MK_BOOL((int64_
 
 /* Functions cannot be compared. */
 static void comparable(int site, V a) {
-    V *st = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (is_fun(a)) {
-            char *s = show_kind(a);
-            FAILF(site, K_TYPE, "cannot compare %s", s);
-        }
-        if (is_tuple(a) || is_record(a) || is_map(a)) {
-            for (size_t i = 0; i < NVAL(a); i++) {
-                if (n == cap) { cap = cap ? 2 * cap : 16; st = realloc(st, cap * sizeof(V)); }
-                st[n++] = FIELDS(a)[i];
-            }
-        }
-        if (n == 0) { free(st); return; }
-        a = st[--n];
+    V f = find_fun(a, 0);
+    if (f) {
+        char *s = show_kind(f);
+        FAILF(site, K_TYPE, "cannot compare %s", s);
     }
 }
 static int equal(V a, V b);

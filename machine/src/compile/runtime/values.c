@@ -249,6 +249,29 @@ static V new_pairs(int type, size_t n) {
     p[0] = HDR(type, 0, 2 * n, 0);
     return (V)(uintptr_t)p;
 }
+/* The first function in `v` (itself, or in its tuples, records and maps,
+ * left to right, as the evaluator looks), or 0; with `lambdas_only`,
+ * built-ins are passed by. */
+static V find_fun(V v, int lambdas_only) {
+    V *st = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (is_fun(v) && (!lambdas_only || CLO_INFO(v) >= 0)) { free(st); return v; }
+        if (is_tuple(v) || is_record(v) || is_map(v)) {
+            /* Pushed last first, so that they come off in order. */
+            for (size_t i = NVAL(v); i-- > 0;) {
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    st = realloc(st, cap * sizeof(V));
+                    if (!st) { fputs("deepcps: out of memory\n", stderr); exit(3); }
+                }
+                st[n++] = FIELDS(v)[i];
+            }
+        }
+        if (n == 0) { free(st); return 0; }
+        v = st[--n];
+    }
+}
 #define M_ROWS(v) ((size_t)OBJ(v)[1])
 #define M_COLS(v) ((size_t)OBJ(v)[2])
 #define M_DATA(v) ((int64_t *)(OBJ(v) + 3))
