@@ -329,7 +329,11 @@ fn runtime_errors_are_worded_and_placed_as_the_machine_does() {
         ("int_overflow", "\"int(1e300)\" (y)\n$exit y\n", "overflow"),
         ("equal_function", "let f(k) { k 1 }\n\"f == f\" (y)\n$exit y\n", "type"),
         // The first function met, left to right, is the one named.
-        ("compare_order", "let e = $exit\nlet f(k) { k 1 }\n\"[e, f] == 1\" (y)\n$exit y\n", "type"),
+        (
+            "compare_order",
+            "let e = $exit\nlet f(k) { k 1 }\n\"[e, f] == 1\" (y)\n$exit y\n",
+            "type",
+        ),
         (
             "loop_overflow",
             "fix go(i, acc, k) { if \"i == 0\" () { k acc } () { go \"i-1\" \"acc*2\" k } } in go 70 1 $exit\n",
