@@ -1,6 +1,6 @@
 //! `deepcps compile` against `deepcps run`: compiled programs print the
-//! same exit value, or fail with the same error (kind, message and place:
-//! the first line of the report) and the same exit code, as the machine.
+//! same exit value (lambdas included), or fail with the same report (call
+//! sites included) and the same exit code, as the machine.
 //!
 //! - every corpus program that compile accepts, through the command line;
 //! - generated runtime code: `DEEPCPS_COMPILE_CASES` programs (default
@@ -17,8 +17,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use deepcps_machine::compile::{call_with_exit, is_runtime_code, program_c, runtime_c};
+use deepcps_machine::compile::{call_with_exit, is_runtime_code, program_c, runtime_c, Part};
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
@@ -37,11 +38,8 @@ const GEN_STEPS: u64 = 2_000;
 enum Ends {
     /// Standard output, exit code 0.
     Exit(String),
-    /// The first line of the report on standard error, exit code 1.
+    /// The report on standard error, exit code 1.
     Error(String),
-    /// The exit value holds a lambda, which a compiled program does not
-    /// print (exit code 1).
-    Lambda,
 }
 
 fn env_u64(key: &str, default: u64) -> u64 {
@@ -49,18 +47,22 @@ fn env_u64(key: &str, default: u64) -> u64 {
 }
 
 /// How the machine ends `program`, or `None` if it reaches the step limit.
+/// A runtime error is reported as `run` reports it, with its call sites.
 fn machine_ends(program: Program, sources: &SourceMap, max_steps: u64) -> Option<Ends> {
     let report = graph_report(
-        program,
+        program.clone(),
         &Limits {
             max_steps,
             ..Limits::default()
         },
     );
     match &report.outcome {
-        Outcome::Exit(v) if v.holds_lambda() => Some(Ends::Lambda),
         Outcome::Exit(_) => Some(Ends::Exit(report.text.clone())),
-        Outcome::Error(e) => Some(Ends::Error(first_line(&Diagnostic::runtime(e, sources).render(sources, false)))),
+        Outcome::Error(e) => {
+            let mut e = e.clone();
+            add_calls(&mut e, program, report.counts.total());
+            Some(Ends::Error(Diagnostic::runtime(&e, sources).render(sources, false)))
+        }
         Outcome::Residual => panic!("runtime code ended with a residual program:\n{}", report.text),
         Outcome::Limit(_) => None,
     }
@@ -80,26 +82,15 @@ fn executable_ends(exe: &Path, args: &[&str]) -> Ends {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     match out.status.code() {
         Some(0) => Ends::Exit(stdout),
-        Some(1) if stderr.contains("the exit value holds a lambda") => Ends::Lambda,
-        Some(1) => Ends::Error(first_line(&stderr)),
+        Some(1) => Ends::Error(stderr),
         other => panic!("{} ended with {other:?}: {stdout}{stderr}", exe.display()),
     }
 }
 
-/// Whether a compiled program ended as the machine did. Error reports
-/// agree on their whole first line, unless the machine's message quotes a
-/// function's body or an expression not yet evaluated (a compiled program
-/// shows a function as `(x, k) { … }` and has evaluated every value): then
-/// on the kind and the place.
+/// Whether a compiled program ended as the machine did: the same output
+/// or the same report, byte for byte.
 fn agrees(got: &Ends, expected: &Ends) -> bool {
-    match (got, expected) {
-        (Ends::Error(g), Ends::Error(e)) if e.contains("{ ") || e.contains('"') => {
-            let kind = |s: &str| s.split(']').next().map(str::to_string);
-            let place = |s: &str| s.rsplit('(').next().map(str::to_string);
-            kind(g) == kind(e) && place(g) == place(e)
-        }
-        _ => got == expected,
-    }
+    got == expected
 }
 
 /// A scratch directory of its own for a test.
@@ -114,11 +105,12 @@ fn build(c: &str, dir: &Path, name: &str) -> PathBuf {
     let src = dir.join(format!("{name}.c"));
     let exe = dir.join(name);
     std::fs::write(&src, c).expect("write C");
+    let link = deepcps::compile::link_arguments(dir).expect("the runtime library is written");
     let out = Command::new("cc")
         .args(["-O0", "-o"])
         .arg(&exe)
         .arg(&src)
-        .arg("-lm")
+        .args(&link)
         .output()
         .expect("the tests need a C compiler, `cc`");
     assert!(
@@ -185,7 +177,7 @@ fn generated_runtime_code_agrees_with_the_machine() {
             assert!(is_runtime_code(&program.body), "seed {seed}: not runtime code:\n{text}");
             let expected = machine_ends(program.clone(), &sources, GEN_STEPS);
             if let Some(expected) = expected {
-                match program_c(&program.body, &program.vars, &sources, &format!("g{}_", pending.len())) {
+                match program_c(&program.body, &program.vars, &sources, Part::Whole, &format!("g{}_", pending.len())) {
                     Ok(c) => {
                         pending.push((seed, c, expected));
                         accepted += 1;
@@ -289,7 +281,7 @@ fn corpus_programs_that_compile_agree_with_the_machine() {
 fn both(src: &str, name: &str) -> (Ends, Ends) {
     let mut sources = SourceMap::new();
     let program = load_text(&format!("{name}.dcps"), src, &mut sources).unwrap_or_else(|| panic!("{name} does not load"));
-    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources).unwrap_or_else(|ds| {
+    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources, Part::Whole).unwrap_or_else(|ds| {
         panic!(
             "{name} refused: {}",
             ds.iter().map(|d| d.render(&sources, false)).collect::<String>()
@@ -451,7 +443,7 @@ fn a_long_allocating_loop_runs_in_constant_memory() {
     let src = "fix go(i, acc, k) {\n  if \"i == 0\" () { k acc } () {\n    let t = [i, acc, [i]]\n    go \"i-1\" \"t[1] + t[2][0] % 7\" k\n  }\n} in go 30000000 0 $exit\n";
     let mut sources = SourceMap::new();
     let program = load_text("alloc.dcps", src, &mut sources).expect("loads");
-    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources).expect("compiles");
+    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources, Part::Whole).expect("compiles");
     let dir = scratch("constant_memory");
     let exe = build(&c, &dir, "alloc");
     let out = Command::new("sh")
@@ -545,7 +537,7 @@ fn a_long_chain_of_continuations_is_cut_into_functions() {
     src.push_str("$exit x1000\n");
     let mut sources = SourceMap::new();
     let program = load_text("chain.dcps", &src, &mut sources).expect("loads");
-    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources).expect("compiles");
+    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources, Part::Whole).expect("compiles");
     let functions = c.matches("\nstatic void p_f").count();
     assert!(functions >= 5, "{functions} lifted functions for 1000 steps in a row");
     let (got, expected) = both(&src, "chain");
@@ -664,7 +656,7 @@ fn arithmetic_loops_agree_with_the_machine() {
         let mut sources = SourceMap::new();
         let program = load_text("loop.dcps", &text, &mut sources).unwrap_or_else(|| panic!("does not load:\n{text}"));
         let ends = machine_ends(program.clone(), &sources, 100_000).expect("a loop of at most 60 iterations ends");
-        let prog = program_c(&program.body, &program.vars, &sources, &format!("l{i}_")).unwrap_or_else(|_| panic!("refused:\n{text}"));
+        let prog = program_c(&program.body, &program.vars, &sources, Part::Whole, &format!("l{i}_")).unwrap_or_else(|_| panic!("refused:\n{text}"));
         programs.push(prog);
         expected.push((seed, text, ends));
     }

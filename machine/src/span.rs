@@ -54,7 +54,7 @@ impl Span {
 }
 
 /// One registered file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SourceFile {
     /// The name shown in diagnostics (the path as given, or `<input>`).
     pub name: String,

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use deepcps_machine::compile::{call_with_exit, is_runtime_code, to_c};
+use deepcps_machine::compile::{call_with_exit, is_runtime_code, to_c, Part};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
@@ -47,22 +47,11 @@ pub struct CompileArgs {
     pub timeout: Option<std::time::Duration>,
 }
 
-/// How the program's run-time part was found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    /// The program is runtime code as it stands.
-    Whole,
-    /// Staging built a lambda, which the executable calls with `$exit`.
-    Built,
-}
-
-impl Part {
-    /// How `deepcps compile` says it.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Part::Whole => "runtime code as written",
-            Part::Built => "the program built by staging",
-        }
+/// How `deepcps compile` says what it compiled.
+pub fn describe(part: Part) -> &'static str {
+    match part {
+        Part::Whole => "runtime code as written",
+        Part::Built => "the program built by staging",
     }
 }
 
@@ -175,12 +164,12 @@ impl Ctx<'_> {
                 return no.code;
             }
         };
-        let c = match to_c(&body, &vars, &sources) {
+        let c = match to_c(&body, &vars, &sources, part) {
             Ok(c) => c,
             Err(ds) => return self.static_errors(&sources, &ds),
         };
         let stem = file.file_stem().map_or_else(|| "a".into(), |s| s.to_string_lossy().into_owned());
-        let what = part.describe();
+        let what = describe(part);
         if args.emit_c {
             let out = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("{stem}.c")));
             if out.as_os_str() == "-" {
@@ -220,8 +209,26 @@ const WHAT: &str = "compile takes runtime code (every body staged as natural sta
                     or a program that stages and exits with the program it built (`$exit program`, \
                     a lambda called with the exit continuation)";
 
+/// The runtime library of compiled programs (`machine/rt`, built by
+/// `build.rs`), linked into every executable.
+const RUNTIME_LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libdeepcps_rt.a"));
+
+/// The system libraries the runtime library needs, as linker arguments.
+const RUNTIME_LIBRARY_NEEDS: &str = include_str!(concat!(env!("OUT_DIR"), "/rt-libs.txt"));
+
+/// Writes the runtime library into `dir` and returns what a C compiler's
+/// command line needs to link a compiled program with it (after the
+/// program's C file).
+pub fn link_arguments(dir: &Path) -> Result<Vec<String>, String> {
+    let lib = dir.join("libdeepcps_rt.a");
+    std::fs::write(&lib, RUNTIME_LIBRARY).map_err(|e| format!("cannot write `{}`: {e}", lib.display()))?;
+    let mut args = vec![lib.display().to_string(), "-Wl,--gc-sections".to_string()];
+    args.extend(RUNTIME_LIBRARY_NEEDS.split_whitespace().map(String::from));
+    Ok(args)
+}
+
 /// Builds the C program `c` with the C compiler `cc` into the executable
-/// `out`.
+/// `out`, linked with the runtime library.
 pub fn build(cc: &str, c: &str, out: &Path) -> Result<(), String> {
     static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -230,12 +237,13 @@ pub fn build(cc: &str, c: &str, out: &Path) -> Result<(), String> {
     let src = dir.join("program.c");
     let result = (|| {
         std::fs::write(&src, c).map_err(|e| format!("cannot write `{}`: {e}", src.display()))?;
+        let link = link_arguments(&dir)?;
         let output = Command::new(cc)
             .arg("-O2")
             .arg("-o")
             .arg(out)
             .arg(&src)
-            .arg("-lm")
+            .args(&link)
             .output()
             .map_err(|e| format!("cannot run the C compiler `{cc}`: {e} (give another with --cc)"))?;
         if output.status.success() {

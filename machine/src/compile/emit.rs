@@ -67,6 +67,16 @@ pub(super) struct Gen<'a> {
     /// The lambdas lifted so far (by address), with their number and free
     /// variables: a body emitted twice lifts its lambdas once.
     lifted_ids: FxHashMap<*const Lambda, (usize, Vec<VarId>)>,
+    /// Every lambda of the program (by address), numbered in the order of
+    /// [`super::lambdas`].
+    order: FxHashMap<*const Lambda, u32>,
+    /// Every tuple head holding expressions (by address), numbered in the
+    /// order of [`super::numbered`].
+    head_order: FxHashMap<*const Atom, usize>,
+    /// For each lifted lambda: its number in `order`.
+    pub(super) lambda_numbers: Vec<u32>,
+    /// For each lifted lambda: its source.
+    pub(super) lambda_spans: Vec<Span>,
     /// Why the program cannot be compiled, if it cannot.
     pub(super) refusals: Vec<Diagnostic>,
 }
@@ -168,6 +178,10 @@ impl<'a> Gen<'a> {
             init: Vec::new(),
             queue: Vec::new(),
             lifted_ids: FxHashMap::default(),
+            order: FxHashMap::default(),
+            head_order: FxHashMap::default(),
+            lambda_numbers: Vec::new(),
+            lambda_spans: Vec::new(),
             refusals: Vec::new(),
         }
     }
@@ -208,6 +222,13 @@ impl<'a> Gen<'a> {
     /// Emits the program's top-level body as `main_body`, then every lambda
     /// it lifts.
     pub(super) fn program(&mut self, body: &'a Body) {
+        let numbered = super::numbered(body);
+        for (i, (lam, _)) in numbered.lambdas.into_iter().enumerate() {
+            self.order.insert(lam as *const Lambda, u32::try_from(i).unwrap_or(u32::MAX));
+        }
+        for (i, h) in numbered.heads.into_iter().enumerate() {
+            self.head_order.insert(h as *const Atom, i);
+        }
         let mut f = Func::new();
         self.chain(&mut f, body, None);
         self.drain_blocks(&mut f);
@@ -270,6 +291,10 @@ impl<'a> Gen<'a> {
             super::sites::c_string(&params)
         ));
         self.names.push(cname.clone());
+        let number = self.order.get(&(lam as *const Lambda)).copied();
+        debug_assert!(number.is_some(), "every lambda compiled is one of the program's");
+        self.lambda_numbers.push(number.unwrap_or(u32::MAX));
+        self.lambda_spans.push(lam.span);
         if free.is_empty() {
             self.statics.push(format!(
                 "static uint64_t {0}C{id}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};",
@@ -384,9 +409,11 @@ impl<'a> Gen<'a> {
         } else {
             let _ = writeln!(
                 text,
-                "    if (UNLIKELY(NA != {n})) arity_error({id}, CALL_SITE, \"this application\");"
+                "    if (UNLIKELY(NA != {n})) call_arity_error({id});"
             );
         }
+        // The β of the call that entered it, in a traced run.
+        text.push_str("    TRACE_CALL(CALL_SITE);\n");
         for (i, p) in params.iter().enumerate() {
             let _ = writeln!(text, "    {p} = A[{i}];");
         }
@@ -406,7 +433,7 @@ impl<'a> Gen<'a> {
         }
         if spec_code.is_some() {
             let test: Vec<String> = assumed.iter().map(|c| format!("IS_INT({c})")).collect();
-            let _ = writeln!(text, "    if ({}) goto S_top;", test.join(" && "));
+            let _ = writeln!(text, "    if (!tracing && {}) goto S_top;", test.join(" && "));
         }
         text.push_str(&f.code);
         if let Some(code) = &spec_code {
@@ -431,6 +458,7 @@ impl<'a> Gen<'a> {
                     let hint = self.name_of(fx.name);
                     let value = self.closure(f, &fx.lam, Some(fx.name), &hint);
                     f.env.insert(fx.name, value);
+                    trace(f, "TRACE_STEP();");
                     b = &fx.body;
                     own = Some(fx.sparam);
                     continue;
@@ -455,7 +483,7 @@ impl<'a> Gen<'a> {
                 };
                 let v = self.value(f, x, b.span, hint.as_deref().unwrap_or("lambda"));
                 if splice {
-                    let site = self.sites.site(self.sources, b.span, Place::Body);
+                    let site = self.sites.site(b.span, Place::Body);
                     f.line(&format!("want_splice({site}, {v});"));
                 }
                 args.push((v, splice));
@@ -467,6 +495,8 @@ impl<'a> Gen<'a> {
                 // size of one function.
                 Atom::Lambda(lam) if !spliced && f.temps < MAX_TEMPS => {
                     if self.bind_in_place(f, lam, &args, b.span) {
+                        let site = self.sites.site(b.span, Place::Body);
+                        trace(f, &format!("TRACE_CALL({site});"));
                         b = &lam.body;
                         own = Some(lam.sparam);
                         continue;
@@ -475,12 +505,14 @@ impl<'a> Gen<'a> {
                 }
                 Atom::Builtin(Builtin::Exit) => {
                     self.set_args(f, &args);
-                    let site = self.sites.site(self.sources, b.span, Place::Body);
+                    let site = self.sites.site(b.span, Place::Body);
                     f.line(&format!("do_exit({site});"));
                     return;
                 }
                 Atom::Var(v) if !spliced && self.is_self_call(f, *v, args.len()) => {
                     let Some((_, params)) = f.self_call.clone() else { return };
+                    let site = self.sites.site(b.span, Place::Body);
+                    trace(f, &format!("TRACE_CALL({site});"));
                     let mut s = String::from("{ ");
                     for (i, (a, _)) in args.iter().enumerate() {
                         let _ = write!(s, "V n{i} = {a}; ");
@@ -505,31 +537,41 @@ impl<'a> Gen<'a> {
             let head = match &app.head {
                 Atom::Builtin(Builtin::If) => {
                     self.set_args(f, &args);
-                    let site = self.sites.site(self.sources, b.span, Place::Body);
-                    let cond = self.sites.site(self.sources, b.span, cond_place(&app.args));
+                    let site = self.sites.site(b.span, Place::Body);
+                    let cond = self.sites.site(b.span, cond_place(&app.args));
                     f.line(&format!("do_if({site}, {cond}); return;"));
                     return;
                 }
                 // A tuple written as the head is no function, and the run
                 // does not evaluate the expressions in it.
                 h @ Atom::Tuple(_) if holds_expr(h) => {
-                    let site = self.sites.site(self.sources, b.span, Place::Operand(Operand::Head));
-                    let msg = format!(
-                        "the head of this application is the tuple {}, not a function",
-                        short_atom(h, self.vars)
-                    );
+                    // The message shows it with the values of its
+                    // variables in place (the runtime library substitutes
+                    // them); as written if the library cannot.
+                    let site = self.sites.site(b.span, Place::Operand(Operand::Head));
+                    let number = self.head_order.get(&(h as *const Atom)).copied();
+                    debug_assert!(number.is_some(), "every head compiled is one of the program's");
+                    let free = super::free::atom_free_vars(h);
+                    let t = f.temp();
+                    let mut s = format!("{t} = new_tuple({});", free.len());
+                    for (k, v) in free.iter().enumerate() {
+                        let val = self.var(f, *v);
+                        let _ = write!(s, " FIELDS({t})[{k}] = {val};");
+                    }
+                    f.line(&s);
                     f.line(&format!(
-                        "fail_labelled({site}, K_NOT_FN, {}, \"this is a tuple, not a function\");",
-                        super::sites::c_string(&msg)
+                        "tuple_head_error({site}, {}, {t}, {});",
+                        number.unwrap_or(usize::MAX),
+                        super::sites::c_string(&short_atom(h, self.vars))
                     ));
                     return;
                 }
                 h => self.value(f, h, b.span, "lambda"),
             };
-            let head_site = self.sites.site(self.sources, b.span, Place::Operand(Operand::Head));
+            let head_site = self.sites.site(b.span, Place::Operand(Operand::Head));
             f.line(&format!("want_fun({head_site}, {head});"));
             self.set_args(f, &args);
-            let site = self.sites.site(self.sources, b.span, Place::Body);
+            let site = self.sites.site(b.span, Place::Body);
             f.line(&format!("SELF = {head}; CALL_SITE = {site}; return;"));
             return;
         }
@@ -594,7 +636,7 @@ impl<'a> Gen<'a> {
             let _ = self.closure(f, lam, None, hint);
             let id = self.infos.len() - 1;
             self.set_args(f, args);
-            let site = self.sites.site(self.sources, body, Place::At(lam.span));
+            let site = self.sites.site(body, Place::At(lam.span));
             let label = match rest {
                 None => format!("this lambda takes {k} argument{}", if k == 1 { "" } else { "s" }),
                 Some(_) => format!("this lambda takes at least {} argument{}", k - 1, if k == 2 { "" } else { "s" }),
@@ -635,14 +677,21 @@ impl<'a> Gen<'a> {
     /// `if c t e` with both branches written in place: they continue this
     /// function.
     fn branch(&mut self, f: &mut Func<'a>, cond: &Arg, c: &str, t: &'a Lambda, e: &'a Lambda, body: Span) {
-        let cond_site = self.sites.site(self.sources, body, cond_place(std::slice::from_ref(cond)));
+        let cond_site = self.sites.site(body, cond_place(std::slice::from_ref(cond)));
         let (lt, le) = (f.label(), f.label());
         let l = f.label_prefix;
         if f.spec.as_ref().is_some_and(|sp| sp.bools.contains(c)) {
             f.line(&format!("if ({c} == V_TRUE) goto {l}{lt}; goto {l}{le};"));
         } else {
+            // `if` and then the β of the branch chosen, in a traced run.
+            let hooks = if f.spec.is_none() {
+                let site = self.sites.site(body, Place::Body);
+                format!("TRACE_STEP(); TRACE_CALL({site}); ")
+            } else {
+                String::new()
+            };
             f.line(&format!(
-                "if ({c} == V_TRUE) goto {l}{lt}; if ({c} != V_FALSE) if_condition({cond_site}, {c}); goto {l}{le};"
+                "if ({c} != V_TRUE && {c} != V_FALSE) if_condition({cond_site}, {c}); {hooks}if ({c} == V_TRUE) goto {l}{lt}; goto {l}{le};"
             ));
         }
         f.blocks.push((le, &e.body, e.sparam));
@@ -650,8 +699,16 @@ impl<'a> Gen<'a> {
     }
 }
 
+/// Appends `hook`, a step of the traced run, unless `f` is the integer
+/// copy (which a traced run does not enter).
+fn trace(f: &mut Func<'_>, hook: &str) {
+    if f.spec.is_none() {
+        f.line(hook);
+    }
+}
+
 /// Whether a tuple holds an expression string, at any depth.
-fn holds_expr(a: &Atom) -> bool {
+pub(super) fn holds_expr(a: &Atom) -> bool {
     let mut stack = vec![a];
     while let Some(a) = stack.pop() {
         match a {

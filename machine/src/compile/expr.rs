@@ -135,7 +135,7 @@ impl<'a> Gen<'a> {
     fn tuple(&mut self, f: &mut Func<'a>, parts: &[(String, bool)], body: Span, at: Option<Span>) -> String {
         let t = f.temp();
         if parts.iter().any(|(_, s)| *s) {
-            let site = self.sites.site(self.sources, body, at.map_or(Place::Body, Place::At));
+            let site = self.sites.site(body, at.map_or(Place::Body, Place::At));
             let vals: Vec<&str> = parts.iter().map(|(v, _)| v.as_str()).collect();
             let marks: Vec<&str> = parts.iter().map(|(_, s)| if *s { "1" } else { "0" }).collect();
             f.line(&format!(
@@ -156,7 +156,7 @@ impl<'a> Gen<'a> {
 
     /// An expression string's value.
     pub(super) fn expr(&mut self, f: &mut Func<'a>, e: &'a Expr, body: Span) -> String {
-        let site = |g: &mut Gen<'a>, span: Span| g.sites.site(g.sources, body, Place::At(span));
+        let site = |g: &mut Gen<'a>, span: Span| g.sites.site(body, Place::At(span));
         match &e.kind {
             ExprKind::Val(a) => self.value(f, a, body, "lambda"),
             ExprKind::Name(_) => {
@@ -247,7 +247,7 @@ impl<'a> Gen<'a> {
         }
         let mut acc = self.expr(f, cur, body);
         for (op, r, span) in spine.into_iter().rev() {
-            let s = self.sites.site(self.sources, body, Place::At(span));
+            let s = self.sites.site(body, Place::At(span));
             let t = f.temp();
             match op {
                 BinOp::And | BinOp::Or => {
@@ -312,7 +312,7 @@ impl<'a> Gen<'a> {
                 vals.push(self.expr(f, a, body));
             }
         }
-        let s = self.sites.site(self.sources, body, Place::At(span));
+        let s = self.sites.site(body, Place::At(span));
         let n = args.len();
         let Some((_, arities)) = FUNCTIONS.iter().find(|(f, _)| *f == name) else {
             f.line(&format!(

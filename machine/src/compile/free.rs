@@ -14,6 +14,14 @@ use crate::term::{Arg, Atom, Body, Cmd, Lambda, VarId, VarKind, Vars};
 /// staging parameters (and without `except`, the name a recursive lambda
 /// has for itself).
 pub(super) fn free_vars(lam: &Lambda, except: Option<VarId>, vars: &Vars) -> Vec<VarId> {
+    let mut free = free_vars_with_stages(lam, except);
+    free.retain(|v| vars.info(*v).kind != VarKind::Stage);
+    free
+}
+
+/// [`free_vars`] with the staging parameters (of lambdas around `lam`)
+/// among them.
+pub(super) fn free_vars_with_stages(lam: &Lambda, except: Option<VarId>) -> Vec<VarId> {
     let mut bound: FxHashSet<VarId> = FxHashSet::default();
     let mut used: Vec<VarId> = Vec::new();
     let mut seen: FxHashSet<VarId> = FxHashSet::default();
@@ -61,8 +69,33 @@ pub(super) fn free_vars(lam: &Lambda, except: Option<VarId>, vars: &Vars) -> Vec
         }
     }
     used.into_iter()
-        .filter(|v| !bound.contains(v) && Some(*v) != except && vars.info(*v).kind != VarKind::Stage)
+        .filter(|v| !bound.contains(v) && Some(*v) != except)
         .collect()
+}
+
+/// The variables of the atom `a` (a tuple written as a head), in the order
+/// of their first use, staging parameters among them.
+pub(super) fn atom_free_vars(a: &Atom) -> Vec<VarId> {
+    let mut used = Vec::new();
+    let mut seen: FxHashSet<VarId> = FxHashSet::default();
+    let mut atoms = vec![a];
+    while let Some(a) = atoms.pop() {
+        match a {
+            Atom::Var(v) => {
+                if seen.insert(*v) {
+                    used.push(*v);
+                }
+            }
+            Atom::Tuple(xs) => atoms.extend(xs.iter().rev().map(Arg::atom)),
+            Atom::Record(fs) => atoms.extend(fs.iter().rev().map(|(_, x)| x)),
+            Atom::Map(kvs) => atoms.extend(kvs.iter().rev().flat_map(|(k, v)| [v, k])),
+            Atom::Expr(e) => atoms.extend(e.vals().into_iter().rev()),
+            Atom::Lambda(l) => used.extend(free_vars_with_stages(l, None).into_iter().filter(|v| seen.insert(*v))),
+            Atom::Rec(r) => used.extend(free_vars_with_stages(&r.lam, Some(r.name)).into_iter().filter(|v| seen.insert(*v))),
+            _ => {}
+        }
+    }
+    used
 }
 
 fn bind_lambda(l: &Lambda, bound: &mut FxHashSet<VarId>) {

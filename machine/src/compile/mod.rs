@@ -23,12 +23,15 @@
 mod emit;
 mod expr;
 mod free;
+pub mod image;
+pub mod native;
 mod sites;
 
 use crate::diag::Diagnostic;
 use crate::print::Printer;
 use crate::span::SourceMap;
-use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, SExp, Sugar, VarId, Vars};
+use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, SExp, Sugar, VarId, Vars};
+use image::{fingerprint, Image};
 
 /// The runtime written before every compiled program, its parts in the
 /// order C needs them.
@@ -36,6 +39,10 @@ const RUNTIME: &str = concat!(
     include_str!("runtime/values.c"),
     "\n",
     include_str!("runtime/print.c"),
+    "\n",
+    include_str!("runtime/serial.c"),
+    "\n",
+    include_str!("runtime/trace.c"),
     "\n",
     include_str!("runtime/errors.c"),
     "\n",
@@ -89,6 +96,73 @@ pub fn is_runtime_code(body: &Body) -> bool {
     true
 }
 
+/// What a compiled program runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The program as written: it is runtime code ([`is_runtime_code`]).
+    Whole,
+    /// `p $exit`, `p` the program that staging built ([`call_with_exit`]).
+    Built,
+}
+
+/// What compiled values name by number in the term a program runs.
+pub struct Numbered<'a> {
+    /// Every lambda, with the name a recursive one has for itself.
+    /// Compiled closures name their lambdas by their place here.
+    pub lambdas: Vec<(&'a Lambda, Option<VarId>)>,
+    /// Every tuple written as the head of an application with expressions
+    /// in it (an error, reported with the values of its variables).
+    pub heads: Vec<&'a Atom>,
+}
+
+/// The lambdas and tuple heads of the term `body`, in one fixed order (a
+/// walk of the term, each lambda before what it holds).
+pub fn numbered(body: &Body) -> Numbered<'_> {
+    enum Item<'a> {
+        Body(&'a Body),
+        Atom(&'a Atom),
+    }
+    let mut out = Numbered {
+        lambdas: Vec::new(),
+        heads: Vec::new(),
+    };
+    let mut stack = vec![Item::Body(body)];
+    while let Some(item) = stack.pop() {
+        match item {
+            Item::Body(b) => match &b.cmd {
+                Cmd::Fix(fx) => {
+                    out.lambdas.push((&fx.lam, Some(fx.name)));
+                    stack.push(Item::Body(&fx.body));
+                    stack.push(Item::Body(&fx.lam.body));
+                }
+                Cmd::App(app) => {
+                    if matches!(app.head, Atom::Tuple(_)) && emit::holds_expr(&app.head) {
+                        out.heads.push(&app.head);
+                    }
+                    stack.extend(app.args.iter().rev().map(|a| Item::Atom(a.atom())));
+                    stack.push(Item::Atom(&app.head));
+                }
+            },
+            Item::Atom(a) => match a {
+                Atom::Lambda(l) => {
+                    out.lambdas.push((&**l, None));
+                    stack.push(Item::Body(&l.body));
+                }
+                Atom::Rec(r) => {
+                    out.lambdas.push((&r.lam, Some(r.name)));
+                    stack.push(Item::Body(&r.lam.body));
+                }
+                Atom::Tuple(xs) => stack.extend(xs.iter().rev().map(|x| Item::Atom(x.atom()))),
+                Atom::Record(fs) => stack.extend(fs.iter().rev().map(|(_, x)| Item::Atom(x))),
+                Atom::Map(kvs) => stack.extend(kvs.iter().rev().flat_map(|(k, v)| [Item::Atom(v), Item::Atom(k)])),
+                Atom::Expr(e) => stack.extend(e.vals().into_iter().rev().map(Item::Atom)),
+                _ => {}
+            },
+        }
+    }
+    out
+}
+
 /// The top-level body `p $exit` that runs the program `p` a staging run
 /// exited with (over `vars`, the exit value's variables), or why `v` is
 /// no program to run: it is no lambda (staging ran the program to its
@@ -124,10 +198,11 @@ pub fn call_with_exit(v: Atom, vars: &Vars) -> Result<Body, String> {
     })
 }
 
-/// The C program that runs `body` (a top-level body over `vars`), or the
-/// diagnostics of why it cannot be compiled.
-pub fn to_c(body: &Body, vars: &Vars, sources: &SourceMap) -> Result<String, Vec<Diagnostic>> {
-    let program = program_c(body, vars, sources, "p_")?;
+/// The C program that runs `body` (a top-level body over `vars`, the
+/// program's `part`, loaded into `sources`), or the diagnostics of why it
+/// cannot be compiled.
+pub fn to_c(body: &Body, vars: &Vars, sources: &SourceMap, part: Part) -> Result<String, Vec<Diagnostic>> {
+    let program = program_c(body, vars, sources, part, "p_")?;
     let mut out = String::with_capacity(RUNTIME.len() + program.len() + 64);
     out.push_str(RUNTIME);
     out.push_str(&program);
@@ -143,12 +218,20 @@ pub fn runtime_c() -> &'static str {
 /// The program part of [`to_c`]: its names begin with `prefix`, so that
 /// several programs can follow one runtime in one C file; its start
 /// function is `{prefix}start`, to be given to `run_program`.
-pub fn program_c(body: &Body, vars: &Vars, sources: &SourceMap, prefix: &str) -> Result<String, Vec<Diagnostic>> {
+pub fn program_c(body: &Body, vars: &Vars, sources: &SourceMap, part: Part, prefix: &str) -> Result<String, Vec<Diagnostic>> {
     let mut g = emit::Gen::new(vars, sources, prefix);
     g.program(body);
     if !g.refusals.is_empty() {
         return Err(g.refusals);
     }
+    let image = Image {
+        files: sources.files().to_vec(),
+        built: part == Part::Built,
+        fingerprint: fingerprint(body, vars),
+        lambdas: std::mem::take(&mut g.lambda_numbers),
+        lambda_spans: std::mem::take(&mut g.lambda_spans),
+        sites: std::mem::take(&mut g.sites.table),
+    };
     let mut out = String::from("\n/* ---- the program ---- */\n");
     for s in &g.statics {
         out.push_str(s);
@@ -156,13 +239,16 @@ pub fn program_c(body: &Body, vars: &Vars, sources: &SourceMap, prefix: &str) ->
     }
     out.push_str(&g.protos_c());
     out.push_str(&g.infos_c());
-    out.push_str(&g.sites.to_c(prefix));
+    out.push_str(&format!(
+        "/* The program's image (its sources and sites, see machine/src/compile/image.rs). */\nstatic const char {prefix}IMAGE[] = {};\n",
+        sites::c_bytes(&image.encode())
+    ));
     for f in &g.functions {
         out.push('\n');
         out.push_str(f);
     }
     out.push_str(&format!(
-        "\nstatic void {prefix}start(void) {{\n    FUNS = {prefix}FUNS;\n    SITES = {prefix}SITES;\n    SITES_COLOR = {prefix}SITES_COLOR;\n"
+        "\nstatic void {prefix}start(void) {{\n    FUNS = {prefix}FUNS;\n    IMAGE = {prefix}IMAGE;\n    IMAGE_LEN = sizeof {prefix}IMAGE - 1;\n"
     ));
     for i in &g.init {
         out.push_str("    ");

@@ -15,7 +15,8 @@ use deepcps_machine::term::Program;
 use serde::{Deserialize, Serialize};
 
 use super::run::Job;
-use crate::compile::{build, run_time_part, Part, RunTimePart};
+use crate::compile::{build, run_time_part, RunTimePart};
+use deepcps_machine::compile::Part;
 
 /// One program's compiled run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -60,11 +61,6 @@ enum Want {
 
 fn want(report: &Report, sources: &SourceMap) -> Option<Want> {
     match &report.outcome {
-        Outcome::Exit(v) if v.holds_lambda() => Some(Want::Err(
-            "deepcps: the exit value holds a lambda, which a compiled program does not print \
-             (`deepcps run` prints it as a term)"
-                .into(),
-        )),
         Outcome::Exit(_) => Some(Want::Out(report.text.clone())),
         Outcome::Error(e) => Some(Want::Err(
             Diagnostic::runtime(e, sources)
@@ -87,7 +83,7 @@ pub fn measure(job: &Job<'_>, program: Program, sources: &SourceMap, report: &Re
         Err(no) => return CompiledRun::not_compiled(&no.why),
     };
     let RunTimePart { body, vars, part } = rt;
-    let c = match to_c(&body, &vars, sources) {
+    let c = match to_c(&body, &vars, sources, part) {
         Ok(c) => c,
         Err(ds) => return CompiledRun::not_compiled(&ds.first().map(|d| d.message.clone()).unwrap_or_default()),
     };

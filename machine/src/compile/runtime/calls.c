@@ -11,15 +11,15 @@ static void do_exit(int site) {
         fail_labelled(site, K_ARITY, msg, "this application fails");
     }
     V v = A[0];
-    if (holds_fun(v)) {
-        fflush(stdout);
-        fputs("deepcps: the exit value holds a lambda, which a compiled program does not print "
-              "(`deepcps run` prints it as a term)\n", stderr);
-        exit(1);
-    }
     Buf b = {0};
-    put_value(&b, v, 0);
-    puts_(&b, "\n");
+    char *text = holds_fun(v) ? library_text(v, 0) : NULL;
+    if (text) {
+        puts_(&b, text);
+        free(text);
+    } else {
+        put_value(&b, v, 0);
+        puts_(&b, "\n");
+    }
     fwrite(b.s, 1, b.n, stdout);
     fflush(stdout);
     exit(0);
@@ -49,6 +49,7 @@ static void do_if(int site, int cond) {
     if (c != V_TRUE && c != V_FALSE) if_condition(cond, c);
     V next = c == V_TRUE ? A[1] : A[2];
     if (!is_fun(next)) not_a_function(site, next);
+    TRACE_STEP();
     SELF = next;
     NA = 0;
     CALL_SITE = site;
@@ -93,6 +94,26 @@ static V splice_tuple(int site, const V *parts, const char *spliced, size_t n) {
     return r;
 }
 
+/* A tuple with expressions in it, written as the head of an application
+ * (tuple head `head` of the program, its variables' values in `env`): the
+ * message shows it as the runtime library substitutes the values, or as
+ * `written` if the library cannot. */
+static void tuple_head_error(int site, int head, V env, const char *written) {
+    Buf v = {0};
+    put_tag(&v, 'h');
+    put_word(&v, (uint64_t)head);
+    put_word(&v, NVAL(env));
+    for (size_t i = 0; i < NVAL(env); i++) serialize(&v, FIELDS(env)[i]);
+    char *t = deepcps_rt_value(IMAGE, IMAGE_LEN, (const unsigned char *)v.s, v.n, 1);
+    free(v.s);
+    Buf msg = {0};
+    puts_(&msg, "the head of this application is the tuple ");
+    puts_(&msg, t ? t : written);
+    puts_(&msg, ", not a function");
+    if (t) deepcps_rt_free(t);
+    fail_labelled(site, K_NOT_FN, msg.s, "this is a tuple, not a function");
+}
+
 /* Checks that the head of a call is a function (the call's site words
  * the error). */
 static inline void want_fun(int site, V f) {
@@ -104,7 +125,14 @@ static inline void want_fun(int site, V f) {
 static int run_program(void (*start)(void)) {
     EXIT_OBJ[1] = (uint64_t)(uintptr_t)exit_code;
     IF_OBJ[1] = (uint64_t)(uintptr_t)if_code;
+    /* A failure comes back here once, to run the program again traced. */
+    if (setjmp(run_again)) {
+        tracing = 1;
+        steps = 0;
+        n_traced = 0;
+    }
     grow_args(64);
+    NA = 0;
     start();
     for (;;) CLO_CODE(SELF)();
 }

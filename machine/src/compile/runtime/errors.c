@@ -1,18 +1,34 @@
-/* Runtime errors: a site's report, rendered by the machine, printed with
- * the error's kind, message and label filled in; the wordings shared by
- * several rules. Part of the runtime of compiled programs (see values.c). */
+/* Runtime errors: the first failure runs the program again traced (see
+ * trace.c); the report of the failure, with the call sites the traced run
+ * found, is rendered by the runtime library as the machine renders it;
+ * the wordings shared by several rules. Part of the runtime of compiled
+ * programs (see values.c). */
 
 /* ---- errors ---- */
-static void fail_labelled(int site, int kind, const char *msg, const char *label) {
+/* Prints the report of the first failure (with its call sites if
+ * `traced`) and stops. */
+static void report(int traced) {
     fflush(stdout);
-    const char *text = isatty(2) && !getenv("NO_COLOR") ? SITES_COLOR[site] : SITES[site];
-    for (const char *p = text; *p; p++) {
-        if (*p == 1) fputs(KIND_NAME[kind], stderr);
-        else if (*p == 2) fputs(msg, stderr);
-        else if (*p == 3) fputs(label, stderr);
-        else fputc(*p, stderr);
+    int color = isatty(2) && !getenv("NO_COLOR");
+    char *text = deepcps_rt_report(IMAGE, IMAGE_LEN, (uint32_t)failure.site, (uint32_t)failure.kind, failure.lambda,
+                                   failure.msg, failure.label, traced_sites, traced ? n_traced : 0, traced, color);
+    if (text) {
+        fputs(text, stderr);
+        deepcps_rt_free(text);
+    } else {
+        fprintf(stderr, "[%s] Error: %s\n", KIND_NAME[failure.kind], failure.msg);
     }
     exit(1);
+}
+static void fail_labelled(int site, int kind, const char *msg, const char *label) {
+    if (tracing) report(site == failure.site && kind == failure.kind);
+    failure.site = site;
+    failure.kind = kind;
+    failure.lambda = failing_lambda;
+    failure.msg = strdup(msg);
+    failure.label = strdup(label);
+    if (!failure.msg || !failure.label) { fputs("deepcps: out of memory\n", stderr); exit(3); }
+    longjmp(run_again, 1);
 }
 static void fail(int site, int kind, const char *msg) { fail_labelled(site, kind, msg, KIND_LABEL[kind]); }
 #define FAILF(site, kind, ...)                                 \
@@ -73,11 +89,25 @@ static void arity_error(int info, int site, const char *label) {
     fail_labelled(site, K_ARITY, msg, label);
 }
 
+/* The lifted lambda `info` was called with the wrong number of arguments
+ * A[0..NA): the report points at the call and at the lambda. */
+static void call_arity_error(int info) {
+    const FunInfo *f = &FUNS[info];
+    char label[128];
+    if (f->rest < 0) {
+        snprintf(label, sizeof label, "this lambda takes %d argument%s", f->fixed, f->fixed == 1 ? "" : "s");
+    } else {
+        snprintf(label, sizeof label, "this lambda takes at least %d argument%s", f->fixed, f->fixed == 1 ? "" : "s");
+    }
+    failing_lambda = info;
+    arity_error(info, CALL_SITE, label);
+}
+
 /* Moves the arguments past the fixed ones before the rest parameter into
  * a tuple at position `rest`: A becomes the lambda's parameters. */
 static void collect_rest(int info) {
     const FunInfo *f = &FUNS[info];
-    if (NA < (size_t)f->fixed) arity_error(info, CALL_SITE, "this application");
+    if (NA < (size_t)f->fixed) call_arity_error(info);
     size_t after = (size_t)(f->fixed - f->rest), n = NA - (size_t)f->fixed;
     /* The tuple is allocated before A moves: alloc never collects. */
     V t = new_tuple(n);

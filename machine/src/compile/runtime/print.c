@@ -248,8 +248,6 @@ static char *shown(V v, size_t max, const char *cut) {
 }
 /* `show` of the expression evaluator: 80 characters, then `...`. */
 static char *show(V v) { return shown(v, 80, "..."); }
-/* `short_atom` of the printer: over 60 characters is cut to 57 and `…`. */
-static char *short_atom(V v) { return shown(v, 60, "\xe2\x80\xa6"); }
 static char *show_kind(V v) {
     char *s = show(v);
     Buf b = {0};

@@ -1,7 +1,8 @@
-/* The runtime of a program compiled by `deepcps compile`, in six parts
+/* The runtime of a program compiled by `deepcps compile`, in eight parts
  * written in this order at the top of every program it emits (values.c,
- * print.c, errors.c, calls.c, ops.c, data.c); the program's lifted lambdas
- * follow them. This part: values, objects and the collector.
+ * print.c, serial.c, trace.c, errors.c, calls.c, ops.c, data.c); the
+ * program's lifted lambdas follow them. This part: values, objects and the
+ * collector.
  *
  * Values are 64-bit words. An odd word is an integer of 63 bits; a word
  * whose low three bits are 010 is a constant (booleans, staging
@@ -24,6 +25,7 @@
 #include <string.h>
 #include <math.h>
 #include <unistd.h>
+#include <setjmp.h>
 
 typedef uint64_t V;
 typedef void (*Code)(void);
@@ -74,12 +76,20 @@ typedef struct {
 } FunInfo;
 /* The lambdas of the program that runs (set by its start function). */
 static const FunInfo *FUNS;
-/* Its error sites: each a report rendered by the machine, with \1 for the
- * error's kind, \2 for its message and \3 for its label. */
-static const char *const *SITES;
-/* The same reports coloured, printed when standard error is a terminal
- * and NO_COLOR is not set, as `deepcps run` does. */
-static const char *const *SITES_COLOR;
+/* Its image: its sources and the places of its error sites and steps,
+ * which the runtime library reads (machine/src/compile/image.rs). */
+static const char *IMAGE;
+static size_t IMAGE_LEN;
+
+/* The runtime library (machine/rt, linked into every program): the
+ * machine's own reports and printer. Each returns a text to free with
+ * deepcps_rt_free, or NULL if it cannot (the image does not fit). */
+extern char *deepcps_rt_report(const char *image, size_t image_len, uint32_t site, uint32_t kind,
+                               int lambda, const char *message, const char *label,
+                               const uint32_t *steps, size_t n_steps, int traced, int color);
+extern char *deepcps_rt_value(const char *image, size_t image_len, const unsigned char *value,
+                              size_t len, int short_form);
+extern void deepcps_rt_free(char *text);
 
 /* ---- the heap ---- */
 typedef struct Chunk { struct Chunk *next; uint64_t *start, *end; } Chunk;
