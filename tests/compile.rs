@@ -68,10 +68,6 @@ fn machine_ends(program: Program, sources: &SourceMap, max_steps: u64) -> Option
     }
 }
 
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or_default().to_string()
-}
-
 /// How a compiled executable ends, run with `args`.
 fn executable_ends(exe: &Path, args: &[&str]) -> Ends {
     let out = Command::new(exe)
@@ -350,6 +346,47 @@ fn runtime_errors_are_worded_and_placed_as_the_machine_does() {
         ("string_plus", "\"'a' + 1\" (y)\n$exit y\n", "type"),
         ("range_argument", "\"len(1..2)\" (y)\n$exit y\n", "type"),
         ("insert_position", "\"[1].insert(5, 0)\" (y)\n$exit y\n", "index-out-of-range"),
+        // Messages quote lambdas inside values as the printer shows them.
+        (
+            "quotes_a_lambda",
+            "let f(x, k) { k x }\nlet g(y) { $exit y }\nf [1, g] 2 $exit\n",
+            "arity",
+        ),
+        (
+            "quotes_a_closure",
+            "let a = 4\nlet g(y) { \"y + a\" $exit }\nlet t = [g, [a]]\nt 5\n",
+            "not-a-function",
+        ),
+        // A tuple head shows its variables' values, its expressions as
+        // they stand.
+        ("tuple_head", "let v = [1, 3]\nlet f(k) { k 1 }\n[\"v*2\", v, \"f == 1\"] 4\n", "not-a-function"),
+        // Call sites: every function on the way, a recursive call once,
+        // at most four and a count of the rest, continuations called back.
+        (
+            "call_chain",
+            "let f1(x, k) { \"x * 2\" (y) k y }\nlet f2(x, k) { f1 x k }\nlet f3(x, k) { f2 x k }\nlet f4(x, k) { f3 x k }\nlet f5(x, k) { f4 x k }\nlet f6(x, k) { f5 x k }\nf6 true $exit\n",
+            "type",
+        ),
+        (
+            "call_recursion",
+            "fix loop(i, k) { if \"i == 0\" () { \"true + 1\" (y) k y } () { loop \"i-1\" k } } in\nloop 10 $exit\n",
+            "type",
+        ),
+        (
+            "call_back",
+            "let f(x, k) { k x }\nlet g(x, k) { f x k }\ng 1 (y) { \"y / 0\" (z) $exit z }\n",
+            "division-by-zero",
+        ),
+        (
+            "call_arity_in_a_callee",
+            "let f(x, k) { k x }\nlet g(x, k) { f x 1 k }\ng 1 $exit\n",
+            "arity",
+        ),
+        (
+            "call_rest_arity",
+            "let f(a, b, !r, k) { k r }\nlet g(x, k) { f x k }\ng 1 $exit\n",
+            "arity",
+        ),
     ];
     let mut failures = Vec::new();
     for (name, src, kind) in cases {
@@ -411,6 +448,24 @@ fn exit_values_print_as_the_machine_prints_them() {
             "\"map().insert('k', 1).insert('j', [2]).insert('k', 3)\" (m)\n\"[m, lookup(m, 'k'), len(m), m == map().insert('j', [2]).insert('k', 3)]\" (t)\n$exit [t, m]\n",
         ),
         ("tuple_functions", "\"[[1, 2, 3].insert(1, 9), delete([1, 2, 3, 4], 1..2), delete([1, 2, 3], 0), [{a: 1}, {a: 2}].pluck('a')]\" (t)\n$exit t\n"),
+        // Lambdas print as terms, their captured values in place.
+        (
+            "closure",
+            "let a = 5\nlet t = [1, 2]\nlet f(x, k) { \"x + a\" k }\n$exit (y, k) { f y (z) { k [z, !t, f] } }\n",
+        ),
+        (
+            "closures_in_data",
+            "let mk(n, k) { k (y, k2) { \"y + n\" k2 } }\nmk 3 (g) { mk 4 (h) { \"{f: g, n: 1}\" (r) $exit [g, h, (u) { g u h }, r] } }\n",
+        ),
+        (
+            "recursive_closure",
+            "let a = 3\nfix f(n, k) { \"n + a\" k } in\n\"map().insert(1, f)\" (m)\n$exit [f, (x) { f x $exit }, m]\n",
+        ),
+        (
+            "closure_of_a_loop",
+            "fix go(i, acc, k) { if \"i == 0\" () { k (x) { \"x + acc\" $exit } } () { go \"i-1\" \"acc+i\" k } } in go 10 0 $exit\n",
+        ),
+        ("closure_with_rest", "let f(a, !r, k) { k (x) { $exit [x, a, !r] } }\nf 1 2 3 $exit\n"),
         (
             "matrices",
             "\"matrix(10, 30, 1)*matrix(30, 5, 2)\" (p)\n\"[dims(p), p, matrix([[1, 2], [3, 4]]), matrix(0, 3, 1), matrix([[], []]), matrix_chain_order([30, 35, 15, 5, 10, 20, 25])]\" (t)\n$exit t\n",
@@ -455,6 +510,62 @@ fn a_long_allocating_loop_runs_in_constant_memory() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "89999997\n");
+}
+
+/// The loop of `call_site_limit`, failing after `n` iterations.
+fn failing_loop(n: u64) -> String {
+    format!("fix loop(i, k) {{ if \"i == 0\" () {{ k true }} () {{ loop \"i-1\" k }} }} in\nloop {n} (b) {{ \"b + 1\" (y) $exit y }}\n")
+}
+
+/// A failure after at most `MAX_TRACED_STEPS` steps shows its call sites,
+/// one after more does not, as on the machine: the compiled program counts
+/// the machine's steps. The loop's steps are a linear function of its
+/// length, read from the machine on short runs; the compiled runs are then
+/// taken on either side of the limit.
+#[test]
+fn call_sites_are_shown_up_to_the_machines_step_limit() {
+    let steps = |n: u64| {
+        let mut sources = SourceMap::new();
+        let program = load_text("loop.dcps", &failing_loop(n), &mut sources).expect("loads");
+        let report = graph_report(program, &Limits::default());
+        assert!(matches!(report.outcome, Outcome::Error(_)), "the loop fails");
+        report.counts.total()
+    };
+    let (s1, s2) = (steps(1), steps(2));
+    let per = s2 - s1;
+    let base = s1 - per;
+    assert_eq!(steps(7), base + 7 * per, "the loop's steps grow linearly");
+    let max = deepcps_machine::graph::calls::MAX_TRACED_STEPS;
+    let last = (max - base) / per;
+    assert!(base + last * per <= max && base + (last + 1) * per > max);
+    let (short, _) = both(&failing_loop(7), "loop_short");
+    let (at, _) = both_compiled(&failing_loop(last), "loop_at_limit");
+    let (past, _) = both_compiled(&failing_loop(last + 1), "loop_past_limit");
+    for (name, ends, calls) in [("short", &short, true), ("at the limit", &at, true), ("past it", &past, false)] {
+        let Ends::Error(report) = ends else {
+            panic!("{name}: no error: {ends:?}")
+        };
+        assert_eq!(report.contains("called from here"), calls, "{name}:\n{report}");
+    }
+    // At the limit, the report shows the call sites the short run shows.
+    let (Ends::Error(a), Ends::Error(b)) = (&short, &at) else {
+        unreachable!()
+    };
+    let sites = |r: &str| r.lines().filter(|l| l.contains("called from here")).count();
+    assert_eq!(sites(a), sites(b), "short:\n{a}\nat the limit:\n{b}");
+}
+
+/// Compiles the runtime code `src` and returns how the executable ends (and
+/// the C text), without running the machine.
+fn both_compiled(src: &str, name: &str) -> (Ends, String) {
+    let mut sources = SourceMap::new();
+    let program = load_text(&format!("{name}.dcps"), src, &mut sources).unwrap_or_else(|| panic!("{name} does not load"));
+    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources, Part::Whole).expect("compiles");
+    let dir = scratch(name);
+    let exe = build(&c, &dir, name);
+    let got = executable_ends(&exe, &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+    (got, c)
 }
 
 /// What compile refuses, and why (the command line's exit code 2).
@@ -656,7 +767,8 @@ fn arithmetic_loops_agree_with_the_machine() {
         let mut sources = SourceMap::new();
         let program = load_text("loop.dcps", &text, &mut sources).unwrap_or_else(|| panic!("does not load:\n{text}"));
         let ends = machine_ends(program.clone(), &sources, 100_000).expect("a loop of at most 60 iterations ends");
-        let prog = program_c(&program.body, &program.vars, &sources, Part::Whole, &format!("l{i}_")).unwrap_or_else(|_| panic!("refused:\n{text}"));
+        let prog = program_c(&program.body, &program.vars, &sources, Part::Whole, &format!("l{i}_"))
+            .unwrap_or_else(|_| panic!("refused:\n{text}"));
         programs.push(prog);
         expected.push((seed, text, ends));
     }

@@ -52,6 +52,5 @@ fn main() {
     }
     let libs = std::fs::read_to_string(&libs_file).unwrap_or_else(|_| "-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc".into());
     std::fs::write(out.join("rt-libs.txt"), libs.trim()).expect("OUT_DIR is writable");
-    std::fs::copy(rt_target.join("release/libdeepcps_rt.a"), out.join("libdeepcps_rt.a"))
-        .expect("the runtime library was built");
+    std::fs::copy(rt_target.join("release/libdeepcps_rt.a"), out.join("libdeepcps_rt.a")).expect("the runtime library was built");
 }

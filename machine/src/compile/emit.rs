@@ -407,10 +407,7 @@ impl<'a> Gen<'a> {
         if has_rest {
             let _ = writeln!(text, "    collect_rest({id});");
         } else {
-            let _ = writeln!(
-                text,
-                "    if (UNLIKELY(NA != {n})) call_arity_error({id});"
-            );
+            let _ = writeln!(text, "    if (UNLIKELY(NA != {n})) call_arity_error({id});");
         }
         // The β of the call that entered it, in a traced run.
         text.push_str("    TRACE_CALL(CALL_SITE);\n");

@@ -68,9 +68,7 @@ pub(super) fn free_vars_with_stages(lam: &Lambda, except: Option<VarId>) -> Vec<
             }
         }
     }
-    used.into_iter()
-        .filter(|v| !bound.contains(v) && Some(*v) != except)
-        .collect()
+    used.into_iter().filter(|v| !bound.contains(v) && Some(*v) != except).collect()
 }
 
 /// The variables of the atom `a` (a tuple written as a head), in the order
@@ -81,11 +79,7 @@ pub(super) fn atom_free_vars(a: &Atom) -> Vec<VarId> {
     let mut atoms = vec![a];
     while let Some(a) = atoms.pop() {
         match a {
-            Atom::Var(v) => {
-                if seen.insert(*v) {
-                    used.push(*v);
-                }
-            }
+            Atom::Var(v) => used.extend(seen.insert(*v).then_some(*v)),
             Atom::Tuple(xs) => atoms.extend(xs.iter().rev().map(Arg::atom)),
             Atom::Record(fs) => atoms.extend(fs.iter().rev().map(|(_, x)| x)),
             Atom::Map(kvs) => atoms.extend(kvs.iter().rev().flat_map(|(k, v)| [v, k])),

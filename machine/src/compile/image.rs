@@ -209,7 +209,11 @@ impl<'a> Reader<'a> {
 
     fn bytes(&mut self) -> Result<&'a [u8], String> {
         let n = usize::try_from(self.digits(b':')?).map_err(|_| "length out of range")?;
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or("the image is cut short")?;
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.bytes.len())
+            .ok_or("the image is cut short")?;
         let b = &self.bytes[self.at..end];
         self.at = end;
         Ok(b)

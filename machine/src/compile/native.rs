@@ -76,7 +76,13 @@ impl Native {
     /// every step that called a function, first to last; `None` if the run
     /// took too many steps to be traced.
     pub fn report(&self, failure: &Failure<'_>, steps: Option<&[u32]>, color: bool) -> Result<String, String> {
-        let &Failure { site, kind, lambda, message, label } = failure;
+        let &Failure {
+            site,
+            kind,
+            lambda,
+            message,
+            label,
+        } = failure;
         let &(body, place) = self.image.sites.get(site).ok_or("no such error site")?;
         let kind = *ErrorKind::ALL.get(kind).ok_or("no such error kind")?;
         let lambda = match lambda {
@@ -86,8 +92,8 @@ impl Native {
         let e = match (lambda, place) {
             (Some(at), _) => RuntimeError::new(kind, message.into(), body, Some(at)),
             (None, place) => match place {
-            Place::At(at) => RuntimeError::new(kind, message.into(), body, Some(at)),
-            Place::Body => RuntimeError::new(kind, message.into(), body, None),
+                Place::At(at) => RuntimeError::new(kind, message.into(), body, Some(at)),
+                Place::Body => RuntimeError::new(kind, message.into(), body, None),
                 Place::Operand(o) => RuntimeError::new(kind, message.into(), body, None).at_operand(o, String::new()),
             },
         };
@@ -310,7 +316,9 @@ fn to_atom(tokens: Vec<Token>, body: &Body, infos: &[u32], vars: &mut Vars) -> R
                     let mut it = parts.into_iter();
                     let mut fs = Vec::new();
                     while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                        let Atom::Str(name) = &k else { return Err("a record field without a name".into()) };
+                        let Atom::Str(name) = &k else {
+                            return Err("a record field without a name".into());
+                        };
                         fs.push((name.clone(), v));
                     }
                     Atom::Record(fs)
@@ -355,4 +363,100 @@ fn closure(lam: &Lambda, rec: Option<VarId>, env: Vec<Atom>, vars: &mut Vars) ->
         Some(name) => Atom::Rec(Box::new(RecLambda { name, lam })),
         None => Atom::Lambda(Box::new(lam)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{program_c, Part};
+    use crate::syntax::load::add_source;
+
+    /// The image `program_c` makes of the runtime code `text`.
+    fn image_of(text: &str) -> Image {
+        let mut sources = SourceMap::new();
+        let file = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()).expect("source");
+        let p = load_from(&MemFs::default(), file, &mut sources, false).expect("loads");
+        let c = program_c(&p.body, &p.vars, &sources, Part::Whole, "p_").expect("compiles");
+        // The image is the one string literal named `p_IMAGE`.
+        let start = c.find("p_IMAGE[] = ").expect("an image") + "p_IMAGE[] = ".len();
+        let end = start + c[start..].find(";\n").expect("its end");
+        Image::decode(&c_literal_bytes(&c[start..end])).expect("decodes")
+    }
+
+    /// The bytes of C string literals (as `sites::c_bytes` writes them).
+    fn c_literal_bytes(lit: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        let b = lit.as_bytes();
+        let (mut i, mut inside) = (0, false);
+        while i < b.len() {
+            match (inside, b[i]) {
+                (false, b'"') | (true, b'"') => inside = !inside,
+                (true, b'\\') if b[i + 1].is_ascii_digit() => {
+                    let oct = std::str::from_utf8(&b[i + 1..i + 4]).expect("octal");
+                    out.push(u8::from_str_radix(oct, 8).expect("octal"));
+                    i += 3;
+                }
+                (true, b'\\') => {
+                    out.push(b[i + 1]);
+                    i += 1;
+                }
+                (true, c) => out.push(c),
+                (false, _) => {}
+            }
+            i += 1;
+        }
+        out
+    }
+
+    #[test]
+    fn a_closure_prints_with_its_captured_values() {
+        let image = image_of("let a = 5\nlet f(x, k) { \"x + a\" k }\n$exit f\n");
+        let mut n = Native::new(&image.encode()).expect("an image");
+        // The closure of lifted lambda 0 (`f`) capturing 5.
+        let mut v = vec![b'c'];
+        v.extend(0u64.to_le_bytes());
+        v.extend(1u64.to_le_bytes());
+        v.push(b'i');
+        v.extend(5u64.to_le_bytes());
+        assert_eq!(n.value_text(&v, Shown::Exit), Ok("(x, k) {\n  \"x+5\" k\n}\n".into()));
+        assert_eq!(n.value_text(&v, Shown::Short), Ok("(x, k) { … }".into()));
+    }
+
+    #[test]
+    fn what_does_not_fit_the_image_is_an_error() {
+        let image = image_of("let f(x, k) { k x }\n$exit f\n");
+        let mut n = Native::new(&image.encode()).expect("an image");
+        for (bytes, why) in [
+            (vec![b'?'], "unknown tag"),
+            (vec![b'i', 1, 2], "cut short"),
+            (vec![b't', 2, 0, 0, 0, 0, 0, 0, 0, b'T'], "cut short"),
+            (
+                [vec![b'c'], 7u64.to_le_bytes().to_vec(), 0u64.to_le_bytes().to_vec()].concat(),
+                "no such lambda",
+            ),
+            (
+                [vec![b'c'], 0u64.to_le_bytes().to_vec(), 1u64.to_le_bytes().to_vec(), vec![b'T']].concat(),
+                "too many",
+            ),
+            (vec![b'T', b'F'], "after the value"),
+        ] {
+            let got = n.value_text(&bytes, Shown::Exit);
+            assert!(got.as_ref().is_err_and(|e| e.contains(why)), "{bytes:?}: {got:?}");
+        }
+        let failure = Failure {
+            site: 10_000,
+            kind: 0,
+            lambda: None,
+            message: "m",
+            label: "l",
+        };
+        assert!(n.report(&failure, None, false).is_err());
+        // A term that is not the one compiled is not used.
+        let mut other = image.clone();
+        other.fingerprint ^= 1;
+        let mut n = Native::new(&other.encode()).expect("an image");
+        let v = [vec![b'c'], 0u64.to_le_bytes().to_vec(), 0u64.to_le_bytes().to_vec()].concat();
+        assert!(n.value_text(&v, Shown::Exit).is_err_and(|e| e.contains("differs")));
+        assert!(Native::new(b"3:abc").is_err());
+    }
 }
