@@ -68,7 +68,7 @@ pub(super) struct Gen<'a> {
     /// variables: a body emitted twice lifts its lambdas once.
     lifted_ids: FxHashMap<*const Lambda, (usize, Vec<VarId>)>,
     /// Every lambda of the program (by address), numbered in the order of
-    /// [`super::lambdas`].
+    /// [`super::numbered`].
     order: FxHashMap<*const Lambda, u32>,
     /// Every tuple head holding expressions (by address), numbered in the
     /// order of [`super::numbered`].

@@ -34,7 +34,7 @@ pub struct Image {
     /// [`fingerprint`] of the term the program runs.
     pub fingerprint: u64,
     /// For each lifted lambda of the C program (by number): its place in
-    /// [`super::lambdas`] of that term.
+    /// [`super::numbered`] of that term.
     pub lambdas: Vec<u32>,
     /// For each lifted lambda: its source (where a report of a call with
     /// the wrong number of arguments points).
