@@ -263,7 +263,10 @@ fn corpus_programs_that_compile_agree_with_the_machine() {
         "corpus/bench/nontail_sum.dcps",
         "corpus/paper/arith_built.dcps",
         "corpus/compile/matrix_chain_program.dcps",
+        "corpus/compile/built_closure.dcps",
+        "corpus/compile/built_call_sites.dcps",
         "corpus/err/runtime_type.dcps",
+        "corpus/err/runtime_call_site.dcps",
     ] {
         assert!(
             accepted.iter().any(|a| a == must),
