@@ -20,6 +20,7 @@ use std::fmt::Write as _;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::free::free_vars;
+use super::image::Via;
 use super::sites::{Place, Sites};
 use crate::diag::Diagnostic;
 use crate::error::Operand;
@@ -77,6 +78,10 @@ pub(super) struct Gen<'a> {
     pub(super) lambda_numbers: Vec<u32>,
     /// For each lifted lambda: its source.
     pub(super) lambda_spans: Vec<Span>,
+    /// Every body of the generic code, by number (the `PC` a traced run
+    /// reads): the body before it in the same call, if any, and the steps
+    /// that led from that one to it.
+    pub(super) bodies: Vec<(Option<u32>, Via)>,
     /// Why the program cannot be compiled, if it cannot.
     pub(super) refusals: Vec<Diagnostic>,
 }
@@ -89,9 +94,11 @@ pub(super) struct Func<'a> {
     pub(super) temps: usize,
     /// The statements emitted so far.
     pub(super) code: String,
-    /// Blocks still to emit: label, body, and the staging parameter of the
-    /// lambda the body belongs to.
-    blocks: Vec<(usize, &'a Body, VarId)>,
+    /// Blocks still to emit: label, body, the staging parameter of the
+    /// lambda the body belongs to, and how the body is reached.
+    blocks: Vec<(usize, &'a Body, VarId, Reached)>,
+    /// How the next body emitted is reached.
+    reached: Reached,
     labels: usize,
     /// The name a recursive lambda has for itself, and its parameters'
     /// locals: a call of that name with as many arguments jumps to `top`.
@@ -109,6 +116,10 @@ pub(super) struct Func<'a> {
     /// What labels of blocks begin with (`L`, `SL` in the integer copy).
     label_prefix: &'static str,
 }
+
+/// How a body is reached in a call of its function: from the body before
+/// it (by number) and the steps between them; `None` for the first body.
+type Reached = Option<(u32, Via)>;
 
 /// The integer copy of a looping function: what is known to be a small
 /// integer (and a boolean) in it.
@@ -135,6 +146,7 @@ impl<'a> Func<'a> {
             temps: 0,
             code: String::new(),
             blocks: Vec::new(),
+            reached: None,
             labels: 0,
             self_call: None,
             loops: false,
@@ -182,6 +194,7 @@ impl<'a> Gen<'a> {
             head_order: FxHashMap::default(),
             lambda_numbers: Vec::new(),
             lambda_spans: Vec::new(),
+            bodies: Vec::new(),
             refusals: Vec::new(),
         }
     }
@@ -246,8 +259,9 @@ impl<'a> Gen<'a> {
     }
 
     fn drain_blocks(&mut self, f: &mut Func<'a>) {
-        while let Some((label, body, own)) = f.blocks.pop() {
+        while let Some((label, body, own, reached)) = f.blocks.pop() {
             let _ = writeln!(f.code, "{}{label}:;", f.label_prefix);
+            f.reached = reached;
             self.chain(f, body, Some(own));
         }
     }
@@ -449,13 +463,26 @@ impl<'a> Gen<'a> {
                 f.line("abort();");
                 return;
             }
+            // The generic code numbers its bodies: a traced run reads the
+            // number of the body running to learn the steps its call took
+            // (the integer copy is not entered in a traced run).
+            let number = match f.spec {
+                Some(_) => 0,
+                None => {
+                    let k = u32::try_from(self.bodies.len()).unwrap_or(u32::MAX);
+                    self.bodies
+                        .push((f.reached.map(|(p, _)| p), f.reached.map_or(Via::First, |(_, v)| v)));
+                    f.line(&format!("PC = {k};"));
+                    k
+                }
+            };
             let app = match &b.cmd {
                 Cmd::Fix(fx) => {
                     f.env.insert(fx.sparam, "V_ALWAYS".into());
                     let hint = self.name_of(fx.name);
                     let value = self.closure(f, &fx.lam, Some(fx.name), &hint);
                     f.env.insert(fx.name, value);
-                    trace(f, "TRACE_STEP();");
+                    f.reached = Some((number, Via::Fix));
                     b = &fx.body;
                     own = Some(fx.sparam);
                     continue;
@@ -464,7 +491,7 @@ impl<'a> Gen<'a> {
             };
             if let Some((t, e)) = inline_if(app) {
                 let c = self.value(f, app.args[0].atom(), b.span, "lambda");
-                self.branch(f, &app.args[0], &c, t, e, b.span);
+                self.branch(f, &app.args[0], &c, (t, e), b.span, number);
                 return;
             }
             // The arguments, left to right (LANGUAGE.md §4.3).
@@ -493,7 +520,7 @@ impl<'a> Gen<'a> {
                 Atom::Lambda(lam) if !spliced && f.temps < MAX_TEMPS => {
                     if self.bind_in_place(f, lam, &args, b.span) {
                         let site = self.sites.site(b.span, Place::Body);
-                        trace(f, &format!("TRACE_CALL({site});"));
+                        f.reached = Some((number, Via::Beta(site)));
                         b = &lam.body;
                         own = Some(lam.sparam);
                         continue;
@@ -509,7 +536,7 @@ impl<'a> Gen<'a> {
                 Atom::Var(v) if !spliced && self.is_self_call(f, *v, args.len()) => {
                     let Some((_, params)) = f.self_call.clone() else { return };
                     let site = self.sites.site(b.span, Place::Body);
-                    trace(f, &format!("TRACE_CALL({site});"));
+                    trace(f, &format!("TRACE_LEAVE(); TRACE_CALL({site});"));
                     let mut s = String::from("{ ");
                     for (i, (a, _)) in args.iter().enumerate() {
                         let _ = write!(s, "V n{i} = {a}; ");
@@ -536,6 +563,7 @@ impl<'a> Gen<'a> {
                     self.set_args(f, &args);
                     let site = self.sites.site(b.span, Place::Body);
                     let cond = self.sites.site(b.span, cond_place(&app.args));
+                    trace(f, "TRACE_LEAVE();");
                     f.line(&format!("do_if({site}, {cond}); return;"));
                     return;
                 }
@@ -569,6 +597,7 @@ impl<'a> Gen<'a> {
             f.line(&format!("want_fun({head_site}, {head});"));
             self.set_args(f, &args);
             let site = self.sites.site(b.span, Place::Body);
+            trace(f, "TRACE_LEAVE();");
             f.line(&format!("SELF = {head}; CALL_SITE = {site}; return;"));
             return;
         }
@@ -673,7 +702,7 @@ impl<'a> Gen<'a> {
 
     /// `if c t e` with both branches written in place: they continue this
     /// function.
-    fn branch(&mut self, f: &mut Func<'a>, cond: &Arg, c: &str, t: &'a Lambda, e: &'a Lambda, body: Span) {
+    fn branch(&mut self, f: &mut Func<'a>, cond: &Arg, c: &str, (t, e): (&'a Lambda, &'a Lambda), body: Span, number: u32) {
         let cond_site = self.sites.site(body, cond_place(std::slice::from_ref(cond)));
         let (lt, le) = (f.label(), f.label());
         let l = f.label_prefix;
@@ -681,18 +710,14 @@ impl<'a> Gen<'a> {
             f.line(&format!("if ({c} == V_TRUE) goto {l}{lt}; goto {l}{le};"));
         } else {
             // `if` and then the β of the branch chosen, in a traced run.
-            let hooks = if f.spec.is_none() {
-                let site = self.sites.site(body, Place::Body);
-                format!("TRACE_STEP(); TRACE_CALL({site}); ")
-            } else {
-                String::new()
-            };
             f.line(&format!(
-                "if ({c} != V_TRUE && {c} != V_FALSE) if_condition({cond_site}, {c}); {hooks}if ({c} == V_TRUE) goto {l}{lt}; goto {l}{le};"
+                "if ({c} == V_TRUE) goto {l}{lt}; if ({c} != V_FALSE) if_condition({cond_site}, {c}); goto {l}{le};"
             ));
         }
-        f.blocks.push((le, &e.body, e.sparam));
-        f.blocks.push((lt, &t.body, t.sparam));
+        // `if`, then the β of the branch chosen.
+        let reached = f.spec.is_none().then(|| (number, Via::If(self.sites.site(body, Place::Body))));
+        f.blocks.push((le, &e.body, e.sparam, reached));
+        f.blocks.push((lt, &t.body, t.sparam, reached));
     }
 }
 

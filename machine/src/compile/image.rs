@@ -41,6 +41,36 @@ pub struct Image {
     pub lambda_spans: Vec<Span>,
     /// The error sites and steps: the body's source and the place in it.
     pub sites: Vec<(Span, Place)>,
+    /// The bodies of the generic code by number (see `runtime/trace.c`):
+    /// the body before each in a call of its function, and the steps from
+    /// that one to it.
+    pub bodies: Vec<(Option<u32>, Via)>,
+}
+
+/// The steps that lead from a body to the next one in the same call of a
+/// compiled function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// None: the body is the first of the call.
+    First,
+    /// A β made by the body before (at its site): a lambda applied in
+    /// place.
+    Beta(usize),
+    /// `fix`.
+    Fix,
+    /// `if`, then the β of the branch chosen (at the site of the `if`).
+    If(usize),
+}
+
+impl Via {
+    /// How many steps of the machine it is.
+    pub fn steps(self) -> u32 {
+        match self {
+            Via::First => 0,
+            Via::Beta(_) | Via::Fix => 1,
+            Via::If(_) => 2,
+        }
+    }
 }
 
 /// A fingerprint of the term `body` over `vars`: its printed text, hashed.
@@ -101,6 +131,22 @@ impl Image {
                 }
             }
         }
+        w.num(self.bodies.len() as u64);
+        for &(before, via) in &self.bodies {
+            w.num(before.map_or(0, |b| u64::from(b) + 1));
+            match via {
+                Via::First => w.num(0),
+                Via::Beta(site) => {
+                    w.num(1);
+                    w.num(site as u64);
+                }
+                Via::Fix => w.num(2),
+                Via::If(site) => {
+                    w.num(3);
+                    w.num(site as u64);
+                }
+            }
+        }
         w.0
     }
 
@@ -143,6 +189,22 @@ impl Image {
             };
             sites.push((body, place));
         }
+        let n = r.len()?;
+        let mut bodies = Vec::with_capacity(n.min(1 << 16));
+        for _ in 0..n {
+            let before = match r.num()? {
+                0 => None,
+                b => Some(u32::try_from(b - 1).map_err(|_| "body number out of range")?),
+            };
+            let via = match r.num()? {
+                0 => Via::First,
+                1 => Via::Beta(r.len()?),
+                2 => Via::Fix,
+                3 => Via::If(r.len()?),
+                k => return Err(format!("unknown step kind {k}")),
+            };
+            bodies.push((before, via));
+        }
         if r.at != bytes.len() {
             return Err("trailing bytes after the image".into());
         }
@@ -153,6 +215,7 @@ impl Image {
             lambdas,
             lambda_spans,
             sites,
+            bodies,
         })
     }
 }
@@ -257,6 +320,12 @@ mod tests {
                 (Span::new(file, 10, 20), Place::At(Span::new(file, 11, 12))),
                 (Span::new(file, 10, 20), Place::Operand(Operand::Head)),
                 (Span::new(file, 10, 20), Place::Operand(Operand::Arg(2))),
+            ],
+            bodies: vec![
+                (None, Via::First),
+                (Some(0), Via::Beta(1)),
+                (Some(1), Via::Fix),
+                (Some(1), Via::If(3)),
             ],
         };
         assert_eq!(Image::decode(&image.encode()), Ok(image.clone()));

@@ -231,6 +231,7 @@ pub fn program_c(body: &Body, vars: &Vars, sources: &SourceMap, part: Part, pref
         lambdas: std::mem::take(&mut g.lambda_numbers),
         lambda_spans: std::mem::take(&mut g.lambda_spans),
         sites: std::mem::take(&mut g.sites.table),
+        bodies: std::mem::take(&mut g.bodies),
     };
     let mut out = String::from("\n/* ---- the program ---- */\n");
     for s in &g.statics {
@@ -243,12 +244,22 @@ pub fn program_c(body: &Body, vars: &Vars, sources: &SourceMap, part: Part, pref
         "/* The program's image (its sources and sites, see machine/src/compile/image.rs). */\nstatic const char {prefix}IMAGE[] = {};\n",
         sites::c_bytes(&image.encode())
     ));
+    // The steps from the first body of a call to each body (trace.c).
+    out.push_str(&format!("static const uint32_t {prefix}PATH_STEPS[] = {{"));
+    let mut to: Vec<u32> = Vec::with_capacity(image.bodies.len());
+    for (k, &(before, via)) in image.bodies.iter().enumerate() {
+        let steps = before.and_then(|b| to.get(b as usize)).copied().unwrap_or(0) + via.steps();
+        to.push(steps);
+        out.push_str(if k % 16 == 0 { "\n    " } else { " " });
+        out.push_str(&format!("{steps},"));
+    }
+    out.push_str("\n};\n");
     for f in &g.functions {
         out.push('\n');
         out.push_str(f);
     }
     out.push_str(&format!(
-        "\nstatic void {prefix}start(void) {{\n    FUNS = {prefix}FUNS;\n    IMAGE = {prefix}IMAGE;\n    IMAGE_LEN = sizeof {prefix}IMAGE - 1;\n"
+        "\nstatic void {prefix}start(void) {{\n    FUNS = {prefix}FUNS;\n    IMAGE = {prefix}IMAGE;\n    IMAGE_LEN = sizeof {prefix}IMAGE - 1;\n    PATH_STEPS = {prefix}PATH_STEPS;\n"
     ));
     for i in &g.init {
         out.push_str("    ");

@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use super::free::{atom_free_vars, free_vars_with_stages};
-use super::image::{fingerprint, Image};
+use super::image::{fingerprint, Image, Via};
 use super::sites::Place;
 use super::{call_with_exit, numbered};
 use crate::diag::Diagnostic;
@@ -100,13 +100,44 @@ impl Native {
         let mut e = e.labelled(label.into());
         if let Some(steps) = steps {
             let mut calls = Vec::with_capacity(steps.len());
-            for &s in steps.iter().rev() {
-                let &(span, _) = self.image.sites.get(s as usize).ok_or("no such step site")?;
+            for site in self.calls(steps)?.into_iter().rev() {
+                let &(span, _) = self.image.sites.get(site).ok_or("no such step site")?;
                 calls.push(span);
             }
             e.calls = calls;
         }
         Ok(Diagnostic::runtime(&e, &self.sources).render(&self.sources, color))
+    }
+
+    /// The sites of the β steps of a traced run, first to last, from its
+    /// record (`runtime/trace.c`): an entry is the site of a β, or (top
+    /// bit set) the last body of a call, whose steps are those on the way
+    /// from the call's first body to it.
+    fn calls(&self, record: &[u32]) -> Result<Vec<usize>, String> {
+        let mut out = Vec::with_capacity(record.len());
+        let mut path = Vec::new();
+        for &entry in record {
+            if entry & 0x8000_0000 == 0 {
+                out.push(entry as usize);
+                continue;
+            }
+            let mut body = Some(entry & 0x7fff_ffff);
+            path.clear();
+            while let Some(k) = body {
+                let &(before, via) = self.image.bodies.get(k as usize).ok_or("no such body")?;
+                // Bodies are numbered after the one before them.
+                if before.is_some_and(|b| b >= k) {
+                    return Err("a body numbered before the one before it".into());
+                }
+                match via {
+                    Via::Beta(site) | Via::If(site) => path.push(site),
+                    Via::Fix | Via::First => {}
+                }
+                body = before;
+            }
+            out.extend(path.iter().rev());
+        }
+        Ok(out)
     }
 
     /// The value serialized in `bytes`, shown as `how` says.

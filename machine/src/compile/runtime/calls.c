@@ -130,6 +130,7 @@ static int run_program(void (*start)(void)) {
         tracing = 1;
         steps = 0;
         n_traced = 0;
+        left = 0;
     }
     grow_args(64);
     NA = 0;

@@ -21,7 +21,12 @@ static void report(int traced) {
     exit(1);
 }
 static void fail_labelled(int site, int kind, const char *msg, const char *label) {
-    if (tracing) report(site == failure.site && kind == failure.kind);
+    if (tracing) {
+        /* The traced run fails where the first did (or the report has no
+         * call sites). */
+        if (!left) trace_leave();
+        report(site == failure.site && kind == failure.kind);
+    }
     failure.site = site;
     failure.kind = kind;
     failure.lambda = failing_lambda;
