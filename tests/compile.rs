@@ -515,6 +515,44 @@ fn a_long_allocating_loop_runs_in_constant_memory() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "89999997\n");
 }
 
+/// A program whose image the runtime library cannot read still ends as it
+/// should: a report of one line (kind and message), a lambda in the exit
+/// value as an error message shows it.
+#[test]
+fn without_its_image_a_program_prints_plainer_forms() {
+    let cases = [
+        (
+            "broken_error",
+            "let f(x, k) { \"x * 2\" k }\nf true $exit\n",
+            1,
+            "",
+            "[type] Error: cannot apply `*` to true (boolean) and 2 (integer)\n",
+        ),
+        (
+            "broken_lambda",
+            "let a = 1\n$exit [a, (x) { $exit a }]\n",
+            0,
+            "[1, (x) { … }]\n",
+            "",
+        ),
+    ];
+    let dir = scratch("broken_image");
+    for (name, src, code, stdout, stderr) in cases {
+        let mut sources = SourceMap::new();
+        let program = load_text(&format!("{name}.dcps"), src, &mut sources).expect("loads");
+        let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources, Part::Whole).expect("compiles");
+        let start = c.find("p_IMAGE[] = ").expect("an image") + "p_IMAGE[] = ".len();
+        let end = start + c[start..].find(";\n").expect("its end");
+        let broken = format!("{}\"not an image\"{}", &c[..start], &c[end..]);
+        let exe = build(&broken, &dir, name);
+        let out = Command::new(&exe).output().expect("runs");
+        assert_eq!(out.status.code(), Some(code), "{name}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), stdout, "{name}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), stderr, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The loop of `call_site_limit`, failing after `n` iterations.
 fn failing_loop(n: u64) -> String {
     format!("fix loop(i, k) {{ if \"i == 0\" () {{ k true }} () {{ loop \"i-1\" k }} }} in\nloop {n} (b) {{ \"b + 1\" (y) $exit y }}\n")
