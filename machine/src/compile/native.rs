@@ -440,6 +440,12 @@ mod tests {
     }
 
     #[test]
+    fn the_runtime_stops_tracing_where_the_machine_does() {
+        let limit = crate::graph::calls::MAX_TRACED_STEPS;
+        assert!(crate::compile::runtime_c().contains(&format!("#define MAX_TRACED_STEPS {limit}\n")));
+    }
+
+    #[test]
     fn a_closure_prints_with_its_captured_values() {
         let image = image_of("let a = 5\nlet f(x, k) { \"x + a\" k }\n$exit f\n");
         let mut n = Native::new(&image.encode()).expect("an image");
