@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use deepcps_machine::compile::to_c;
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Outcome, Report};
 use deepcps_machine::span::SourceMap;
@@ -31,8 +32,8 @@ pub struct CompiledRun {
     /// Wall time of the executable, in seconds (0 without one).
     pub compiled_s: f64,
     /// Whether the executable printed what the machine printed (the exit
-    /// value, or the first line of the error's report) with the same exit
-    /// code.
+    /// value, or the error's report with its call sites) with the same
+    /// exit code.
     pub agrees: bool,
 }
 
@@ -53,23 +54,21 @@ impl CompiledRun {
 }
 
 /// What the machine's run says the executable must print: standard
-/// output and exit code, or the first line of standard error and the code.
+/// output and exit code, or standard error and the code.
 enum Want {
     Out(String),
     Err(String),
 }
 
-fn want(report: &Report, sources: &SourceMap) -> Option<Want> {
+fn want(report: &Report, program: Program, sources: &SourceMap) -> Option<Want> {
     match &report.outcome {
         Outcome::Exit(_) => Some(Want::Out(report.text.clone())),
-        Outcome::Error(e) => Some(Want::Err(
-            Diagnostic::runtime(e, sources)
-                .render(sources, false)
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string(),
-        )),
+        Outcome::Error(e) => {
+            // With its call sites, as `run` reports it.
+            let mut e = e.clone();
+            add_calls(&mut e, program, report.counts.total());
+            Some(Want::Err(Diagnostic::runtime(&e, sources).render(sources, false)))
+        }
         Outcome::Residual | Outcome::Limit(_) => None,
     }
 }
@@ -90,11 +89,12 @@ pub fn measure(job: &Job<'_>, program: Program, sources: &SourceMap, report: &Re
     // The machine's run of the same run-time part.
     let built_report;
     let (expected, machine_s) = match part {
-        Part::Whole => (want(report, sources), machine_s),
+        Part::Whole => (want(report, Program { body, vars }, sources), machine_s),
         Part::Built => {
+            let program = Program { body, vars };
             let start = Instant::now();
-            built_report = Machine::new(Program { body, vars }).report_par(&job.limits, &job.par);
-            (want(&built_report, sources), start.elapsed().as_secs_f64())
+            built_report = Machine::new(program.clone()).report_par(&job.limits, &job.par);
+            (want(&built_report, program, sources), start.elapsed().as_secs_f64())
         }
     };
     let dir = std::env::temp_dir().join(format!("deepcps-bench-{}", std::process::id()));
@@ -117,7 +117,7 @@ pub fn measure(job: &Job<'_>, program: Program, sources: &SourceMap, report: &Re
     };
     let agrees = match &expected {
         Some(Want::Out(text)) => code == Some(0) && &out == text,
-        Some(Want::Err(line)) => code == Some(1) && err.lines().next() == Some(line.as_str()),
+        Some(Want::Err(text)) => code == Some(1) && &err == text,
         None => false,
     };
     CompiledRun {
