@@ -3,8 +3,8 @@
 //! executable it builds.
 //!
 //! Cargo cannot hand a static library of one package to another, so this
-//! script runs cargo on it: always in release mode, without debug info, in
-//! a target folder of its own beside the workspace's (`target/deepcps-rt`,
+//! script runs cargo on it: always in release mode, with link-time
+//! optimization and without debug info, in a target folder of its own beside the workspace's (`target/deepcps-rt`,
 //! shared by every profile, so it is built once). The library and the
 //! system libraries it needs (`--print native-static-libs`) land in
 //! `OUT_DIR`, where `tui/src/compile.rs` includes them.
@@ -30,6 +30,10 @@ fn main() {
         .arg(&rt_target)
         .args(["--", "--print", "native-static-libs"])
         .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
+        // One object with only what the C interface reaches: a third of the
+        // size, and a faster link of every executable.
+        .env("CARGO_PROFILE_RELEASE_LTO", "true")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
         // Not the wrappers of the outer build (clippy's, a cache's): this
         // build only makes the library.
         .env_remove("RUSTC_WORKSPACE_WRAPPER")
