@@ -16,6 +16,16 @@ pub fn seconds(s: f64) -> String {
     }
 }
 
+/// How many times faster: whole from 10 on (`135`), else with two
+/// decimals (`2.41`, `0.37`: slower), so that no ratio reads as 0.
+pub fn faster(r: f64) -> String {
+    if r >= 10.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.2}")
+    }
+}
+
 /// A rate with a unit prefix (`834 k`, `1.25 M`).
 pub fn rate(r: f64) -> String {
     if r >= 1e6 {
@@ -94,7 +104,7 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
             match &r.compiled {
                 Some(c) if c.ran() => line.extend([
                     seconds(c.compiled_s),
-                    format!("{:.0}", c.machine_s / c.compiled_s),
+                    faster(c.machine_s / c.compiled_s),
                     if c.agrees { "yes" } else { "NO" }.to_string(),
                 ]),
                 Some(c) => line.extend(["-".to_string(), "-".to_string(), c.part.clone()]),
@@ -129,4 +139,17 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
         s.push_str(&format!("FAIL {}: {}\n", r.program, r.reason));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::faster;
+
+    #[test]
+    fn ratios_below_one_are_not_shown_as_zero() {
+        assert_eq!(faster(135.4), "135");
+        assert_eq!(faster(10.0), "10");
+        assert_eq!(faster(2.414), "2.41");
+        assert_eq!(faster(0.372), "0.37");
+    }
 }
