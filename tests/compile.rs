@@ -669,6 +669,15 @@ fn emit_c_writes_readable_c() {
     ]);
     assert_eq!(ran.code, 0, "{}", ran.err);
     let c = std::fs::read_to_string(&out).expect("C written");
+    // The runtime library is written beside it, and the command printed
+    // builds the executable.
+    assert!(dir.join("libdeepcps_rt.a").is_file(), "no runtime library beside the C");
+    let command = ran.err.lines().nth(1).unwrap_or_default().trim().to_string();
+    assert!(command.starts_with("cc -O2 -o "), "{}", ran.err);
+    let built = Command::new("sh").arg("-c").arg(&command).output().expect("sh");
+    assert!(built.status.success(), "{command}: {}", String::from_utf8_lossy(&built.stderr));
+    let exe = dir.join("loop");
+    assert_eq!(executable_ends(&exe, &[]), Ends::Exit("500500\n".into()));
     let _ = std::fs::remove_dir_all(&dir);
     assert!(c.contains("static void p_f0_loop(void)"), "no function named after `loop`");
     assert!(c.contains("/* (i, acc, k) { … } at corpus/bench/loop_sum.dcps:"), "no source place");
@@ -676,6 +685,7 @@ fn emit_c_writes_readable_c() {
     let to_stdout = deepcps(&["compile", "corpus/bench/loop_sum.dcps", "--emit-c", "-o", "-"]);
     assert_eq!(to_stdout.code, 0, "{}", to_stdout.err);
     assert_eq!(to_stdout.out, c, "`-o -` writes the same C to standard output");
+    assert!(to_stdout.err.contains("libdeepcps_rt.a"), "{}", to_stdout.err);
 }
 
 /// A chain of a thousand continuations, the shape of a built program's

@@ -30,7 +30,9 @@ pub struct CompileArgs {
     /// `.c`, and `-` for standard output).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Write the C program instead of building it.
+    /// Write the C program instead of building it, and the runtime library
+    /// it links with (`libdeepcps_rt.a`) beside it; the command that builds
+    /// the executable is printed.
     #[arg(long)]
     pub emit_c: bool,
     /// The C compiler to build with.
@@ -174,13 +176,40 @@ impl Ctx<'_> {
             let out = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("{stem}.c")));
             if out.as_os_str() == "-" {
                 let _ = self.out.write_all(c.as_bytes());
+                let _ = writeln!(
+                    self.err,
+                    "deepcps: the program links with the runtime library `libdeepcps_rt.a`, which `--emit-c -o FILE` writes beside FILE"
+                );
                 return EXIT_OK;
             }
             if let Err(e) = std::fs::write(&out, c) {
                 let _ = writeln!(self.err, "deepcps: cannot write `{}`: {e}", out.display());
                 return EXIT_STATIC;
             }
-            let _ = writeln!(self.err, "deepcps: wrote `{}` ({what})", out.display());
+            // The program links with the runtime library: written beside it,
+            // with the command that builds the executable.
+            let dir = match out.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            let link = match link_arguments(&dir) {
+                Ok(link) => link,
+                Err(why) => {
+                    let _ = writeln!(self.err, "deepcps: {why}");
+                    return EXIT_STATIC;
+                }
+            };
+            let exe = out.with_extension("");
+            let _ = writeln!(
+                self.err,
+                "deepcps: wrote `{}` and the runtime library `{}` ({what}); build it with\n  {} -O2 -o {} {} {}",
+                out.display(),
+                dir.join("libdeepcps_rt.a").display(),
+                args.cc,
+                exe.display(),
+                out.display(),
+                link.join(" ")
+            );
             return EXIT_OK;
         }
         let out = args.output.clone().unwrap_or_else(|| PathBuf::from(&stem));
