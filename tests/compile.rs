@@ -278,6 +278,15 @@ fn corpus_programs_that_compile_agree_with_the_machine() {
 /// Compiles the runtime code `src` and returns how the executable ends and
 /// how the machine ends it.
 fn both(src: &str, name: &str) -> (Ends, Ends) {
+    let got = compiled_ends(src, name);
+    let mut sources = SourceMap::new();
+    let program = load_text(&format!("{name}.dcps"), src, &mut sources).unwrap_or_else(|| panic!("{name} does not load"));
+    let expected = machine_ends(program, &sources, u64::MAX).expect("no step limit");
+    (got, expected)
+}
+
+/// Compiles the runtime code `src` and returns how the executable ends.
+fn compiled_ends(src: &str, name: &str) -> Ends {
     let mut sources = SourceMap::new();
     let program = load_text(&format!("{name}.dcps"), src, &mut sources).unwrap_or_else(|| panic!("{name} does not load"));
     let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources, Part::Whole).unwrap_or_else(|ds| {
@@ -286,12 +295,11 @@ fn both(src: &str, name: &str) -> (Ends, Ends) {
             ds.iter().map(|d| d.render(&sources, false)).collect::<String>()
         )
     });
-    let expected = machine_ends(program, &sources, u64::MAX).expect("no step limit");
     let dir = scratch(name);
     let exe = build(&c, &dir, name);
     let got = executable_ends(&exe, &[]);
     let _ = std::fs::remove_dir_all(&dir);
-    (got, expected)
+    got
 }
 
 /// Each runtime error the translation words, compiled and on the machine.
@@ -580,8 +588,8 @@ fn call_sites_are_shown_up_to_the_machines_step_limit() {
     let last = (max - base) / per;
     assert!(base + last * per <= max && base + (last + 1) * per > max);
     let (short, _) = both(&failing_loop(7), "loop_short");
-    let (at, _) = both_compiled(&failing_loop(last), "loop_at_limit");
-    let (past, _) = both_compiled(&failing_loop(last + 1), "loop_past_limit");
+    let at = compiled_ends(&failing_loop(last), "loop_at_limit");
+    let past = compiled_ends(&failing_loop(last + 1), "loop_past_limit");
     for (name, ends, calls) in [("short", &short, true), ("at the limit", &at, true), ("past it", &past, false)] {
         let Ends::Error(report) = ends else {
             panic!("{name}: no error: {ends:?}")
@@ -594,19 +602,6 @@ fn call_sites_are_shown_up_to_the_machines_step_limit() {
     };
     let sites = |r: &str| r.lines().filter(|l| l.contains("called from here")).count();
     assert_eq!(sites(a), sites(b), "short:\n{a}\nat the limit:\n{b}");
-}
-
-/// Compiles the runtime code `src` and returns how the executable ends (and
-/// the C text), without running the machine.
-fn both_compiled(src: &str, name: &str) -> (Ends, String) {
-    let mut sources = SourceMap::new();
-    let program = load_text(&format!("{name}.dcps"), src, &mut sources).unwrap_or_else(|| panic!("{name} does not load"));
-    let c = deepcps_machine::compile::to_c(&program.body, &program.vars, &sources, Part::Whole).expect("compiles");
-    let dir = scratch(name);
-    let exe = build(&c, &dir, name);
-    let got = executable_ends(&exe, &[]);
-    let _ = std::fs::remove_dir_all(&dir);
-    (got, c)
 }
 
 /// What compile refuses, and why (the command line's exit code 2).

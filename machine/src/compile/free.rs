@@ -23,11 +23,24 @@ pub(super) fn free_vars(lam: &Lambda, except: Option<VarId>, vars: &Vars) -> Vec
 /// among them.
 pub(super) fn free_vars_with_stages(lam: &Lambda, except: Option<VarId>) -> Vec<VarId> {
     let mut bound: FxHashSet<VarId> = FxHashSet::default();
+    bind_lambda(lam, &mut bound);
+    let mut free = used_outside(Vec::new(), vec![&lam.body], bound);
+    free.retain(|v| Some(*v) != except);
+    free
+}
+
+/// The variables of the atom `a` (a tuple written as a head), in the order
+/// of their first use, staging parameters among them.
+pub(super) fn atom_free_vars(a: &Atom) -> Vec<VarId> {
+    used_outside(vec![a], Vec::new(), FxHashSet::default())
+}
+
+/// The variables used in `atoms` and `bodies` and not bound in them nor in
+/// `bound`, in the order of their first use (each atom before the bodies
+/// it holds).
+fn used_outside<'a>(mut atoms: Vec<&'a Atom>, mut bodies: Vec<&'a Body>, mut bound: FxHashSet<VarId>) -> Vec<VarId> {
     let mut used: Vec<VarId> = Vec::new();
     let mut seen: FxHashSet<VarId> = FxHashSet::default();
-    bind_lambda(lam, &mut bound);
-    let mut atoms: Vec<&Atom> = Vec::new();
-    let mut bodies: Vec<&Body> = vec![&lam.body];
     loop {
         if let Some(a) = atoms.pop() {
             match a {
@@ -68,27 +81,7 @@ pub(super) fn free_vars_with_stages(lam: &Lambda, except: Option<VarId>) -> Vec<
             }
         }
     }
-    used.into_iter().filter(|v| !bound.contains(v) && Some(*v) != except).collect()
-}
-
-/// The variables of the atom `a` (a tuple written as a head), in the order
-/// of their first use, staging parameters among them.
-pub(super) fn atom_free_vars(a: &Atom) -> Vec<VarId> {
-    let mut used = Vec::new();
-    let mut seen: FxHashSet<VarId> = FxHashSet::default();
-    let mut atoms = vec![a];
-    while let Some(a) = atoms.pop() {
-        match a {
-            Atom::Var(v) => used.extend(seen.insert(*v).then_some(*v)),
-            Atom::Tuple(xs) => atoms.extend(xs.iter().rev().map(Arg::atom)),
-            Atom::Record(fs) => atoms.extend(fs.iter().rev().map(|(_, x)| x)),
-            Atom::Map(kvs) => atoms.extend(kvs.iter().rev().flat_map(|(k, v)| [v, k])),
-            Atom::Expr(e) => atoms.extend(e.vals().into_iter().rev()),
-            Atom::Lambda(l) => used.extend(free_vars_with_stages(l, None).into_iter().filter(|v| seen.insert(*v))),
-            Atom::Rec(r) => used.extend(free_vars_with_stages(&r.lam, Some(r.name)).into_iter().filter(|v| seen.insert(*v))),
-            _ => {}
-        }
-    }
+    used.retain(|v| !bound.contains(v));
     used
 }
 

@@ -90,12 +90,9 @@ impl Native {
             None => None,
         };
         let e = match (lambda, place) {
-            (Some(at), _) => RuntimeError::new(kind, message.into(), body, Some(at)),
-            (None, place) => match place {
-                Place::At(at) => RuntimeError::new(kind, message.into(), body, Some(at)),
-                Place::Body => RuntimeError::new(kind, message.into(), body, None),
-                Place::Operand(o) => RuntimeError::new(kind, message.into(), body, None).at_operand(o, String::new()),
-            },
+            (Some(at), _) | (None, Place::At(at)) => RuntimeError::new(kind, message.into(), body, Some(at)),
+            (None, Place::Body) => RuntimeError::new(kind, message.into(), body, None),
+            (None, Place::Operand(o)) => RuntimeError::new(kind, message.into(), body, None).at_operand(o, String::new()),
         };
         let mut e = e.labelled(label.into());
         if let Some(steps) = steps {

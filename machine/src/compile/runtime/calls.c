@@ -104,13 +104,12 @@ static void tuple_head_error(int site, int head, V env, const char *written) {
     put_word(&v, (uint64_t)head);
     put_word(&v, NVAL(env));
     for (size_t i = 0; i < NVAL(env); i++) serialize(&v, FIELDS(env)[i]);
-    char *t = deepcps_rt_value(IMAGE, IMAGE_LEN, (const unsigned char *)v.s, v.n, 1);
-    free(v.s);
+    char *t = ask_library(&v, 1);
     Buf msg = {0};
     puts_(&msg, "the head of this application is the tuple ");
     puts_(&msg, t ? t : written);
     puts_(&msg, ", not a function");
-    if (t) deepcps_rt_free(t);
+    free(t);
     fail_labelled(site, K_NOT_FN, msg.s, "this is a tuple, not a function");
 }
 

@@ -68,17 +68,22 @@ static void serialize(Buf *b, V v) {
     free(st);
 }
 
-/* `v` shown by the runtime library: as an exit value, or (`short_form`)
- * as an error message quotes it. NULL if the library cannot. */
-static char *library_text(V v, int short_form) {
-    Buf b = {0};
-    serialize(&b, v);
-    char *t = deepcps_rt_value(IMAGE, IMAGE_LEN, (const unsigned char *)b.s, b.n, short_form);
-    free(b.s);
+/* The value serialized in `b` (freed) shown by the runtime library: as an
+ * exit value, or (`short_form`) as an error message quotes it. NULL if the
+ * library cannot. */
+static char *ask_library(Buf *b, int short_form) {
+    char *t = deepcps_rt_value(IMAGE, IMAGE_LEN, (const unsigned char *)b->s, b->n, short_form);
+    free(b->s);
     if (!t) return NULL;
     char *copy = strdup(t);
     deepcps_rt_free(t);
     return copy;
+}
+/* `v` shown by the runtime library, as ask_library says. */
+static char *library_text(V v, int short_form) {
+    Buf b = {0};
+    serialize(&b, v);
+    return ask_library(&b, short_form);
 }
 
 /* `short_atom` of the printer: over 60 characters is cut to 57 and `…`.
