@@ -3,11 +3,15 @@
 //! executable it builds.
 //!
 //! Cargo cannot hand a static library of one package to another, so this
-//! script runs cargo on it: always in release mode, with link-time
-//! optimization and without debug info, in a target folder of its own beside the workspace's (`target/deepcps-rt`,
-//! shared by every profile, so it is built once). The library and the
-//! system libraries it needs (`--print native-static-libs`) land in
-//! `OUT_DIR`, where `tui/src/compile.rs` includes them.
+//! script runs cargo on it, in a target folder of its own beside the
+//! workspace's (`target/deepcps-rt`, shared by every profile: built once
+//! for debug, test and release builds alike). That build is optimised but
+//! incremental and without link-time optimization: an edit of the machine
+//! crate costs it about a second, not a second compile of the whole crate
+//! (compiled programs call the library on their cold paths only, and the
+//! linker keeps only what they reach). The library and the system libraries
+//! it needs (`--print native-static-libs`) land in `OUT_DIR`, where
+//! `tui/src/compile.rs` includes them.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -30,10 +34,9 @@ fn main() {
         .arg(&rt_target)
         .args(["--", "--print", "native-static-libs"])
         .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
-        // One object with only what the C interface reaches: a third of the
-        // size, and a faster link of every executable.
-        .env("CARGO_PROFILE_RELEASE_LTO", "true")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1")
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "true")
         // Not the wrappers of the outer build (clippy's, a cache's): this
         // build only makes the library.
         .env_remove("RUSTC_WORKSPACE_WRAPPER")
