@@ -18,12 +18,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use deepcps_machine::compile::{call_with_exit, is_runtime_code, program_c, runtime_c, Part};
-use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
-use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+use deepcps_machine::syntax::{load_from, load_program, runtime_diagnostic, MemFs, RealFs};
 use deepcps_machine::term::Program;
 use deepcps_tests::{dcps_files, deepcps, graph_report, root, Gen};
 use rand::rngs::StdRng;
@@ -61,7 +60,7 @@ fn machine_ends(program: Program, sources: &SourceMap, max_steps: u64) -> Option
         Outcome::Error(e) => {
             let mut e = e.clone();
             add_calls(&mut e, program, report.counts.total());
-            Some(Ends::Error(Diagnostic::runtime(&e, sources).render(sources, false)))
+            Some(Ends::Error(runtime_diagnostic(&e, sources).render(sources, false)))
         }
         Outcome::Residual => panic!("runtime code ended with a residual program:\n{}", report.text),
         Outcome::Limit(_) => None,

@@ -7,10 +7,8 @@
 
 use ariadne::{Config, Label, Report, ReportKind};
 
-use crate::error::{Operand, RuntimeError};
-use crate::graph::calls::shown_calls;
+use crate::error::RuntimeError;
 use crate::span::{SourceMap, Span};
-use crate::syntax::parser::operand_spans;
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,13 +170,20 @@ fn clamp(text: &str, offset: u32) -> usize {
     i
 }
 
+/// How many call sites a runtime error shows.
+pub const MAX_CALLS: usize = 4;
+
 impl Diagnostic {
-    /// The diagnostic of a runtime error: its precise place (found in the
-    /// body's source for an operand) labelled with what it is, the body if
+    /// The diagnostic of a runtime error: its precise place labelled with
+    /// what it is (`e.at`, or else `operand_at`, the place of the failing
+    /// operand that the caller found in the body's source), the body if
     /// that place lies outside it, and the sites that called the function
     /// holding the body (see [`shown_calls`]).
-    pub fn runtime(e: &RuntimeError, sources: &SourceMap) -> Diagnostic {
-        let at = e.at.or_else(|| e.operand.and_then(|o| operand_place(e.body, o, sources)));
+    ///
+    /// [`crate::syntax::runtime_diagnostic`] finds the operand's place with
+    /// the parser and calls this.
+    pub fn runtime(e: &RuntimeError, operand_at: Option<Span>) -> Diagnostic {
+        let at = e.at.or(operand_at);
         let mut d = match at {
             Some(at) if within(at, e.body) => Diagnostic::error(e.kind.name(), e.message.clone(), at, e.label.clone()),
             Some(at) => Diagnostic::error(e.kind.name(), e.message.clone(), e.body, "this application").with_secondary(at, e.label.clone()),
@@ -198,19 +203,34 @@ impl Diagnostic {
     }
 }
 
-fn within(inner: Span, outer: Span) -> bool {
-    inner.file == outer.file && outer.start <= inner.start && inner.end <= outer.end
+/// The call sites worth showing, innermost first, from the whole chain of
+/// the body at `body`: a site whose source encloses the place below it is
+/// a `let`, an expression's continuation or a branch of `if` written around
+/// that place, not a call, and is left out; so are repeats of the site just
+/// shown (a recursive call). At most [`MAX_CALLS`]; the second value says
+/// how many more distinct sites there were.
+pub fn shown_calls(body: Span, chain: &[Span]) -> (Vec<Span>, usize) {
+    let mut below = body;
+    let mut shown: Vec<Span> = Vec::new();
+    let mut more = 0;
+    for &site in chain {
+        let encloses = site.file == below.file && site.start <= below.start && below.end <= site.end;
+        if encloses || shown.last() == Some(&site) {
+            below = site;
+            continue;
+        }
+        below = site;
+        if shown.len() < MAX_CALLS {
+            shown.push(site);
+        } else {
+            more += 1;
+        }
+    }
+    (shown, more)
 }
 
-/// The span of operand `o` of the application whose source is `body`.
-fn operand_place(body: Span, o: Operand, sources: &SourceMap) -> Option<Span> {
-    let (spans, head_is_if) = operand_spans(&sources.get(body.file).text, body.file, body.start as usize)?;
-    match o {
-        // After `if` chose a branch, the head is that branch, not `if`.
-        Operand::Head if head_is_if => None,
-        Operand::Head => spans.first().copied(),
-        Operand::Arg(i) => spans.get(i + 1).copied(),
-    }
+fn within(inner: Span, outer: Span) -> bool {
+    inner.file == outer.file && outer.start <= inner.start && inner.end <= outer.end
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use deepcps_machine::reference::Reducer;
 use deepcps_machine::run::{Limits, Outcome, Report};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
-use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+use deepcps_machine::syntax::{load_from, load_program, runtime_diagnostic, MemFs, RealFs};
 use deepcps_machine::term::Program;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -88,7 +88,7 @@ pub fn describe(report: &Report, sources: &SourceMap) -> String {
     }
     let mut diags = report.warnings.clone();
     if let Outcome::Error(e) = &report.outcome {
-        diags.push(Diagnostic::runtime(e, sources));
+        diags.push(runtime_diagnostic(e, sources));
     }
     if !diags.is_empty() {
         s.push_str("--- diagnostics\n");

@@ -17,7 +17,7 @@ use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::span::{FileId, Span};
 use deepcps_machine::syntax::load::{add_source, cannot_read};
-use deepcps_machine::syntax::{load_from, load_program, MemFs, RealFs};
+use deepcps_machine::syntax::{load_from, load_program, runtime_diagnostic, MemFs, RealFs};
 
 use crate::args::parallel;
 use crate::ctrl_c::Reducing;
@@ -202,7 +202,7 @@ impl Ctx<'_> {
                 if let Ok(p) = load_program(&RealFs, file, &mut SourceMap::new()) {
                     add_calls(&mut e, p, report.counts.total());
                 }
-                self.diags(&sources, &[Diagnostic::runtime(&e, &sources)]);
+                self.diags(&sources, &[runtime_diagnostic(&e, &sources)]);
                 EXIT_RUNTIME
             }
             Outcome::Limit(StopReason::Steps(n)) if stop_after && too_long => {

@@ -12,7 +12,7 @@ use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
-use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::syntax::{load_program, runtime_diagnostic, RealFs};
 use deepcps_machine::term::{Body, Program, Vars};
 
 use crate::args::parallel;
@@ -125,7 +125,7 @@ pub fn run_time_part(
             Err(NoPart {
                 text: format!(
                     "{}deepcps: staging failed; nothing compiled\n",
-                    Diagnostic::runtime(&e, sources).render(sources, color)
+                    runtime_diagnostic(&e, sources).render(sources, color)
                 ),
                 why: format!("staging failed: {}", e.kind.name()),
                 code: EXIT_RUNTIME,

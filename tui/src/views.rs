@@ -2,15 +2,16 @@
 //! or the staging graph with `--staging`, as Graphviz DOT), `deepcps
 //! chains` (the staging chains as text) and `deepcps dump` (the canonical
 //! graph dump, one node per line). See `deepcps_machine::view`.
+//! [`state_after`] is the one place that produces the state after `N`
+//! steps.
 
 use std::io::Write;
 use std::path::Path;
 
-use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::{FileId, SourceMap};
-use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::syntax::{load_program, runtime_diagnostic, RealFs};
 use deepcps_machine::term::{Atom, Body, Program, Vars};
 use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{chains_text, graph_dump, value_dump, LambdaGraph, StagingGraph, Status};
@@ -359,7 +360,7 @@ pub fn dump_reduced(file: &Path, limits: &Limits, out: &mut dyn Write, err: &mut
     match outcome {
         Outcome::Residual | Outcome::Exit(_) => EXIT_OK,
         Outcome::Error(e) => {
-            let _ = write!(err, "{}", Diagnostic::runtime(&e, &sources).render(&sources, color));
+            let _ = write!(err, "{}", runtime_diagnostic(&e, &sources).render(&sources, color));
             let _ = writeln!(err, "deepcps: the dump shows the term in which the failing body stands");
             EXIT_RUNTIME
         }

@@ -17,14 +17,13 @@ use super::free::{atom_free_vars, free_vars_with_stages};
 use super::image::{fingerprint, Image, Via};
 use super::sites::Place;
 use super::{call_with_exit, numbered};
-use crate::diag::Diagnostic;
 use crate::error::{ErrorKind, RuntimeError};
 use crate::graph::Machine;
 use crate::print::{short_atom, Printer};
 use crate::run::{Limits, Outcome};
 use crate::span::SourceMap;
 use crate::subst::Copier;
-use crate::syntax::{load_from, MemFs};
+use crate::syntax::{load_from, runtime_diagnostic, MemFs};
 use crate::term::{Arg, Atom, Body, Builtin, Lambda, Matrix, RecLambda, VarId, VarKind, Vars};
 
 /// A compiled program's image, with what is derived from it on demand.
@@ -103,7 +102,7 @@ impl Native {
             }
             e.calls = calls;
         }
-        Ok(Diagnostic::runtime(&e, &self.sources).render(&self.sources, color))
+        Ok(runtime_diagnostic(&e, &self.sources).render(&self.sources, color))
     }
 
     /// The sites of the β steps of a traced run, first to last, from its

@@ -5,7 +5,7 @@
 //! sites by number; the table goes into the program's [`super::image`],
 //! where the runtime library finds the site of a failure and renders its
 //! report as the machine renders a runtime error
-//! ([`crate::diag::Diagnostic::runtime`]).
+//! ([`crate::syntax::runtime_diagnostic`]).
 
 use rustc_hash::FxHashMap;
 

@@ -24,9 +24,6 @@ use crate::term::Program;
 /// double the time of a long run and keep a record per step).
 pub const MAX_TRACED_STEPS: u64 = 5_000_000;
 
-/// How many call sites a runtime error shows.
-pub const MAX_CALLS: usize = 4;
-
 const NO_FRAME: u32 = u32::MAX;
 
 /// The record of call sites kept by a machine while tracing.
@@ -78,32 +75,6 @@ impl CallTrack {
         }
         out
     }
-}
-
-/// The call sites worth showing, innermost first, from the whole chain of
-/// the body at `body`: a site whose source encloses the place below it is
-/// a `let`, an expression's continuation or a branch of `if` written around
-/// that place, not a call, and is left out; so are repeats of the site just
-/// shown (a recursive call). At most [`MAX_CALLS`]; the second value says
-/// how many more distinct sites there were.
-pub fn shown_calls(body: Span, chain: &[Span]) -> (Vec<Span>, usize) {
-    let mut below = body;
-    let mut shown: Vec<Span> = Vec::new();
-    let mut more = 0;
-    for &site in chain {
-        let encloses = site.file == below.file && site.start <= below.start && below.end <= site.end;
-        if encloses || shown.last() == Some(&site) {
-            below = site;
-            continue;
-        }
-        below = site;
-        if shown.len() < MAX_CALLS {
-            shown.push(site);
-        } else {
-            more += 1;
-        }
-    }
-    (shown, more)
 }
 
 /// Runs `program` again on the sequential machine with call sites recorded,

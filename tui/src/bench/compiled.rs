@@ -7,11 +7,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use deepcps_machine::compile::to_c;
-use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Outcome, Report};
 use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::runtime_diagnostic;
 use deepcps_machine::term::Program;
 use serde::{Deserialize, Serialize};
 
@@ -67,7 +67,7 @@ fn want(report: &Report, program: Program, sources: &SourceMap) -> Option<Want> 
             // With its call sites, as `run` reports it.
             let mut e = e.clone();
             add_calls(&mut e, program, report.counts.total());
-            Some(Want::Err(Diagnostic::runtime(&e, sources).render(sources, false)))
+            Some(Want::Err(runtime_diagnostic(&e, sources).render(sources, false)))
         }
         Outcome::Residual | Outcome::Limit(_) => None,
     }

@@ -45,7 +45,7 @@ use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::parser::parse_file;
-use deepcps_machine::syntax::{load_from, RealFs};
+use deepcps_machine::syntax::{load_from, runtime_diagnostic, RealFs};
 
 use crate::exit::{EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 use crate::views::final_dump;
@@ -255,7 +255,7 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel) -> Snapshots {
         if let Some(p) = reload(again) {
             add_calls(&mut e, p, report.counts.total());
         }
-        diags.push(Diagnostic::runtime(&e, &sources));
+        diags.push(runtime_diagnostic(&e, &sources));
     }
     if !diags.is_empty() {
         text.push_str("--- diagnostics\n");
