@@ -5,12 +5,11 @@
 # second, peak RSS and the size of the printed result (residual or exit
 # value), the ratio of wall time to the previous size's, and then one ratio
 # line per workload and machine: wall(N=10^5)/wall(N=10^4), the linearity
-# target of issue 3 (or, where a machine did not run both sizes, the largest
+# target (or, where a machine did not run both sizes, the largest
 # pair it ran).
 #
 # The machines: `graph` is `deepcps run` without a machine flag (the graph
-# machine once it is the default; until then the binary's default, which the
-# header line names), `stepping` is the graph machine without fast runs
+# machine, the binary's default), `stepping` is the graph machine without fast runs
 # (`deepcps run --no-fast`: one body at a time on the graph), `reference`
 # is `deepcps run --reference`. The reference
 # reducer is quadratic by design: it runs only up to a size cap per workload

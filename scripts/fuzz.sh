@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET..]: runs the cargo-fuzz
-# targets of tests/fuzz/ (issue 7, item 1) one after another, each for
+# targets of tests/fuzz/ one after another, each for
 # SECONDS_PER_TARGET seconds of fuzzing (default 300), one job at a time:
 #
 #   parse      arbitrary bytes through the loader; diagnostics rendered

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The large hostile inputs of issue 7 on the release binary, with wall time
+# The large hostile inputs on the release binary, with wall time
 # and peak RSS each (the smaller ones are tests/hostile.rs): a 100 MB file
 # (a comment; one-character garbage), a 10^6-element tuple (built, read,
 # printed), 10^6-deep nestings (a diagnostic), an infinite core-time loop

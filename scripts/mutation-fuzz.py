@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Mutation fuzzing of the real binary, by hand (the coverage-guided cargo-fuzz
-targets are issue 7's): random byte edits of every corpus program are run
+targets are in tests/fuzz/): random byte edits of every corpus program are run
 through `deepcps run` (with step and time limits) and `deepcps fmt`; any panic
 (exit 101), signal or hang, and any `fmt` output that does not format to
 itself, is kept under the output folder.

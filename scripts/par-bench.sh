@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Parallel reduction figures (issue 4): every workload on 1 and on N
+# Parallel reduction figures: every workload on 1 and on N
 # threads (default 2), in one run, the thread counts alternating, each
 # REPEAT times (median).
 #
-# Wide workloads (issue 4, item 3): psum (a divide-and-conquer sum over 2^D
+# Wide workloads: psum (a divide-and-conquer sum over 2^D
 # leaves), tree_work (2^D independent core-time loops), specialise_wide (one
 # interpreter specialised to W programs at once). Narrow workloads (chains,
 # nothing to run side by side; the target is "no more than 5% slower"):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Soak test of parallel reduction (issue 7, item 4): reduces every corpus
+# Soak test of parallel reduction: reduces every corpus
 # program under several thread counts (default 1, 2 and 8), over and over
 # for a set time, and checks every result against its snapshot.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stress test of parallel reduction (issue 4, item 2): generated staged
+# Stress test of parallel reduction: generated staged
 # programs on 8 threads with eager rounds (a round whenever the pending
 # bodies branch, at every step), each compared with the sequential machine
 # (outcome, error, printed term, warnings, step counts by kind) and checked

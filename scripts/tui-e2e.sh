@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of `deepcps debug` in a real terminal: the release binary
 # runs inside tmux; keys go in with send-keys, the screen comes back with
-# capture-pane, and each step of the story of issue 5 is checked:
+# capture-pane, and each step of a debugging walkthrough is checked:
 # start, ten steps, a breakpoint on `pt`, continue to it, step back, run to
 # the end and read the paper's residual, help, a resize, quitting with the
 # terminal restored; then a long run (1.2 million steps) that keeps the
@@ -61,7 +61,7 @@ start() {
   wait_for "$2"
 }
 
-echo "== the story on arith_built.dcps"
+echo "== the walkthrough on arith_built.dcps"
 start corpus/paper/arith_built.dcps "‖ paused │ step 0 │"
 wait_for "term · step 0"
 wait_for " thread"

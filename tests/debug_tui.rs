@@ -1,7 +1,7 @@
 //! The terminal debugger (`deepcps debug`), drawn on ratatui's
 //! `TestBackend` after scripted keys, with the engine on the test's thread
 //! (`Engine::inline`): the screens are snapshotted (insta) and checked for
-//! what a user must see at each point of the story of issue 5: start, ten
+//! what a user must see at each point of a debugging walkthrough: start, ten
 //! steps, a step back, a breakpoint on `pt`, the end with the paper's
 //! residual, help, small and large terminals.
 
@@ -428,9 +428,9 @@ fn debug_command_errors() {
 }
 
 /// The worker on its own thread ends when told to quit; its channel closing
-/// then is the answer, not the crash that `frames` reports otherwise (the
-/// CI run of session 7 showed the crash message after `q`, a race between
-/// the worker's end and the UI's next look at its frames).
+/// then is the answer, not the crash that `frames` reports otherwise (a
+/// race between the worker's end and the UI's next look at its frames
+/// must not show the crash message after `q`).
 #[test]
 fn a_threaded_worker_told_to_quit_is_not_reported_as_crashed() {
     use deepcps::debug::worker::Request;

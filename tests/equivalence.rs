@@ -1,4 +1,4 @@
-//! The graph machine against the reference reducer (issue 3, item 5): for
+//! The graph machine against the reference reducer: for
 //! every corpus program and for many generated staged programs, both machines
 //! must end the same way (exit, residual, the same runtime error kind, or a
 //! limit), print the same result (except after a limit), report the same

@@ -3,10 +3,10 @@
 //! `roundtrip`, `machines`) goes through that target's check, on a large
 //! stack as in the binary. A crash `scripts/fuzz.sh` finds, minimised with
 //! `cargo +nightly fuzz tmin`, is copied there (its file name saying what it
-//! found) and so becomes a regression test. Found so far: `roundtrip/
-//! crash-neg-zero.dcps` (and by hand `neg-zero-min.dcps`): `--0` printed as
-//! `-0`, which parses back as the literal `0` (fixed in `expr/print.rs`).
-//! The other inputs are seeds and corner cases.
+//! found) and so becomes a regression test. Among them: `roundtrip/
+//! crash-neg-zero.dcps` (and its minimal form `neg-zero-min.dcps`): `--0`
+//! must not print as `-0`, which parses back as the literal `0` (see
+//! `expr/print.rs`). The other inputs are seeds and corner cases.
 
 use std::path::Path;
 

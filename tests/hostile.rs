@@ -1,4 +1,4 @@
-//! Hostile inputs (issue 7, item 3), data-driven: each program is run
+//! Hostile inputs, data-driven: each program is run
 //! through the command line in-process and must end with the given exit
 //! code and a message naming what went wrong, never a panic, a hang or a
 //! stack overflow. The runs get a 64 MiB stack: the parser recurses once

@@ -1,4 +1,4 @@
-//! Limits are results (issue 7, item 2): each budget of `deepcps run`
+//! Limits are results: each budget of `deepcps run`
 //! stops a run with exit code 3, says which budget and what was reached, and
 //! prints the step counts so far; nothing half-printed goes to stdout.
 //! (Ctrl-C, which needs a real process and a signal, is checked by

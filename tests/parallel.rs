@@ -1,4 +1,4 @@
-//! Parallel reduction is deterministic (issue 4, item 2): for every corpus
+//! Parallel reduction is deterministic: for every corpus
 //! program and for generated staged programs, the graph machine on 2, 4 and
 //! 8 threads ends the same way as on one, prints the same term (also when a
 //! step limit or an error stops it: the state at the stop is the same),

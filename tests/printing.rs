@@ -136,7 +136,7 @@ fn a_copy_named_apart_in_a_nested_body_still_prints_by_name_after_it() {
     // `g`'s value (another copy, twice), the lambda's body a third copy and
     // `g`'s value again. `g`'s value prints as the outer copy's name
     // outside, as the third copy's inside, and as the outer's again after
-    // the lambda: leaving the lambda used to forget it, and it printed in
+    // the lambda: leaving the lambda must not forget it, else it prints in
     // full there, its own name free.
     both_print(
         "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n(g) { @never: [f1, g] (x) { @never: [f1, g] x } g } f1\n",

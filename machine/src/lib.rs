@@ -91,6 +91,8 @@
 //! - [`view`]: views of a state (lambda graph, staging graph, chains,
 //!   program view, graph dump);
 //! - [`session`]: the debugging session;
+//! - [`compile`]: the part of a program that runs in call order, as C
+//!   (`deepcps compile`), and what its runtime library computes;
 //! - [`expect`]: a program's directives about its own run;
 //! - `clone` and `drop`: iterative `Clone` and `Drop` of deep terms.
 

@@ -8,14 +8,18 @@
 //!   state;
 //! - [`snaptest`]: `test`, the snapshot runner for corpora kept elsewhere;
 //! - [`bench`](mod@bench): `bench`, the batch runner (table, JSON, CSV, baseline, plot);
+//! - [`compile`](mod@compile): `compile`, a program's run-time part as C or
+//!   an executable;
 //! - [`debug`]: `debug`, the terminal debugger.
+//!
+//! Nothing but this file imports [`cli`].
 //!
 //! Shared by the commands: [`exit`] (the exit codes), [`args`] (parsers of
 //! argument values, the `--threads` builder), [`ctrl_c`] (what Ctrl-C
 //! does), [`memory`] (the default node limits), [`text`] (wording).
 //!
 //! Exit codes: 0 a result, 1 a runtime error, 2 a usage, parse or static
-//! error, 3 a limit reached.
+//! error, 3 a limit reached, 130 an interrupt.
 
 pub mod args;
 pub mod bench;

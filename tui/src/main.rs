@@ -1,6 +1,6 @@
 //! The `deepcps` binary: runs [`deepcps::main_with`] on a thread with a large
-//! stack (deeply nested terms are walked recursively in places) and exits
-//! with its code.
+//! stack (1 GiB: deeply nested terms are walked recursively in places) and
+//! exits with its code; a panic there becomes an internal-error message.
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -13,7 +13,16 @@
 //!
 //! Bodies are emitted as blocks from a work list, and the chain of
 //! continuations in a body is followed by a loop: a deeply nested term
-//! does not deepen the generator's stack.
+//! does not deepen the generator's stack. Past [`MAX_TEMPS`] temporaries
+//! in one C function, a lambda applied in place is lifted and called
+//! instead.
+//!
+//! A function that loops, and computes on its parameters or captured
+//! values, has a second copy of its body that assumes those are small
+//! integers: entered when they are, it computes without tag checks, and an
+//! overflow jumps to the same operation in the generic copy, whose locals
+//! are the same. A traced run does not enter the integer copy, so it
+//! numbers no body.
 
 use std::fmt::Write as _;
 

@@ -19,6 +19,32 @@
 //! the program:
 //! one function per lifted lambda, named after it and marked with its
 //! source place, and the tables of lambdas and error sites.
+//!
+//! # At run time
+//!
+//! Every call sets the argument registers and returns to the trampoline
+//! in `run_program`, so the C stack stays flat (`emit.rs` says which calls
+//! are jumps instead). The collector runs only at a lambda's entry, where
+//! the closure and the arguments are all that is live, so C locals never
+//! hold a moved value. Allocation never fails: a full chunk is followed by
+//! another, and the next entry collects.
+//!
+//! A compiled program prints what `run` prints. When it fails, it runs
+//! again from its start, traced, as the machine does
+//! ([`crate::graph::calls`]): the report needs the site of every β, and
+//! the count of the machine's steps (β, `if`, `fix`, `$exit`), since past
+//! the machine's limit of traced steps the report has no call sites. Steps
+//! inside a function are not recorded one by one: every body of the
+//! generic code stores its number when it runs, and the generator knows
+//! the body before it in the same call and the steps between them
+//! ([`image::Via`]), so a call leaves one entry, its last body; what
+//! crosses functions (a call's β, a loop's jump back) is recorded as it
+//! happens. The runtime library renders the report from the program's
+//! image ([`native`]). A closure names its lambda by its number in a walk
+//! of the term the program runs ([`numbered`]); to print a value holding
+//! one, the library gets that term back from the image, checks its
+//! fingerprint, and substitutes the captured values into the lambda, as a
+//! β of the machine does.
 
 mod emit;
 mod expr;

@@ -2,19 +2,33 @@
 //!
 //! The program is a tree of nodes in an arena ([`node`]), variables are
 //! nodes of their own that know their occurrences and the bodies waiting on
-//! them. A step:
+//! them. [`drive`] is the one run loop (limits, clock, Ctrl-C) over the
+//! machine's [`Stepper`]; the stepper first offers the next stretch of
+//! steps to a fast run (`fast/`: steps on compiled templates and frames
+//! instead of nodes), and when the run does not take the body, one graph
+//! step runs:
 //!
 //! 1. reads the first ready body in the reference order off the Euler tour
 //!    of the term ([`tour`]): the first pending body in post-order, in
 //!    `O(log size)`; it never scans the term;
 //! 2. decides what the body does ([`readiness`]), exactly as the reference
-//!    verdict ([`crate::verdict`]) would, evaluating expressions in place;
+//!    verdict ([`crate::verdict`]) would, evaluating expression arguments
+//!    in place (leaves that are not literals are read through
+//!    placeholders);
 //! 3. executes one rule ([`rules`]): β binds the callee's parameters in
 //!    place ([`bind`]), moving each argument into the occurrence of its
-//!    parameter (sharing or copying it for the others, [`share`]);
+//!    parameter (sharing or copying it for the others, [`share`]); `if`
+//!    becomes the chosen branch applied to nothing; `fix` makes a recursive
+//!    value whose name inside is concrete; `$exit` exports the value;
 //! 4. re-evaluates exactly the bodies that wait on the variables just bound,
 //!    marking in the tour those that turn pending, and unshares the shared
-//!    values in which a body turned pending.
+//!    values in which a body turned pending; the step is counted.
+//!
+//! Errors are worded by the verdict on the exported body, and results and
+//! warnings printed from the exported root ([`export`]), so the graph
+//! machine cannot word or print differently from the reference reducer.
+//! Many pending bodies side by side are reduced on several threads
+//! ([`par`]).
 //!
 //! Nodes freed by a step go on a free list and are reused, so memory tracks
 //! the live term. See ARCHITECTURE.md, "The graph's invariants".

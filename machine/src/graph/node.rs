@@ -1,7 +1,8 @@
 //! The nodes of the lambda graph and the arena that holds them.
 //!
 //! The graph is a tree of nodes addressed by [`NodeId`]s into one arena
-//! (`Vec<Node>` with a free list), plus a table of variables addressed by
+//! (blocks of slots for leaves or for inner nodes, with a free list for
+//! each, [`Graph::nodes`]), plus a table of variables addressed by
 //! [`GVar`]s (also recycled). A variable is a node of its own kind: it knows
 //! its occurrences and the bodies that wait on it, so binding it rewrites
 //! exactly those places (see `bind.rs`).

@@ -1,4 +1,4 @@
-//! Parallel reduction (issue 4): the graph machine spread over threads.
+//! Parallel reduction: the graph machine spread over threads.
 //!
 //! Ready bodies are independent by construction: none is nested in
 //! another, and a step rewrites only the place of the body it executes
@@ -9,6 +9,19 @@
 //! and puts the results back in the reference order (LANGUAGE.md §5), so
 //! that results, error kinds and step counts are those of the sequential
 //! machine whatever the number of threads.
+//!
+//! [`Machine::run_par`] runs the sequential loop and now and then looks for
+//! a frontier that branches: below the single outermost pending body,
+//! several outermost pending bodies, read off the tour's marks in
+//! `O(log n)` each. Each becomes a unit, reduced on a machine of its own
+//! on the rayon pool; the merge imports the results in tour order. The
+//! sequential machine would reduce the units in that order, so the first
+//! unit that ends the run (an exit, an error) ends it there, and a unit
+//! that would overrun the step limit is run again with the steps left:
+//! the outcome, the result and the counts do not depend on the thread
+//! count. A fast run stops where a body holds two independent reductions
+//! under lambdas on a machine that may still split (`FastRunPolicy`), so
+//! the halves of a staged divide and conquer go to different threads.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

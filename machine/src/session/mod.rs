@@ -1,4 +1,4 @@
-//! A debugging session over the graph machine (issue 5): stepping,
+//! A debugging session over the graph machine: stepping,
 //! breakpoints, and time travel.
 //!
 //! The debugger drives the machine through this API only. Stepping back

@@ -1,4 +1,4 @@
-//! Views of a machine state as graphs (issue 3, item 6), built from a term
+//! Views of a machine state as graphs, built from a term
 //! ([`Body`](crate::term::Body) and [`Vars`](crate::term::Vars)), so any
 //! machine that can export its state as a term can be viewed:
 //!

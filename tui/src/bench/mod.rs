@@ -8,7 +8,12 @@
 //! - [`run`]: one program → one [`run::Row`], limits and panics included;
 //! - [`table`], [`json`], [`csv`]: the rows as text, JSON, CSV;
 //! - [`baseline`]: ratios to an earlier JSON and regressions;
-//! - [`scale`], [`plot`]: the scaling families at several sizes, drawn.
+//! - [`scale`], [`plot`]: the scaling families (`// scale:`) at several
+//!   sizes, drawn (SVG);
+//! - [`compiled`]: `--compiled`, each program's executable timed beside
+//!   the machine;
+//! - this module: the flags, and the pools the programs and their
+//!   reduction threads run on.
 //!
 //! Exit codes: 0 every program passed (and no regression), 1 a program
 //! failed or regressed, 2 a usage error (a missing path, a malformed

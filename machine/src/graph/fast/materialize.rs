@@ -11,8 +11,10 @@
 //! an imported term is. Recursion here is bounded: templates nest at most
 //! as deeply as the compiler allows, residuals at most
 //! [`super::val::MAX_DEPTH`]; the closures a closure holds are built before
-//! it ([`Materializer::closures_under`]) and nested tuples are walked with a
-//! stack, however deeply they nest.
+//! it ([`Materializer::closures_under`]), each classified as it is built,
+//! so that a chain of them costs its length; nested tuples are walked with
+//! a stack, however deeply they nest; reductions in progress are built
+//! innermost first ([`Machine::put_back`]), without recursion.
 
 use std::rc::Rc;
 

@@ -6,14 +6,14 @@
 //! call, binds its parameters node by node, keeps the Euler tour in step and
 //! re-evaluates readiness, all to find the body it already knows comes
 //! next. A fast run compiles the ready body and the lambdas it calls into
-//! templates ([`tpl`]) once, and then executes β, `if` and `fix` on frames
+//! templates ([`template`]) once, and then executes β, `if` and `fix` on frames
 //! of values ([`val`]): a call costs a frame, not a copy (a loop's call
 //! rewrites its own frame), and a literal lambda applied where it stands or
 //! an `if`'s literal branch costs none (it runs in its applier's frame).
 //!
 //! It executes a step only when it is sure the graph machine would execute
 //! the same step, and stops (materializing its state back into the graph,
-//! [`out`]) at anything else: a body that is inactive, stuck, failing or
+//! [`materialize`]) at anything else: a body that is inactive, stuck, failing or
 //! about to `$exit`, a splice or a head it does not know, a body after
 //! which a body nested in it might be pending ([`template::Watch`]) and that it
 //! cannot reduce under ([`Run::descend`]), residuals that nest or tuples that
@@ -22,8 +22,8 @@
 //! graph machine then takes the next step itself, with its diagnostics.
 //! So the counts by kind, the result and every error are the graph
 //! machine's; the equivalence tests compare them with the reference
-//! reducer's, and `fast_runs_agree_with_the_graph_steps` with the graph
-//! machine's own step by step.
+//! reducer's, and `tests/fast.rs` with the graph machine's own step by
+//! step.
 //!
 //! A run starts from the first ready body (in the reference order). A step
 //! changes only the subtree where its body stood, and nothing pending
@@ -34,6 +34,86 @@
 //! ends after few steps makes the machine wait longer before trying again,
 //! so a program that never suits it pays a bounded share of its steps for
 //! the attempts.
+//!
+//! # Parts
+//!
+//! - [`template`]: the ready body and the lambdas it calls, compiled once
+//!   per run into [`LamTemplate`]s: each variable has a place (its lambda
+//!   nesting, and its frame and slot at run time), each body the nested
+//!   bodies that may turn active once its frame has values ([`Watch`]).
+//! - [`val`]: the values (numbers, tuples, closures as a template and a
+//!   frame, graph nodes, holes, residuals) and the frames that hold them.
+//!   A tail call whose frame nothing else holds refills that frame; a
+//!   loop's call rewrites its parameters only.
+//! - [`quick`] and [`tuples`]: the arithmetic and the tuple operations of
+//!   expressions, on the run's values.
+//! - [`res`]: the holes and residuals of reductions under lambdas.
+//! - [`materialize`]: the run's state built back into nodes where the body
+//!   the run started from stood.
+//! - This module: the run loop; β, the expression form, `if` and `fix`;
+//!   reducing under lambdas.
+//!
+//! # Reducing under lambdas
+//!
+//! When a body nested in the current one may be pending ([`After::Look`]),
+//! [`Run::descend`] reduces under a lambda literal of the current body
+//! whose body is active, before the body that holds it, as the reference
+//! order has it: the lambda's parameters are [`Hole`]s, and the holding
+//! body waits on a stack ([`SubRun`]). A blocked body ends the reduction;
+//! the lambda becomes a residual ([`Value::Residual`]: its holes and the
+//! body it was left at) that stands for its atom ([`Overrides`]). A β of a
+//! residual fills its holes and resumes its body: in place when nothing
+//! else can apply it ([`last_read`]), else on a copy of the frames and
+//! holes made while it was reduced ([`res::Seqs`] numbers them). A residual
+//! whose filled hole wakes a body it holds is reduced further where it was
+//! left ([`Run::resume`]).
+//!
+//! A hole is filled once. A body of a closure that waits on a hole of a
+//! reduction in progress marks the hole watched ([`Hole::watched`]): a run
+//! does not fill it, because the reference would reduce that body at every
+//! place the closure occurs in the term, which frames do not record.
+//!
+//! # Invariants
+//!
+//! - A run ends in the graph state that stepping would have reached (up to
+//!   the binders' names), with the same counts by kind.
+//! - Each body of a frame runs at most once per activation, and the run
+//!   alone holds the frame it is in, so a frame nothing else holds may be
+//!   reused.
+//! - What a run holds outside the graph is bounded: [`MAX_LIVE`] live
+//!   values ([`val::live_values`]), residuals nested [`val::MAX_DEPTH`]
+//!   deep, [`MAX_SUBS`] reductions nested (then the state is handed back
+//!   and the next run goes on inside), [`template::MAX_COMPILED`] nodes
+//!   compiled, and [`COMPILE_PER_STEP`] more per step executed for the
+//!   shared lambdas the run calls.
+//! - A run that stops after fewer than [`EARLY`] steps doubles the wait
+//!   before the next attempt ([`Backoff`]).
+//!
+//! # Why frames, and what still steps on the graph
+//!
+//! Staged code is reduced under lambdas on frames, not on a second node
+//! store: runs already execute β, `if` and `fix` without the tour, copies
+//! and readiness checks, so staged code that stops at active closures (the
+//! divide-and-conquer sum, the specialisers) is plain fast-run code once
+//! runs reduce under those closures.
+//!
+//! The paper's builders still step on the graph. They make closures while
+//! reducing under lambdas whose bodies wait on holes filled later
+//! (`lambda_i`, the continuations handed to `push`), and apply residuals
+//! that frames keep alive beyond their last occurrence in the term (a
+//! frame holds all its slots while any closure over it lives). So a run
+//! there meets watched holes, copies every residual it applies, and nests
+//! residuals as deep as the program built so far. Running them on frames
+//! needs the frames' reference counts to equal the term's occurrence
+//! counts (values moved out of a slot at their last read; closures
+//! capturing what their body reads), copies and residuals built back
+//! without recursion on their depth, and a watching closure's body reduced
+//! at its one occurrence. Before that, a run must start: a ready body
+//! there holds open values (the stack of code closures, which mention
+//! variables bound around it). The compiler builds open values into the
+//! template, because a template's binders get fresh names when the run
+//! ends and an open value might mention them, and that stack is as deep
+//! as the program built so far, past the compiler's bounds.
 
 mod materialize;
 mod quick;

@@ -202,7 +202,7 @@ pub(super) struct Place {
     /// further in, it is dead if nothing else holds the frames in between
     /// (no other invocation of the lambdas between can read it again). A
     /// residual read from a dead slot may be applied in place
-    /// (`Run::last_read`).
+    /// (`last_read` in `fast/mod.rs`).
     pub once: bool,
 }
 
