@@ -54,6 +54,7 @@ fn push_exprs<'s, 'd>(src: &'s [Expr], dst: &'d mut [Expr], todo: &mut Vec<Pair<
 fn fill(start: Pair<'_, '_>) {
     let mut todo = vec![start];
     while let Some(p) = todo.pop() {
+        crate::memory::tick();
         match p {
             Pair::Body(s, d) => {
                 d.stage = s.stage.clone();

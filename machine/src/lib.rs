@@ -104,6 +104,7 @@ pub mod error;
 pub mod expect;
 pub mod expr;
 pub mod graph;
+pub mod memory;
 pub mod print;
 pub mod reference;
 pub mod run;

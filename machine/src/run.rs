@@ -66,9 +66,24 @@ pub trait Stepper {
 }
 
 /// Runs `m` until no body is pending, `$exit`, a runtime error or a limit
-/// (time and interrupt, then nodes, then steps, checked before each step;
-/// time and interrupt every `S::CLOCK_EVERY` steps).
+/// (time and interrupt, then memory, then nodes, then steps, checked before
+/// each step; time and interrupt every `S::CLOCK_EVERY` steps). A memory
+/// budget spent inside a step ([`crate::memory::check`]) ends the run with
+/// [`StopReason::Memory`] too; `m` is then not to be used again.
 pub fn drive<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
+    match crate::memory::catch(|| drive_within(m, limits, on_step)) {
+        Ok(outcome) => outcome,
+        Err(e) => Outcome::Limit(StopReason::Memory {
+            allocated: e.allocated.saturating_add(e.asked),
+            limit: e.limit,
+            steps: m.steps(),
+        }),
+    }
+}
+
+/// The loop of [`drive`], inside which a spent memory budget may unwind
+/// ([`crate::memory::check`]).
+fn drive_within<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
     let start = Instant::now();
     let clock_every = S::CLOCK_EVERY;
     loop {
@@ -83,6 +98,13 @@ pub fn drive<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64
                 return Outcome::Limit(StopReason::Interrupted { steps });
             }
         }
+        if let Some(e) = crate::memory::over() {
+            return Outcome::Limit(StopReason::Memory {
+                allocated: e.allocated,
+                limit: e.limit,
+                steps,
+            });
+        }
         if let (Some(limit), Some(live)) = (limits.max_nodes, m.live_nodes()) {
             if live > limit {
                 return Outcome::Limit(StopReason::Nodes { limit, steps });
@@ -94,10 +116,15 @@ pub fn drive<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64
             }
             return Outcome::Residual;
         }
-        // Several steps at once, up to the step limit (the node budget is
-        // checked between such stretches, the clock within them).
+        // Several steps at once, up to the step limit (the node and memory
+        // budgets are checked between such stretches, the clock and the
+        // memory budget within them).
         let budget = limits.max_steps - steps;
-        let clock = || limits.timeout.is_some_and(|l| start.elapsed() >= l) || limits.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
+        let clock = || {
+            limits.timeout.is_some_and(|l| start.elapsed() >= l)
+                || limits.interrupt.is_some_and(|f| f.load(Ordering::Relaxed))
+                || crate::memory::over().is_some()
+        };
         if m.step_many(budget, on_step, &clock) {
             continue;
         }
@@ -227,6 +254,16 @@ pub enum StopReason {
         /// Steps executed by then.
         steps: u64,
     },
+    /// The process's memory grew past its budget ([`crate::memory`]) after
+    /// this many steps.
+    Memory {
+        /// Bytes in use then, with those a growing vector asked for.
+        allocated: usize,
+        /// The budget.
+        limit: usize,
+        /// Steps executed by then.
+        steps: u64,
+    },
 }
 
 impl fmt::Display for StopReason {
@@ -240,6 +277,12 @@ impl fmt::Display for StopReason {
                 write!(f, "node limit reached: more than {limit} live nodes after {steps} steps")
             }
             StopReason::Interrupted { steps } => write!(f, "interrupted after {steps} steps"),
+            StopReason::Memory { allocated, limit, steps } => write!(
+                f,
+                "memory limit reached: {} in use or asked for after {steps} steps, more than the limit of {}",
+                crate::memory::bytes(*allocated),
+                crate::memory::bytes(*limit)
+            ),
         }
     }
 }

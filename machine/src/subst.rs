@@ -69,6 +69,7 @@ impl<'v> Copier<'v> {
 
     /// The copy of a body.
     pub fn body(&mut self, b: &Body) -> Body {
+        crate::memory::tick();
         Body {
             stage: self.sexp(&b.stage),
             cmd: match &b.cmd {
@@ -136,6 +137,7 @@ impl<'v> Copier<'v> {
 
     /// The copy of an atom.
     pub fn atom(&mut self, a: &Atom) -> Atom {
+        crate::memory::tick();
         match a {
             Atom::Var(v) => self.map.get(v).cloned().unwrap_or(Atom::Var(*v)),
             Atom::Int(_) | Atom::Float(_) | Atom::Bool(_) | Atom::Str(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Matrix(_) => a.clone(),

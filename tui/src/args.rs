@@ -14,6 +14,24 @@ pub fn parse_megabytes(s: &str) -> Result<usize, String> {
     parse_count(s, "megabytes", "")
 }
 
+/// A size in bytes (`--max-memory`): a number with an optional unit, `K`,
+/// `M` or `G` (powers of 1000, `B` after them optional), at least 1 MB.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let t = t.strip_suffix(['B', 'b']).unwrap_or(t);
+    let (num, scale) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1e3),
+        Some((i, 'm' | 'M')) => (&t[..i], 1e6),
+        Some((i, 'g' | 'G')) => (&t[..i], 1e9),
+        _ => (t, 1.0),
+    };
+    match num.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x * scale >= 1e6 && x * scale < 1.8e19 => Ok((x * scale) as u64),
+        Ok(x) if x.is_finite() && x >= 0.0 => Err(format!("`{s}` is less than the smallest memory budget, 1M")),
+        _ => Err(format!("`{s}` is not a size (a number of bytes, or with a unit: `800M`, `4G`)")),
+    }
+}
+
 /// A count of `what` of at least 1 (`note` ends the error for 0).
 pub fn parse_count(s: &str, what: &str, note: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
@@ -33,5 +51,21 @@ pub fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
     match s.parse::<f64>() {
         Ok(x) if x.is_finite() && x >= 0.0 => Ok(std::time::Duration::from_secs_f64(x)),
         _ => Err(format!("`{s}` is not a number of seconds")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_take_units() {
+        assert_eq!(parse_size("800M"), Ok(800_000_000));
+        assert_eq!(parse_size("4G"), Ok(4_000_000_000));
+        assert_eq!(parse_size("1.5GB"), Ok(1_500_000_000));
+        assert_eq!(parse_size("2000000"), Ok(2_000_000));
+        assert!(parse_size("12").is_err_and(|e| e.contains("smallest")));
+        assert!(parse_size("lots").is_err_and(|e| e.contains("not a size")));
+        assert!(parse_size("-3G").is_err());
     }
 }

@@ -10,10 +10,10 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 use deepcps_machine::run::Limits;
 
-use crate::args::{parse_megabytes, parse_seconds, parse_threads};
+use crate::args::{parse_megabytes, parse_seconds, parse_size, parse_threads};
 use crate::commands::{Ctx, FmtMode, RunOptions, DEFAULT_MAX_OUTPUT};
 use crate::ctrl_c::INTERRUPT;
-use crate::exit::{EXIT_OK, EXIT_STATIC};
+use crate::exit::{EXIT_LIMIT, EXIT_OK, EXIT_STATIC};
 use crate::views::{self, View};
 
 // The first line of `deepcps --help`: the summary below, not the crate's
@@ -24,6 +24,14 @@ use crate::views::{self, View};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The memory budget of the command, e.g. `800M` or `4G` (bytes; K, M
+    /// and G are powers of 1000): a program whose memory grows past it (its
+    /// graph, the values it makes, the terms built to print it) stops with
+    /// exit code 3 and says what grew. The default is three quarters of the
+    /// machine's available memory and, under `ulimit -v`, half of what the
+    /// process's own needs leave of it.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    max_memory: Option<u64>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -233,8 +241,32 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         }
     };
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let ctx = Ctx { out, err, color };
-    match cli.command {
+    let budget = cli.max_memory.unwrap_or_else(crate::memory::default_max_memory);
+    deepcps_machine::memory::set_limit(Some(usize::try_from(budget).unwrap_or(usize::MAX)));
+    let command = cli.command;
+    // A budget spent where no run loop reports it as a result (a view, a
+    // term built for printing) ends the command here, as a limit.
+    match deepcps_machine::memory::catch(|| {
+        run_command(
+            command,
+            Ctx {
+                out: &mut *out,
+                err: &mut *err,
+                color,
+            },
+        )
+    }) {
+        Ok(code) => code,
+        Err(e) => {
+            let _ = writeln!(err, "deepcps: memory limit reached: {e}; raise it with --max-memory SIZE");
+            EXIT_LIMIT
+        }
+    }
+}
+
+/// Carries out one command.
+fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
+    match command {
         Command::Run {
             file,
             stats,

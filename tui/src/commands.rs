@@ -132,6 +132,7 @@ impl Ctx<'_> {
         };
         self.directive_warning(&sources);
         let mut graph_stats = None;
+        let mut live_nodes = None;
         let reducing = Reducing::start();
         let report = {
             let err = &mut *self.err;
@@ -152,6 +153,7 @@ impl Ctx<'_> {
                     m.report_par(&limits, &par)
                 };
                 let p = m.par_stats();
+                live_nodes = Some(m.live_nodes());
                 graph_stats = Some(format!(
                     "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied, {} steps in fast runs\n\
                      parallel: {}, {} rounds, {} units, {} steps in rounds",
@@ -220,6 +222,17 @@ impl Ctx<'_> {
             Outcome::Limit(reason @ StopReason::Interrupted { .. }) => {
                 let _ = writeln!(self.err, "deepcps: {reason}");
                 EXIT_INTERRUPTED
+            }
+            Outcome::Limit(reason @ StopReason::Memory { .. }) => {
+                let grew = match live_nodes {
+                    Some(n) => format!("the graph held {n} live nodes, the rest is values and frames"),
+                    None => "the term and its values grew".to_string(),
+                };
+                let _ = writeln!(
+                    self.err,
+                    "deepcps: {reason} ({grew}); nothing printed; raise it with --max-memory SIZE"
+                );
+                EXIT_LIMIT
             }
             Outcome::Limit(reason) => {
                 let _ = writeln!(self.err, "deepcps: {reason}");

@@ -1,25 +1,40 @@
 //! The `deepcps` binary: runs [`deepcps::main_with`] on a thread with a large
-//! stack (1 GiB: deeply nested terms are walked recursively in places) and
-//! exits with its code; a panic there becomes an internal-error message.
+//! stack (1 GiB, less under `ulimit -v`: deeply nested terms are walked
+//! recursively in places) and exits with its code; a panic there becomes an
+//! internal-error message. Its allocator counts the bytes in use, which the
+//! machine's memory budget reads ([`deepcps_machine::memory`]).
 
 use std::io::Write;
 use std::process::ExitCode;
 
 /// The allocator: the graph machine allocates and frees small nodes at every
 /// step, which mimalloc serves several times faster than the system
-/// allocator (scripts/bench.sh).
+/// allocator (scripts/bench.sh); `Cap` counts the bytes in use (no limit of
+/// its own: a failed allocation aborts, the budget stops runs before).
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: cap::Cap<mimalloc::MiMalloc> = cap::Cap::new(mimalloc::MiMalloc, usize::MAX);
 
-/// Stack size of the worker thread.
-const STACK: usize = 1 << 30;
+/// The bytes in use, for the memory budget.
+fn allocated() -> usize {
+    GLOBAL.allocated()
+}
 
 fn main() -> ExitCode {
     // Ctrl-C stops a reduction cleanly (it reports the counts so far);
     // anywhere else, and at a second press, it ends the process.
     let _ = ctrlc::set_handler(deepcps::ctrl_c::interrupt);
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let worker = std::thread::Builder::new().stack_size(STACK).spawn(move || {
+    deepcps::memory::install(allocated);
+    // A spent memory budget unwinds to the run that reports it: no panic
+    // message for it.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !deepcps_machine::memory::is_exhausted(info.payload()) {
+            default_hook(info);
+        }
+    }));
+    let stack = deepcps_machine::memory::stack(deepcps::memory::BIG_STACK);
+    let worker = std::thread::Builder::new().stack_size(stack).spawn(move || {
         // stdout is locked for the whole command (results are written in
         // many pieces); stderr is not: the progress bar's thread and the
         // Ctrl-C handler write to it while a command runs.

@@ -1,8 +1,13 @@
-//! The default node limit (`--max-nodes`): as many live graph nodes as fit
-//! in the memory this process may use, so that a runaway program stops at
-//! a limit, with a message, before the allocator fails or the kernel kills
-//! it. The memory is the smaller of the machine's (`/proc/meminfo`) and the
-//! address space a `ulimit -v` allows.
+//! What the memory this process may use allows: the default memory budget
+//! (`--max-memory`, see [`deepcps_machine::memory`]), the default node
+//! limit (`--max-nodes`: as many live graph nodes as fit), and the stacks
+//! of its threads, so that a runaway program stops at a limit, with a
+//! message, before the allocator fails or the kernel kills it. The memory
+//! is the smaller of the machine's (`/proc/meminfo`) and the address space
+//! a `ulimit -v` allows.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// Bytes a live node takes with its variable slot, tour entries and share
 /// of the growing vectors (the builders and `grow [t, t]` take about 185).
@@ -10,11 +15,6 @@ const BYTES_PER_NODE: u64 = 200;
 
 /// The most nodes the default ever allows: about 16 GB of graph.
 pub const MAX_DEFAULT_NODES: usize = 80_000_000;
-
-/// Address space the process takes besides the graph: the 1 GiB stack of
-/// the worker thread, the reduction threads' stacks, the allocator's
-/// reservations.
-const RESERVED: u64 = 3 << 29;
 
 /// The default of `--max-nodes`.
 pub fn default_max_nodes() -> usize {
@@ -26,7 +26,7 @@ pub fn default_max_nodes() -> usize {
     }
     if let Some(limit) = address_space_limit() {
         // Vectors that double need room for the old and the new copy.
-        budget = budget.min(limit.saturating_sub(RESERVED) / 2);
+        budget = budget.min(limit.saturating_sub(overhead_within(limit)) / 2);
     }
     let nodes = budget / BYTES_PER_NODE;
     usize::try_from(nodes).unwrap_or(usize::MAX).clamp(1000, MAX_DEFAULT_NODES)
@@ -39,10 +39,137 @@ pub fn default_view_nodes() -> usize {
     (default_max_nodes() / 10).max(1000)
 }
 
+/// The largest stack a thread gets without a `ulimit -v`: deep terms are
+/// walked recursively in places (the reference reducer, some views).
+pub const BIG_STACK: usize = 1 << 30;
+
+/// The stack cap under an address-space limit of `limit` bytes: a
+/// thirty-second of it (the worker, the reduction threads and the
+/// process's own mappings share the rest with the program's memory).
+fn stack_cap_within(limit: u64) -> usize {
+    usize::try_from(limit / 32).unwrap_or(BIG_STACK).clamp(8 << 20, BIG_STACK)
+}
+
+/// The stack cap of this process.
+pub fn stack_cap() -> usize {
+    address_space_limit().map_or(BIG_STACK, stack_cap_within)
+}
+
+/// What the process takes besides the program's memory under a `ulimit
+/// -v` of `limit`: its code and data and the allocator's reserve, and for
+/// the worker and two reduction threads a stack and the C library's
+/// arena of each thread (64 MB of address space).
+fn overhead_within(limit: u64) -> u64 {
+    (384 << 20) + 3 * (stack_cap_within(limit) as u64 + (64 << 20))
+}
+
+/// The default memory budget in bytes (`--max-memory`): three quarters of
+/// the machine's available memory; under a `ulimit -v`, the address space
+/// left when the process started ([`install`]) less an eighth of the limit,
+/// room for a vector that doubles while its old buffer still lives.
+pub fn default_max_memory() -> u64 {
+    let mut budget = u64::MAX;
+    if let Some(avail) = available_memory() {
+        budget = budget.min(avail / 4 * 3);
+    }
+    if let Some(limit) = address_space_limit() {
+        let base = BASE_SPACE.load(Ordering::Relaxed) as u64;
+        budget = budget.min(limit.saturating_sub(base).saturating_sub(limit / 8));
+    }
+    budget.max(16 << 20)
+}
+
+/// The bytes in use, as the binary's counting allocator reads them.
+static LIVE: OnceLock<fn() -> usize> = OnceLock::new();
+
+/// Under a `ulimit -v`: the address space in use when [`install`] ran.
+static BASE_SPACE: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether the address space is limited (then it is what the budget
+/// measures as well as the bytes in use).
+static SPACE_LIMITED: AtomicBool = AtomicBool::new(false);
+
+/// The address space added since [`install`], as last read, and the bytes
+/// in use then.
+static SPACE_ADDED: AtomicUsize = AtomicUsize::new(0);
+static LIVE_AT_READ: AtomicUsize = AtomicUsize::new(0);
+
+/// The most bytes in use the gauge has seen.
+static PEAK_LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Readings of the gauge since the address space was last read.
+static READINGS: AtomicU32 = AtomicU32::new(0);
+
+/// Installs the memory gauge of the machine's budget
+/// ([`deepcps_machine::memory::set_gauge`]) over `live`, the bytes the
+/// process's allocator has handed out and not taken back, and caps the
+/// threads' stacks.
+///
+/// Under a `ulimit -v` what runs out is address space, which more than the
+/// bytes in use take: the C library's arena of each thread, the stacks,
+/// fragments. The gauge then adds to the bytes in use the address space
+/// added since start beyond the peak of the bytes in use (freed heap the
+/// allocator keeps is reused, so it does not count): `/proc/self/statm`,
+/// read every 1024 readings or when the bytes in use moved by 16 MB (a
+/// read costs a few microseconds).
+pub fn install(live: fn() -> usize) {
+    let _ = LIVE.set(live);
+    if address_space_limit().is_some() {
+        if let Some(space) = space_in_use() {
+            BASE_SPACE.store(space, Ordering::Relaxed);
+            SPACE_LIMITED.store(true, Ordering::Relaxed);
+        }
+    }
+    deepcps_machine::memory::set_stack_cap(stack_cap());
+    deepcps_machine::memory::set_gauge(gauge);
+}
+
+/// The machine's memory gauge (see [`install`]).
+fn gauge() -> usize {
+    let live = LIVE.get().map_or(0, |f| f());
+    if !SPACE_LIMITED.load(Ordering::Relaxed) {
+        return live;
+    }
+    let readings = READINGS.fetch_add(1, Ordering::Relaxed);
+    let at_read = LIVE_AT_READ.load(Ordering::Relaxed);
+    if readings.is_multiple_of(1024) || live.abs_diff(at_read) > 16 << 20 {
+        if let Some(space) = space_in_use() {
+            SPACE_ADDED.store(space.saturating_sub(BASE_SPACE.load(Ordering::Relaxed)), Ordering::Relaxed);
+            LIVE_AT_READ.store(live, Ordering::Relaxed);
+        }
+    }
+    let peak = PEAK_LIVE.fetch_max(live, Ordering::Relaxed).max(live);
+    // The allocator reuses what it keeps of freed memory: of the address
+    // space added, the part up to the peak of the bytes in use is heap,
+    // free now but for what is in use; the rest (stacks, the C library's
+    // arenas, fragments) is taken.
+    let taken = SPACE_ADDED.load(Ordering::Relaxed).saturating_sub(peak);
+    live.saturating_add(taken)
+}
+
+/// The address space of this process in bytes (Linux: the first field of
+/// `/proc/self/statm`, in pages of 4 KiB).
+fn space_in_use() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = text.split_whitespace().next()?.parse().ok()?;
+    pages.checked_mul(4096)
+}
+
+/// The memory available to new work, in bytes (Linux: `MemAvailable` of
+/// `/proc/meminfo`, else `MemTotal`).
+fn available_memory() -> Option<u64> {
+    meminfo("MemAvailable:").or_else(total_memory)
+}
+
 /// The machine's memory in bytes (Linux: `MemTotal` of `/proc/meminfo`).
 fn total_memory() -> Option<u64> {
+    meminfo("MemTotal:")
+}
+
+/// A line of `/proc/meminfo` in bytes.
+fn meminfo(key: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kb.checked_mul(1024)
 }
@@ -62,6 +189,18 @@ fn address_space_limit() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stacks_and_budget_shrink_with_the_address_space() {
+        // 1 GB: stacks of 32 MB, a budget that leaves room for them.
+        let gb = 1_024_000_000;
+        assert_eq!(stack_cap_within(gb), 32_000_000);
+        assert!(overhead_within(gb) < gb * 3 / 4);
+        // Tiny limits keep a usable stack; huge ones the big stack.
+        assert_eq!(stack_cap_within(1 << 20), 8 << 20);
+        assert_eq!(stack_cap_within(1 << 40), BIG_STACK);
+        assert!(default_max_memory() >= 16 << 20);
+    }
 
     #[test]
     fn the_default_is_within_its_bounds() {

@@ -87,6 +87,7 @@ impl Machine {
         let mut stack = vec![Visit::Enter(n)];
         let mut sizes: Vec<u64> = Vec::new();
         while let Some(v) = stack.pop() {
+            crate::memory::tick();
             match v {
                 Visit::Enter(n) => match self.g.kind(n) {
                     Kind::Share(t) => match shared.get(t) {
@@ -198,6 +199,7 @@ impl Machine {
         // binders are named afresh.
         let mut fresh = 0usize;
         while let Some(v) = stack.pop() {
+            crate::memory::tick();
             let n = match v {
                 Visit::Enter(n) => {
                     let mut whole = false;

@@ -140,6 +140,7 @@ impl Importer {
     fn run<'t>(&mut self, g: &mut Graph, tasks: &mut Vec<Task<'t>>) -> NodeId {
         let mut first = NodeId::NONE;
         while let Some(task) = tasks.pop() {
+            crate::memory::tick();
             let made = match task {
                 Task::Unbind(v, old) => {
                     match old {

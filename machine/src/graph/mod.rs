@@ -54,7 +54,7 @@ pub mod window;
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
 use crate::print::Printer;
-use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper};
+use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper, StopReason};
 use crate::span::Span;
 use crate::term::{self, Atom, Program, SExp, VarId, Vars};
 use crate::verdict::{stuck, verdict, Verdict};
@@ -536,9 +536,45 @@ impl Machine {
     /// The report of a run that ended with `outcome`: the result printed
     /// canonically (within `limits.max_output`) and the stuck warnings.
     pub(crate) fn report_of(&mut self, outcome: Outcome, limits: &Limits) -> Report {
+        if matches!(outcome, Outcome::Limit(StopReason::Memory { .. })) {
+            // The state a spent budget leaves is not printed (it may be
+            // cut short inside a step, and printing it needs memory).
+            return Report {
+                outcome,
+                counts: self.counts,
+                text: String::new(),
+                warnings: Vec::new(),
+                too_large: None,
+            };
+        }
+        match crate::memory::catch(|| self.report_text(&outcome, limits)) {
+            Ok((text, warnings, too_large)) => Report {
+                outcome,
+                counts: self.counts,
+                text,
+                warnings,
+                too_large,
+            },
+            Err(e) => Report {
+                outcome: Outcome::Limit(StopReason::Memory {
+                    allocated: e.allocated.saturating_add(e.asked),
+                    limit: e.limit,
+                    steps: self.counts.total(),
+                }),
+                counts: self.counts,
+                text: String::new(),
+                warnings: Vec::new(),
+                too_large: None,
+            },
+        }
+    }
+
+    /// The printed result of a report, its stuck warnings, or what was too
+    /// large to build.
+    fn report_text(&self, outcome: &Outcome, limits: &Limits) -> (String, Vec<Diagnostic>, Option<crate::run::TooLarge>) {
         let limit = limits.max_nodes.map_or(u64::MAX, |n| n as u64);
         let max_output = limits.max_output.unwrap_or(usize::MAX);
-        let (text, warnings, too_large) = match &outcome {
+        let (text, warnings, too_large) = match outcome {
             Outcome::Exit(_) if self.exit.too_large.is_some() => (String::new(), Vec::new(), self.exit.too_large),
             Outcome::Exit(v) => {
                 let vars = self.exit.vars.clone().unwrap_or_default();
@@ -560,13 +596,7 @@ impl Machine {
                 }
             },
         };
-        Report {
-            outcome,
-            counts: self.counts,
-            text,
-            warnings,
-            too_large,
-        }
+        (text, warnings, too_large)
     }
 
     /// Checks the graph's invariants (for tests): parent links, statuses up

@@ -439,6 +439,12 @@ impl Graph {
     /// big subtree built node by node does not grow the arrays by
     /// doubling, copying them each time.
     pub(crate) fn reserve(&mut self, n: usize) {
+        // Within the memory budget: the new arrays, while the old live.
+        let need = self.nodes.len().saturating_add(n);
+        if need > self.nodes.capacity() {
+            let tour = 2 * 16; // two tour entries of about 16 bytes a node
+            crate::memory::check_room(need.saturating_mul(std::mem::size_of::<Node>() + tour));
+        }
         self.nodes.reserve(n);
         self.tour.reserve(n);
     }
@@ -497,6 +503,13 @@ impl Graph {
     /// nodes) is empty and takes the chain, which makes the block that
     /// class's.
     fn new_block(&mut self) -> NodeId {
+        // The graph grows here: within the memory budget, a doubling of
+        // the vector included (its old and new buffers both live a moment).
+        if self.nodes.len() + BLOCK as usize > self.nodes.capacity() {
+            crate::memory::check_room(self.nodes.capacity().max(BLOCK as usize) * 2 * std::mem::size_of::<Node>());
+        } else {
+            crate::memory::check();
+        }
         let start = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
         debug_assert!(start <= u32::MAX - 2 * BLOCK, "node ids exhausted");
         for i in 1..=BLOCK {

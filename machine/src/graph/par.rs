@@ -102,7 +102,7 @@ impl Parallel {
         let pool = if threads > 1 {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
-                .stack_size(STACK)
+                .stack_size(crate::memory::stack(STACK))
                 .thread_name(|i| format!("deepcps-reduce-{i}"))
                 .build()
                 .map_err(|e| format!("cannot start {threads} reduction threads: {e}"))?;
@@ -247,7 +247,14 @@ impl Machine {
             depth: par.depth(),
             record: self.record_round_events,
         };
-        self.drive_par(&cx)
+        match crate::memory::catch(|| self.drive_par(&cx)) {
+            Ok(outcome) => outcome,
+            Err(e) => Outcome::Limit(StopReason::Memory {
+                allocated: e.allocated.saturating_add(e.asked),
+                limit: e.limit,
+                steps: self.counts.total(),
+            }),
+        }
     }
 
     /// Like [`Machine::report`], on the threads of `par`.
@@ -295,6 +302,13 @@ impl Machine {
                     return Outcome::Limit(StopReason::Interrupted { steps });
                 }
             }
+            if let Some(e) = crate::memory::over() {
+                return Outcome::Limit(StopReason::Memory {
+                    allocated: e.allocated.saturating_add(e.asked),
+                    limit: e.limit,
+                    steps,
+                });
+            }
             if let Some(limit) = cx.max_nodes {
                 if self.g.live > limit {
                     return Outcome::Limit(StopReason::Nodes { limit, steps });
@@ -334,7 +348,11 @@ impl Machine {
             }
             if !cx.record {
                 let budget = cx.max_steps - steps;
-                let clock = || cx.deadline.is_some_and(|d| Instant::now() >= d) || cx.interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
+                let clock = || {
+                    cx.deadline.is_some_and(|d| Instant::now() >= d)
+                        || cx.interrupt.is_some_and(|f| f.load(Ordering::Relaxed))
+                        || crate::memory::over().is_some()
+                };
                 let ran = self.fast_steps(budget, &mut |_, _, _| {}, &clock).is_some();
                 if std::mem::take(&mut self.fast_policy.split_asked) {
                     // The run stopped where independent reductions branch:
@@ -481,6 +499,7 @@ impl Machine {
                         StopReason::Time { limit, .. } => StopReason::Time { limit, steps },
                         StopReason::Nodes { limit, .. } => StopReason::Nodes { limit, steps },
                         StopReason::Interrupted { .. } => StopReason::Interrupted { steps },
+                        StopReason::Memory { allocated, limit, .. } => StopReason::Memory { allocated, limit, steps },
                     }));
                 }
             }

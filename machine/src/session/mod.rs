@@ -36,6 +36,7 @@ use crate::error::RuntimeError;
 use crate::graph::events::{Binding, StepEvents};
 use crate::graph::par::Parallel;
 use crate::graph::{Anchor, Machine, Next, NextKind};
+use crate::memory::Exhausted;
 use crate::run::Rule;
 use crate::run::{Counts, Limits, Outcome, StopReason};
 use crate::span::Span;
@@ -61,6 +62,9 @@ pub enum End {
     Exit(Atom),
     /// The next step fails with this error.
     Error(RuntimeError),
+    /// The memory budget ran out ([`crate::memory`]); the state shown is
+    /// the last snapshot before it.
+    Memory(Exhausted),
 }
 
 /// A staging variable that was bound: when, which, and to what.
@@ -261,7 +265,14 @@ impl Session {
         if self.end.is_some() {
             return false;
         }
-        match self.machine.step() {
+        let step = match crate::memory::catch(|| self.machine.step()) {
+            Ok(step) => step,
+            Err(e) => {
+                self.exhausted(e);
+                return false;
+            }
+        };
+        match step {
             None => {
                 self.end = Some(End::Residual);
                 false
@@ -282,6 +293,20 @@ impl Session {
                 true
             }
         }
+    }
+
+    /// The memory budget ran out: a step cut short leaves the machine unfit
+    /// to show, so the last snapshot at or before the current step stands,
+    /// and the run ends there.
+    fn exhausted(&mut self, e: Exhausted) {
+        let step = self.steps();
+        let i = self.snapshots.partition_point(|(s, _)| *s <= step).saturating_sub(1);
+        if let Some((at, m)) = self.snapshots.get(i) {
+            let at = *at;
+            self.machine = m.clone();
+            self.fired.retain(|f| f.step <= at);
+        }
+        self.end = Some(End::Memory(e));
     }
 
     /// Adds the staging variables that step `step` bound to the list.
@@ -426,7 +451,9 @@ impl Session {
         let step = self.steps();
         let before = self.snapshots.partition_point(|(s, _)| *s <= step);
         let last = before.checked_sub(1).and_then(|i| self.snapshots.get(i)).map_or(0, |(s, _)| *s);
-        if step >= last.saturating_add(self.interval) {
+        // Not of a machine a spent memory budget may have cut short.
+        let cut = matches!(outcome, Outcome::Limit(StopReason::Memory { .. }));
+        if step >= last.saturating_add(self.interval) && !cut {
             self.keep_snapshot();
         }
         let end = match outcome {
@@ -434,6 +461,14 @@ impl Session {
             Outcome::Exit(v) => End::Exit(v),
             Outcome::Error(e) => End::Error(e),
             Outcome::Limit(StopReason::Time { .. } | StopReason::Interrupted { .. }) => return Stop::Slice,
+            Outcome::Limit(StopReason::Memory { allocated, limit, .. }) => {
+                self.exhausted(Exhausted {
+                    allocated,
+                    asked: 0,
+                    limit,
+                });
+                return Stop::Ended;
+            }
             // The step limit: the budget (no other limit is set).
             Outcome::Limit(_) => return Stop::Budget,
         };

@@ -381,7 +381,7 @@ fn on_workers<T: Sync, R: Send>(jobs: usize, items: &[T], f: impl Fn(&T) -> Opti
         for i in 0..jobs.min(items.len()) {
             let w = std::thread::Builder::new()
                 .name(format!("deepcps-bench-{i}"))
-                .stack_size(STACK)
+                .stack_size(deepcps_machine::memory::stack(STACK))
                 .spawn_scoped(s, work)
                 .map_err(|e| format!("cannot start a bench thread: {e}"))?;
             workers.push(w);

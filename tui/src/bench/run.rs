@@ -102,7 +102,15 @@ pub struct Job<'a> {
 pub fn run(job: &Job<'_>) -> Row {
     let start = Instant::now();
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| measure(job, start)));
-    caught.unwrap_or_else(|_| {
+    caught.unwrap_or_else(|payload| {
+        // A memory budget spent outside the run loop (loading, printing)
+        // is a limit like the one inside it.
+        if let Some(e) = payload.downcast_ref::<deepcps_machine::memory::Exhausted>() {
+            let mut row = blank(job, "limit memory", start.elapsed());
+            row.status = RowStatus::Fail;
+            row.reason = format!("memory limit reached: {e}");
+            return row;
+        }
         let mut row = blank(job, "panic", start.elapsed());
         row.status = RowStatus::Fail;
         row.reason = "the machine panicked (a bug; please report it with the program)".into();
@@ -173,6 +181,7 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
                 StopReason::Time { .. } => "limit time",
                 StopReason::Nodes { .. } => "limit nodes",
                 StopReason::Interrupted { .. } => "interrupted",
+                StopReason::Memory { .. } => "limit memory",
             };
             (which.to_string(), Some(r.to_string()))
         }

@@ -46,6 +46,11 @@ impl Guard {
         // normal screen.
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
+            // A spent memory budget is caught and reported where it is
+            // spent: the screen stays.
+            if deepcps_machine::memory::is_exhausted(info.payload()) {
+                return;
+            }
             restore();
             default(info);
         }));

@@ -404,6 +404,7 @@ impl Worker {
             End::Residual => "no body is pending: the term is the residual program".to_string(),
             End::Exit(_) => "$exit executed: showing the exit value".to_string(),
             End::Error(err) => format!("runtime error: {}", err.message),
+            End::Memory(e) => format!("memory limit reached: {e}; showing the last snapshot (raise it with --max-memory SIZE)"),
         });
         let next = s.next().map(|n| {
             let what = match n.what {
@@ -481,7 +482,7 @@ impl Worker {
         let ((lg, chain_rows), printed) = std::thread::scope(|scope| {
             let side = std::thread::Builder::new()
                 .name("deepcps-debug-views".into())
-                .stack_size(WORKER_STACK)
+                .stack_size(deepcps_machine::memory::stack(WORKER_STACK))
                 .spawn_scoped(scope, || graphs(&body, &vars));
             let printed = if is_value {
                 ProgramView::print_value_body(&body, &vars)
@@ -757,7 +758,7 @@ impl Engine {
         let stop: &'static AtomicBool = Box::leak(Box::new(AtomicBool::new(false)));
         let handle = std::thread::Builder::new()
             .name("deepcps-debug-worker".into())
-            .stack_size(WORKER_STACK)
+            .stack_size(deepcps_machine::memory::stack(WORKER_STACK))
             .spawn(move || {
                 let mut w = match Worker::load(&file, par, color, max_nodes) {
                     Ok(w) => w,

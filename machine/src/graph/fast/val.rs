@@ -559,6 +559,7 @@ pub(super) fn to_atom(v: &Value, shared: &dyn Fn(NodeId) -> Atom) -> Option<Atom
 }
 
 fn to_atom_at(v: &Value, shared: &dyn Fn(NodeId) -> Atom, depth: u32) -> Option<Atom> {
+    crate::memory::tick();
     Some(match v {
         Value::Lit(l) => l.to_atom(),
         Value::Sym(x) | Value::RecName(x) => Atom::Var(*x),
