@@ -1,11 +1,15 @@
 //! The stuck warnings of a term or of an exit value: each active body
 //! that waits for a symbolic variable, in the reference order, with what
-//! needs the variable (LANGUAGE.md §4.3). Every machine reports them
-//! through here, on the term it ends with.
+//! needs the variable (LANGUAGE.md §4.3); and of an exit value, each
+//! symbolic variable it holds that escaped its binder (a parameter of a
+//! lambda never called: the value printed names a variable that never got
+//! a value). Every machine reports them through here, on the term it ends
+//! with.
 
 use super::{verdict, Verdict};
 use crate::diag::Diagnostic;
-use crate::term::{Arg, Atom, Body, Cmd, RecLambda, VarId, Vars};
+use crate::print::free::FreeVars;
+use crate::term::{Arg, Atom, Body, Cmd, RecLambda, VarId, VarKind, Vars};
 
 /// The recursive values whose lambdas enclose the place being looked at.
 type Recs = Vec<(VarId, Box<RecLambda>)>;
@@ -17,10 +21,30 @@ pub fn in_body(body: &Body, vars: &Vars) -> Vec<Diagnostic> {
     out
 }
 
-/// Warnings for the stuck bodies held by the value `value`.
+/// Warnings for the stuck bodies held by the exit value `value`, then for
+/// the symbolic variables it holds free, by variable number.
 pub fn in_value(value: &Atom, vars: &Vars) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     collect_atom(value, &mut vars.clone(), &mut Vec::new(), &mut out);
+    let mut free = Default::default();
+    FreeVars::default().atom(value, &mut free);
+    let mut free: Vec<VarId> = free.into_iter().collect();
+    free.sort();
+    for v in free {
+        let info = vars.info(v);
+        if !matches!(info.kind, VarKind::Param | VarKind::Rest) {
+            continue;
+        }
+        let name = info.name.as_deref().unwrap_or("_");
+        out.push(Diagnostic::warning(
+            "escaped",
+            format!(
+                "the exit value holds the symbolic variable `{name}`: the lambda that binds it was never called, so `{name}` has no value"
+            ),
+            info.span,
+            format!("`{name}` is bound here"),
+        ));
+    }
     out
 }
 
