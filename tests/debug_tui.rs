@@ -532,6 +532,22 @@ fn an_exit_value_fills_the_graph_pane_without_its_holder() {
     assert!(screen.contains("[λ(exit)[pt]]"), "{screen}");
 }
 
+#[test]
+fn the_exit_value_shows_whatever_the_cursor_did_before_the_run() {
+    // On a screen of 20 lines the ready body of step 100 is far down the
+    // program; the exit value is six lines. Following or not (`j` stops
+    // following), and after `f`, the pane shows it from its first line.
+    for keys in ["100sr", "100sjr", "100sjrf", "100sjrff"] {
+        let mut d = Debugger::open(FILE);
+        d.screen(100, 20);
+        let s = d.keys(keys).screen(100, 20);
+        assert!(s.contains("■ ended │ step 330"), "{keys}: {s}");
+        for line in ["│(exit)[pt] {", "@pt: \"4*2\" (prod)[pt]", "@pt: exit sum"] {
+            assert!(s.contains(line), "{keys}: the exit value's line `{line}`: {s}");
+        }
+    }
+}
+
 /// The builders at `n` numbers, written to a temporary file.
 fn builders_file(n: u64) -> String {
     let path = deepcps_tests::root().join("corpus/bench/arith_builders.dcps");

@@ -123,14 +123,25 @@ impl App {
                 let found = find_all(&v.program.text, &pat);
                 self.search = Some((pat, found));
             }
-            if self.follow {
-                self.follow_ready();
+            let placed = if self.follow {
+                self.follow_ready()
             } else if v.recentred {
                 // A window opened on an elided part: the cursor goes to it.
                 if let Some(b) = v.focus.and_then(|i| v.program.bodies.get(i)) {
                     self.cursor = b.start;
                     self.scroll_to_cursor();
                 }
+                true
+            } else {
+                false
+            };
+            // Nothing to follow (a run's end), or the cursor kept: the text
+            // may be shorter than the one scrolled through (an exit value
+            // after the program), and the pane never scrolls past its
+            // last page, so the new text shows.
+            if !placed {
+                let last_page = v.program.line_starts.len().saturating_sub(self.program_height());
+                self.scroll = self.scroll.min(last_page);
             }
             let rows = v.chains.len();
             self.chains_sel = self.chains_sel.min(rows.saturating_sub(1));
@@ -139,15 +150,16 @@ impl App {
         self.frame = frame;
     }
 
-    /// Puts the cursor on the ready body and scrolls it into view.
-    fn follow_ready(&mut self) {
-        let Some(v) = &self.view else { return };
-        if let Some(i) = v.program.ready() {
-            if let Some(b) = v.program.bodies.get(i) {
-                self.cursor = b.start;
-                self.scroll_to_cursor();
-            }
-        }
+    /// Puts the cursor on the ready body and scrolls it into view; whether
+    /// there is one.
+    fn follow_ready(&mut self) -> bool {
+        let Some(v) = &self.view else { return false };
+        let Some(b) = v.program.ready().and_then(|i| v.program.bodies.get(i)) else {
+            return false;
+        };
+        self.cursor = b.start;
+        self.scroll_to_cursor();
+        true
     }
 
     /// Height of the program pane's text area.
