@@ -548,6 +548,27 @@ fn the_exit_value_shows_whatever_the_cursor_did_before_the_run() {
     }
 }
 
+#[test]
+fn ctrl_c_while_paused_says_how_to_quit() {
+    let mut d = Debugger::open(FILE);
+    let s = d.keys("<C-c>").screen(80, 24);
+    let status = s.lines().nth(23).unwrap_or_default();
+    assert_eq!(status, "Ctrl-C stops a run; press q to quit", "{s}");
+    assert!(!d.app.quit);
+    // The next key does its own work and the words go.
+    let s = d.keys("s").screen(80, 24);
+    assert!(s.contains("step 1 │"), "{s}");
+    assert!(!s.contains("press q to quit"), "{s}");
+    // In a prompt, Ctrl-C drops the prompt: that is what it did.
+    let s = d.keys("b<C-c>").screen(80, 24);
+    assert!(d.app.prompt.is_none());
+    assert!(!s.contains("press q to quit"), "{s}");
+    // After a run to the end, the same words.
+    let s = d.keys("r<C-c>").screen(80, 24);
+    assert!(s.contains("■ ended"), "{s}");
+    assert!(s.contains("Ctrl-C stops a run; press q to quit"), "{s}");
+}
+
 /// The builders at `n` numbers, written to a temporary file.
 fn builders_file(n: u64) -> String {
     let path = deepcps_tests::root().join("corpus/bench/arith_builders.dcps");
