@@ -6,7 +6,8 @@
 # the end and read the paper's residual, help, a resize, quitting with the
 # terminal restored; then a long run (1.2 million steps) that keeps the
 # screen updating and pauses on a key; a panic that gives the terminal back;
-# and Ctrl-C stopping `deepcps run` with the counts so far.
+# SIGTERM and SIGHUP that give it back too; Ctrl-C while paused saying how
+# to quit; and Ctrl-C stopping `deepcps run` with the counts so far.
 #
 # Usage: scripts/tui-e2e.sh [--no-build]   (installs tmux with apt-get when missing)
 set -euo pipefail
@@ -151,6 +152,39 @@ wait_for "internal error"
 wait_for "cooked"
 t capture-pane -p -t "$cur" | grep -qF "paused" && fail "the debugger's screen was left behind"
 echo "ok: after a panic, exit code 101, the message on the normal screen, the terminal cooked"
+
+echo "== SIGTERM and SIGHUP give the terminal back"
+# tmux's view of the pane: on the alternate screen or not, cursor shown or not.
+screen_state() { t display -p -t "$cur" '#{alternate_on} #{cursor_flag}'; }
+for sig in TERM:143 HUP:129; do
+  name=${sig%:*}
+  code=${sig#*:}
+  start corpus/paper/arith_built.dcps "‖ paused │ step 0 │"
+  [ "$(screen_state)" = "1 0" ] || fail "the debugger is not on the alternate screen with the cursor hidden: $(screen_state)"
+  # The pane's shell runs deepcps as its child; signal that process alone.
+  pid=$(pgrep -P "$(t display -p -t "$cur" '#{pane_pid}')" -x deepcps || true)
+  [ -n "$pid" ] || fail "no deepcps process under the pane"
+  kill -s "$name" "$pid"
+  wait_for "deepcps exited $code"
+  wait_for "SIG$name received: the debugger ended"
+  wait_for "cooked"
+  [ "$(screen_state)" = "0 1" ] || fail "after SIG$name the pane is not back on the main screen with the cursor shown: $(screen_state)"
+done
+echo "ok: SIGTERM and SIGHUP: exit codes 143 and 129, the main screen, the cursor shown, the terminal cooked"
+
+echo "== Ctrl-C while paused says how to quit; the exit value shows after a run from far down"
+start corpus/paper/arith_built.dcps "‖ paused │ step 0 │" 100 20
+t send-keys -t "$cur" C-c
+wait_for "Ctrl-C stops a run; press q to quit"
+t send-keys -t "$cur" 1 0 0 s
+wait_for "step 100 │"
+t send-keys -t "$cur" j r
+wait_for "■ ended │ step 330"
+wait_for "(exit)[pt] {"
+wait_for "@pt: exit sum"
+t send-keys -t "$cur" q
+wait_for "deepcps exited 0"
+echo "ok: Ctrl-C while paused names q; after j and r the exit value is on screen"
 
 echo "== Ctrl-C stops deepcps run cleanly, with the counts so far"
 printf 'fix loop(i) {\n  "i+1" (j)\n  loop j\n} in\nloop 0\n' > "$work/forever.dcps"

@@ -532,6 +532,43 @@ fn an_exit_value_fills_the_graph_pane_without_its_holder() {
     assert!(screen.contains("[λ(exit)[pt]]"), "{screen}");
 }
 
+#[test]
+fn the_exit_value_shows_whatever_the_cursor_did_before_the_run() {
+    // On a screen of 20 lines the ready body of step 100 is far down the
+    // program; the exit value is six lines. Following or not (`j` stops
+    // following), and after `f`, the pane shows it from its first line.
+    for keys in ["100sr", "100sjr", "100sjrf", "100sjrff"] {
+        let mut d = Debugger::open(FILE);
+        d.screen(100, 20);
+        let s = d.keys(keys).screen(100, 20);
+        assert!(s.contains("■ ended │ step 330"), "{keys}: {s}");
+        for line in ["│(exit)[pt] {", "@pt: \"4*2\" (prod)[pt]", "@pt: exit sum"] {
+            assert!(s.contains(line), "{keys}: the exit value's line `{line}`: {s}");
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_while_paused_says_how_to_quit() {
+    let mut d = Debugger::open(FILE);
+    let s = d.keys("<C-c>").screen(80, 24);
+    let status = s.lines().nth(23).unwrap_or_default();
+    assert_eq!(status, "Ctrl-C stops a run; press q to quit", "{s}");
+    assert!(!d.app.quit);
+    // The next key does its own work and the words go.
+    let s = d.keys("s").screen(80, 24);
+    assert!(s.contains("step 1 │"), "{s}");
+    assert!(!s.contains("press q to quit"), "{s}");
+    // In a prompt, Ctrl-C drops the prompt: that is what it did.
+    let s = d.keys("b<C-c>").screen(80, 24);
+    assert!(d.app.prompt.is_none());
+    assert!(!s.contains("press q to quit"), "{s}");
+    // After a run to the end, the same words.
+    let s = d.keys("r<C-c>").screen(80, 24);
+    assert!(s.contains("■ ended"), "{s}");
+    assert!(s.contains("Ctrl-C stops a run; press q to quit"), "{s}");
+}
+
 /// The builders at `n` numbers, written to a temporary file.
 fn builders_file(n: u64) -> String {
     let path = deepcps_tests::root().join("corpus/bench/arith_builders.dcps");

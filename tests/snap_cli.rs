@@ -197,6 +197,103 @@ fn errors_limits_and_static_errors_are_snapshots_too() {
 }
 
 #[test]
+fn bless_refuses_a_run_that_contradicts_its_directive() {
+    let t = TempDir::new("refused");
+    let wrong = t.write("wrong.dcps", "// expect: exit 43\n$exit 42\n");
+    let r = deepcps(&["test", "--bless", t.path()]);
+    assert_eq!((r.code, r.err.as_str()), (1, ""), "{}", r.out);
+    assert_eq!(
+        r.out,
+        format!(
+            "FAIL {}: not blessed: the run contradicts its directive `// expect: exit 43`: expected exit 43, got exit 42\n\
+             0 passed, 1 failed\n",
+            wrong.display()
+        )
+    );
+    assert!(!t.0.join("wrong.out").exists() && !t.0.join("wrong.graph").exists());
+
+    // Expecting a static error of a program that runs, or a result of one
+    // that fails: refused too, with what happened.
+    t.write("wrong.dcps", "// expect: static-error\n$exit 42\n");
+    let r = deepcps(&["test", "--bless", t.path()]);
+    assert_eq!(r.code, 1, "{}", r.out);
+    assert!(
+        r.out
+            .contains("not blessed: the run contradicts its directive `// expect: static-error`: expected static-error, got exit 42\n"),
+        "{}",
+        r.out
+    );
+    t.write("wrong.dcps", "// expect-error: arity\n\"1/0\" (z)\n$exit z\n");
+    let r = deepcps(&["test", "--bless", t.path()]);
+    assert_eq!(r.code, 1, "{}", r.out);
+    assert!(
+        r.out.contains(
+            "not blessed: the run contradicts its directive `// expect: error arity`: expected error arity, got error division-by-zero: "
+        ),
+        "{}",
+        r.out
+    );
+    assert!(!t.0.join("wrong.out").exists());
+}
+
+#[test]
+fn checking_fails_a_run_that_contradicts_its_directive() {
+    let t = TempDir::new("contradicts");
+    // Blessed while its directive held; then the directive changes.
+    t.write("p.dcps", "// expect: exit 42\n$exit 42\n");
+    let r = deepcps(&["test", "--bless", t.path()]);
+    assert_eq!(r.code, 0, "{}", r.out);
+    t.write("p.dcps", "// expect: exit 43\n$exit 42\n");
+    let r = deepcps(&["test", t.path()]);
+    assert_eq!((r.code, r.err.as_str()), (1, ""), "{}", r.out);
+    assert!(
+        r.out.contains(
+            "FAIL {p}\n  the run contradicts its directive `// expect: exit 43`: expected exit 43, got exit 42\n"
+                .replace("{p}", &t.0.join("p.dcps").display().to_string())
+                .as_str()
+        ),
+        "{}",
+        r.out
+    );
+    // The snapshots themselves still match: no diff.
+    assert!(!r.out.contains("(expected)"), "{}", r.out);
+    assert!(r.out.ends_with("0 passed, 1 failed\n"), "{}", r.out);
+
+    // A program expected not to load that runs fine fails, snapshots or not.
+    t.write("p.dcps", "// expect: static-error\n$exit 42\n");
+    let r = deepcps(&["test", t.path()]);
+    assert_eq!(r.code, 1, "{}", r.out);
+    assert!(r.out.contains("expected static-error, got exit 42"), "{}", r.out);
+    let _ = std::fs::remove_file(t.0.join("p.out"));
+    let r = deepcps(&["test", t.path()]);
+    assert_eq!(r.code, 1, "{}", r.out);
+    assert!(
+        r.out.contains("expected static-error, got exit 42\n  missing snapshot p.out\n"),
+        "{}",
+        r.out
+    );
+    assert!(!r.out.contains("--bless"), "no hint to bless what --bless refuses: {}", r.out);
+}
+
+#[test]
+fn runs_that_meet_their_directives_pass() {
+    let t = TempDir::new("meets");
+    t.write("exit.dcps", "// expect: exit 42\n$exit 42\n");
+    t.write("any_exit.dcps", "// expect: exit\n$exit [1, 2]\n");
+    t.write("residual.dcps", &format!("// expect: residual\n{RESIDUAL}"));
+    t.write("error.dcps", "// expect-error: division-by-zero\n\"1/0\" (z)\n$exit z\n");
+    t.write("static.dcps", "// expect: static-error\n$exit nowhere\n");
+    t.write("limited.dcps", "// max-steps: 50\n// expect: exit 7\n\"3+4\" (x)\n$exit x\n");
+    let r = deepcps(&["test", "--bless", t.path()]);
+    assert_eq!((r.code, r.err.as_str()), (0, ""), "{}", r.out);
+    assert!(r.out.ends_with("6 passed, 0 failed\n"), "{}", r.out);
+    let r = deepcps(&["test", t.path()]);
+    assert_eq!((r.code, r.err.as_str()), (0, ""), "{}", r.out);
+    assert!(r.out.ends_with("6 passed, 0 failed\n"), "{}", r.out);
+    assert!(!r.out.contains("FAIL"), "{}", r.out);
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let t = TempDir::new("usage");
     let missing = t.0.join("no-such-dir");

@@ -208,7 +208,8 @@ enum Command {
     },
     /// Run the snapshot tests of programs kept outside this repository:
     /// each `NAME.dcps` under the paths is compared with `NAME.out` (outcome,
-    /// step counts, result) and `NAME.graph` (graph dump) beside it.
+    /// step counts, result) and `NAME.graph` (graph dump) beside it, and its
+    /// run with its `// expect:` directive, as `bench` checks it.
     Test {
         /// Programs, or directories searched recursively for `.dcps` files.
         #[arg(required = true)]

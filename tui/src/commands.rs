@@ -21,6 +21,7 @@ use deepcps_machine::syntax::{load_from, load_program, runtime_diagnostic, MemFs
 
 use crate::args::parallel;
 use crate::ctrl_c::Reducing;
+use crate::debug::term::Ended;
 use crate::exit::{EXIT_INTERRUPTED, EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 use crate::text::plural;
 
@@ -275,7 +276,11 @@ impl Ctx<'_> {
             return EXIT_STATIC;
         }
         match crate::debug::term::run(file, par, snapshot_mb.saturating_mul(1_000_000), self.color, max_nodes) {
-            Ok(()) => EXIT_OK,
+            Ok(Ended::Quit) => EXIT_OK,
+            Ok(Ended::Signal(caught)) => {
+                let _ = writeln!(self.err, "deepcps: {} received: the debugger ended", caught.name());
+                caught.exit_code()
+            }
             Err(e) => {
                 let _ = write!(self.err, "{e}");
                 if !e.ends_with('\n') {

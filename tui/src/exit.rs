@@ -1,6 +1,7 @@
 //! The exit codes of every `deepcps` command: 0 a result, 1 a runtime
 //! error, 2 a usage, parse or static error, 3 a limit reached, 130 an
-//! interrupt (Ctrl-C).
+//! interrupt (Ctrl-C); and 128 + a signal's number when SIGTERM or SIGHUP
+//! ends the debugger (`debug::signals`).
 
 /// Exit code: a result was printed.
 pub const EXIT_OK: u8 = 0;

@@ -16,7 +16,8 @@
 //!
 //! Shared by the commands: [`exit`] (the exit codes), [`args`] (parsers of
 //! argument values, the `--threads` builder), [`ctrl_c`] (what Ctrl-C
-//! does), [`memory`] (the default node limits), [`text`] (wording).
+//! does), [`memory`] (the default node limits), [`judge`] (a run against
+//! its `// expect:` directive, for `bench` and `test`), [`text`] (wording).
 //!
 //! Exit codes: 0 a result, 1 a runtime error, 2 a usage, parse or static
 //! error, 3 a limit reached, 130 an interrupt.
@@ -29,6 +30,7 @@ pub mod compile;
 pub mod ctrl_c;
 pub mod debug;
 pub mod exit;
+pub mod judge;
 pub mod memory;
 pub mod snaptest;
 pub mod text;

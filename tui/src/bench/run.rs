@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use deepcps_machine::expect::{verdict, Expected, Observed};
+use deepcps_machine::expect::Expected;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Counts, Limits, Outcome, StopReason};
@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::baseline::Ratios;
 use super::compiled::CompiledRun;
+use crate::judge::{judge_run, judge_static};
 
 /// Whether a program met its expectation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,13 +143,12 @@ fn blank(job: &Job<'_>, result: &str, wall: Duration) -> Row {
     }
 }
 
-fn judge(row: &mut Row, job: &Job<'_>, observed: &Observed<'_>, detail: Option<String>) {
-    if let Err(why) = verdict(job.expected, observed, job.snapshot) {
+/// Marks `row` failed, with the reason, when `judged` says the run did not
+/// meet its expectation.
+fn judge(row: &mut Row, judged: Result<(), String>) {
+    if let Err(why) = judged {
         row.status = RowStatus::Fail;
-        row.reason = match detail {
-            Some(d) => format!("{why}: {d}"),
-            None => why,
-        };
+        row.reason = why;
     }
 }
 
@@ -161,8 +161,7 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
         Ok(p) => p,
         Err(diags) => {
             let mut row = blank(job, "static-error", start.elapsed());
-            let first = diags.first().map(|d| d.message.clone());
-            judge(&mut row, job, &Observed::StaticError, first);
+            judge(&mut row, judge_static(job.expected, &diags));
             return row;
         }
     };
@@ -171,36 +170,27 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
     let report = m.report_par(&job.limits, &job.par);
     let wall = start.elapsed();
     let peak = m.peak_live_nodes();
-    let (result, observed_limit) = match &report.outcome {
-        Outcome::Exit(_) => ("exit".to_string(), None),
-        Outcome::Residual => ("residual".to_string(), None),
-        Outcome::Error(e) => (format!("error {}", e.kind.name()), None),
-        Outcome::Limit(r) => {
-            let which = match r {
-                StopReason::Steps(_) => "limit steps",
-                StopReason::Time { .. } => "limit time",
-                StopReason::Nodes { .. } => "limit nodes",
-                StopReason::Interrupted { .. } => "interrupted",
-                StopReason::Memory { .. } => "limit memory",
-            };
-            (which.to_string(), Some(r.to_string()))
+    let result = match &report.outcome {
+        Outcome::Exit(_) => "exit".to_string(),
+        Outcome::Residual => "residual".to_string(),
+        Outcome::Error(e) => format!("error {}", e.kind.name()),
+        Outcome::Limit(r) => match r {
+            StopReason::Steps(_) => "limit steps",
+            StopReason::Time { .. } => "limit time",
+            StopReason::Nodes { .. } => "limit nodes",
+            StopReason::Interrupted { .. } => "interrupted",
+            StopReason::Memory { .. } => "limit memory",
         }
+        .to_string(),
     };
     let mut row = blank(job, &result, wall);
     fill_counts(&mut row, &report.counts);
     row.peak_live_nodes = peak as u64;
     row.steps_per_s = report.counts.total() as f64 / wall.as_secs_f64().max(1e-9);
-    let limit_words = observed_limit.unwrap_or_default();
-    let (observed, detail) = match &report.outcome {
-        Outcome::Exit(_) => (Observed::Exit(&report.text), None),
-        Outcome::Residual => (Observed::Residual(&report.text), None),
-        Outcome::Error(e) => (Observed::Error(e.kind), Some(e.message.clone())),
-        Outcome::Limit(_) => (Observed::Limit(&limit_words), None),
-    };
-    if matches!(observed, Observed::Exit(_) | Observed::Residual(_)) {
+    if matches!(report.outcome, Outcome::Exit(_) | Outcome::Residual) {
         row.result_bytes = report.text.len() as u64;
     }
-    judge(&mut row, job, &observed, detail);
+    judge(&mut row, judge_run(job.expected, &report, job.snapshot));
     if let Some(program) = copy {
         drop(m);
         row.compiled = Some(super::compiled::measure(job, program, &sources, &report, wall.as_secs_f64()));

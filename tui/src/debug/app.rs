@@ -85,7 +85,14 @@ pub struct App {
     pub size: Rect,
     /// Set by `q`.
     pub quit: bool,
+    /// A word from the app itself for the status line (what a key did not
+    /// do), until the next key, click or message of the engine.
+    pub notice: Option<String>,
 }
+
+/// What Ctrl-C says while nothing runs: in the terminal's raw mode it is a
+/// key, not an interrupt, and it quits nothing.
+pub const CTRL_C_PAUSED: &str = "Ctrl-C stops a run; press q to quit";
 
 impl App {
     /// A new app showing `frame`.
@@ -108,6 +115,7 @@ impl App {
             bps_sel: 0,
             size: Rect::new(0, 0, 120, 40),
             quit: false,
+            notice: None,
         };
         app.receive(frame);
         app
@@ -115,6 +123,9 @@ impl App {
 
     /// Takes a frame from the engine.
     pub fn receive(&mut self, frame: ViewFrame) {
+        if frame.message.is_some() {
+            self.notice = None;
+        }
         if let Some(v) = &frame.view {
             self.segments = v.program.segments();
             self.view = Some(v.clone());
@@ -123,14 +134,25 @@ impl App {
                 let found = find_all(&v.program.text, &pat);
                 self.search = Some((pat, found));
             }
-            if self.follow {
-                self.follow_ready();
+            let placed = if self.follow {
+                self.follow_ready()
             } else if v.recentred {
                 // A window opened on an elided part: the cursor goes to it.
                 if let Some(b) = v.focus.and_then(|i| v.program.bodies.get(i)) {
                     self.cursor = b.start;
                     self.scroll_to_cursor();
                 }
+                true
+            } else {
+                false
+            };
+            // Nothing to follow (a run's end), or the cursor kept: the text
+            // may be shorter than the one scrolled through (an exit value
+            // after the program), and the pane never scrolls past its
+            // last page, so the new text shows.
+            if !placed {
+                let last_page = v.program.line_starts.len().saturating_sub(self.program_height());
+                self.scroll = self.scroll.min(last_page);
             }
             let rows = v.chains.len();
             self.chains_sel = self.chains_sel.min(rows.saturating_sub(1));
@@ -139,15 +161,16 @@ impl App {
         self.frame = frame;
     }
 
-    /// Puts the cursor on the ready body and scrolls it into view.
-    fn follow_ready(&mut self) {
-        let Some(v) = &self.view else { return };
-        if let Some(i) = v.program.ready() {
-            if let Some(b) = v.program.bodies.get(i) {
-                self.cursor = b.start;
-                self.scroll_to_cursor();
-            }
-        }
+    /// Puts the cursor on the ready body and scrolls it into view; whether
+    /// there is one.
+    fn follow_ready(&mut self) -> bool {
+        let Some(v) = &self.view else { return false };
+        let Some(b) = v.program.ready().and_then(|i| v.program.bodies.get(i)) else {
+            return false;
+        };
+        self.cursor = b.start;
+        self.scroll_to_cursor();
+        true
     }
 
     /// Height of the program pane's text area.
@@ -205,6 +228,7 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
+        self.notice = None;
         let state = self.key_state();
         if let (KeyState::Paused(pane), KeyCode::Char(c @ '0'..='9')) = (state, key.code) {
             // `0` alone in the graph pane recentres it.
@@ -266,7 +290,12 @@ impl App {
     fn perform(&mut self, action: Action) -> Vec<Request> {
         match action {
             Action::Pause => {
-                self.prompt = None;
+                // Paused, with no prompt to drop: nothing to stop, so say
+                // what does quit. The engine is asked all the same (a run
+                // it started may not have reached this screen yet).
+                if self.prompt.take().is_none() && !self.frame.running {
+                    self.notice = Some(CTRL_C_PAUSED.to_string());
+                }
                 vec![Request::Pause]
             }
             Action::Quit => {
@@ -524,6 +553,13 @@ impl App {
     /// click activates that pane (and in the program pane, puts the cursor
     /// there; in a list, selects the row).
     pub fn handle_mouse(&mut self, ev: MouseEvent) -> Vec<Request> {
+        // A click or the wheel, not the pointer passing by.
+        if matches!(
+            ev.kind,
+            MouseEventKind::Down(_) | MouseEventKind::ScrollDown | MouseEventKind::ScrollUp
+        ) {
+            self.notice = None;
+        }
         let a = layout(self.size, self.active);
         let at = Position::new(ev.column, ev.row);
         let pane = [

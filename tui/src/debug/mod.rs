@@ -20,18 +20,21 @@
 //! - [`chains`]: the rows of the staging chains pane;
 //! - [`style`]: the palettes (256 colours, 16 colours, `NO_COLOR`);
 //! - [`term`]: the real terminal (raw mode, restored by a guard and a
-//!   panic hook) and the event loop.
+//!   panic hook) and the event loop;
+//! - [`signals`]: SIGTERM and SIGHUP noted for the event loop, which
+//!   restores the terminal and exits with 128 + the signal.
 //!
-//! Imports go one way: `term` → `ui` → `app` → `keys` → `panes`, and
-//! `app` → `worker`; `app` knows nothing of drawing. A key is bound only
-//! in [`keys`]: `handle_key` dispatches through its table and the help
-//! overlay is drawn from it.
+//! Imports go one way: `term` → `ui` → `app` → `keys` → `panes`,
+//! `term` → `signals`, and `app` → `worker`; `app` knows nothing of
+//! drawing. A key is bound only in [`keys`]: `handle_key` dispatches
+//! through its table and the help overlay is drawn from it.
 
 pub mod app;
 pub mod chains;
 pub mod graph;
 pub mod keys;
 pub mod panes;
+pub mod signals;
 pub mod style;
 pub mod term;
 pub mod ui;

@@ -1,7 +1,8 @@
 //! The real terminal: raw mode, the alternate screen and mouse capture,
-//! restored when the debugger ends, however it ends (a guard's `Drop`, and
-//! a panic hook that restores before the panic message is printed); and the
-//! event loop that joins keys, the engine's frames and drawing.
+//! restored when the debugger ends, however it ends (a guard's `Drop`, a
+//! panic hook that restores before the panic message is printed, SIGTERM
+//! and SIGHUP seen by the loop: [`super::signals`]); and the event loop
+//! that joins keys, the engine's frames, signals and drawing.
 
 use std::io::{self, Stdout};
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 
 use super::app::App;
+use super::signals::{Caught, Signals};
 use super::style::Palette;
 use super::ui::render;
 use super::worker::Engine;
@@ -71,29 +73,55 @@ impl Drop for Guard {
     }
 }
 
+/// How the debugger ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// `q`.
+    Quit,
+    /// A termination signal (the terminal was given back first).
+    Signal(Caught),
+}
+
 /// Runs the debugger on `file` in the real terminal, reducing on the
-/// threads of `par`, its snapshots within `snapshot_bytes`. Errors: the
-/// program does not load (its diagnostics), or the terminal cannot be set
-/// up.
-pub fn run(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max_nodes: u64) -> Result<(), String> {
+/// threads of `par`, its snapshots within `snapshot_bytes`; how it ended.
+/// Errors: the program does not load (its diagnostics), or the terminal
+/// or the signal handlers cannot be set up, or the terminal fails.
+pub fn run(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max_nodes: u64) -> Result<Ended, String> {
     let mut engine = Engine::spawn(file, par, snapshot_bytes, color, max_nodes)?;
     let first = engine
         .wait(Duration::from_secs(60))
         .ok_or("deepcps: the debugger's worker did not answer")?;
     let mut app = App::new(first, Palette::detect());
+    let signals = Signals::watch()?;
     let mut guard = Guard::enter().map_err(|e| format!("deepcps: cannot set up the terminal: {e}"))?;
+    let ended = event_loop(&mut guard, &mut app, &mut engine, &signals);
+    drop(guard);
+    // A hung-up terminal fails the reads and the drawing too: the signal
+    // is what ended the debugger.
+    match signals.caught() {
+        Some(caught) => Ok(Ended::Signal(caught)),
+        None => ended,
+    }
+}
+
+/// Draws, reads keys and the mouse, sends requests and takes frames until
+/// `q` or a signal.
+fn event_loop(guard: &mut Guard, app: &mut App, engine: &mut Engine, signals: &Signals) -> Result<Ended, String> {
     let mut dirty = true;
     // For scripts/tui-e2e.sh: a panic after the first screen, to check that
     // the panic hook gives the terminal back.
     let panic_for_test = std::env::var_os("DEEPCPS_DEBUG_TEST_PANIC").is_some();
     loop {
+        if let Some(caught) = signals.caught() {
+            return Ok(Ended::Signal(caught));
+        }
         if dirty {
             if let Ok(size) = guard.terminal.size() {
                 app.size = ratatui::layout::Rect::new(0, 0, size.width, size.height);
             }
             guard
                 .terminal
-                .draw(|f| render(f, &app))
+                .draw(|f| render(f, app))
                 .map_err(|e| format!("deepcps: cannot draw: {e}"))?;
             dirty = false;
             if panic_for_test {
@@ -118,21 +146,11 @@ pub fn run(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max
         // Before the frames: after `Quit` the worker ends and its channel
         // closes.
         if app.quit {
-            break;
+            return Ok(Ended::Quit);
         }
-        match engine.frames() {
-            Ok(frames) => {
-                for fr in frames {
-                    app.receive(fr);
-                    dirty = true;
-                }
-            }
-            Err(e) => {
-                drop(guard);
-                return Err(e);
-            }
+        for fr in engine.frames()? {
+            app.receive(fr);
+            dirty = true;
         }
     }
-    drop(guard);
-    Ok(())
 }

@@ -251,7 +251,7 @@ fn status_lines(f: &mut Frame, app: &App, view: Option<&ViewData>, r: Rect) {
             Span::raw(p.kind.label(width)),
             Span::styled(format!("{}█", p.text), app.palette.focus()),
         ])
-    } else if let Some(m) = &fr.message {
+    } else if let Some(m) = app.notice.as_ref().or(fr.message.as_ref()) {
         Line::from(Span::styled(m.clone(), app.palette.alert()))
     } else if let (Some((pat, _)), Some((at, total))) = (&app.search, app.match_position()) {
         let text = if total == 0 {

@@ -8,7 +8,15 @@
 //! default one, on `--threads` reduction threads (default: all cores) or
 //! those of a `// threads: N` directive. Results and step counts do not
 //! depend on the thread count, and neither do the snapshots: the count is
-//! written nowhere in them. Two texts are made of the run and compared with the files
+//! written nowhere in them.
+//!
+//! A program's expected outcome (`// expect: exit 42`, `// expect:
+//! residual`, `// expect-error: KIND`, `// expect: static-error`; the
+//! directives of [`deepcps_machine::expect`]) is checked as `deepcps
+//! bench` checks it ([`crate::judge`]): a run that contradicts it fails its
+//! file, which `--bless` then refuses to write, naming the directive and
+//! what the run gave. A program without one may end any way: its snapshots
+//! record how. Two texts are made of the run and compared with the files
 //! beside the program:
 //!
 //! - `NAME.out`: the outcome (`residual`, `exit`, `error KIND`, `limit:
@@ -26,8 +34,10 @@
 //! that differ and says which. A malformed or unknown directive in the
 //! leading comments (`// expext: exit 42`) fails its file, blessed or not.
 //! Library files (no main body) are skipped.
-//! Exit code: 0 when every program passes, 1 when one fails, 2 on a usage
-//! error (a path that does not exist, no program found).
+//! Exit code: 0 when every program passes, 1 when one fails (a snapshot
+//! differs or is missing, a run contradicts its directive, a directive is
+//! malformed), 2 on a usage error (a path that does not exist, no program
+//! found).
 
 mod diff;
 
@@ -37,7 +47,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use deepcps_machine::diag::Diagnostic;
-use deepcps_machine::expect::Expectations;
+use deepcps_machine::expect::{Expectations, Expected};
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
@@ -48,6 +58,7 @@ use deepcps_machine::syntax::parser::parse_file;
 use deepcps_machine::syntax::{load_from, runtime_diagnostic, RealFs};
 
 use crate::exit::{EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
+use crate::judge::{judge_run, judge_static};
 use crate::views::final_dump;
 
 /// The extension of programs.
@@ -60,6 +71,17 @@ pub struct Snapshots {
     pub out: String,
     /// The text of `NAME.graph`.
     pub graph: String,
+}
+
+/// One program's run: its snapshots, and how it went against its
+/// expected outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ran {
+    /// The texts of its snapshot files.
+    pub snapshots: Snapshots,
+    /// Why the run contradicts the program's outcome directive, naming the
+    /// directive; `None` when it meets it or there is none.
+    pub contradiction: Option<String>,
 }
 
 /// Runs `deepcps test` on `paths`, each program on `threads` reduction
@@ -87,17 +109,20 @@ pub fn run(paths: &[PathBuf], bless: bool, threads: Option<usize>, out: &mut dyn
                 continue;
             }
         };
-        if let Err(e) = Expectations::parse(&String::from_utf8_lossy(&text)) {
-            let _ = writeln!(out, "FAIL {}:{}: {}", file.display(), e.line, e.message);
-            failed += 1;
-            continue;
-        }
+        let expect = match Expectations::parse(&String::from_utf8_lossy(&text)) {
+            Ok(e) => e,
+            Err(e) => {
+                let _ = writeln!(out, "FAIL {}:{}: {}", file.display(), e.line, e.message);
+                failed += 1;
+                continue;
+            }
+        };
         if is_library(&text) {
             let _ = writeln!(out, "skip {} (a library: no main body)", file.display());
             skipped += 1;
             continue;
         }
-        let n = threads_directive(&String::from_utf8_lossy(&text)).unwrap_or(threads);
+        let n = expect.threads.unwrap_or(threads);
         let par = match pars.entry(n) {
             Entry::Occupied(e) => e.get().clone(),
             Entry::Vacant(e) => match Parallel::new(n) {
@@ -108,11 +133,11 @@ pub fn run(paths: &[PathBuf], bless: bool, threads: Option<usize>, out: &mut dyn
                 }
             },
         };
-        let snaps = snapshots(file, text, &par);
+        let ran = snapshots(file, text, &par, &expect);
         let ok = if bless {
-            bless_one(file, &snaps, out)
+            bless_one(file, &ran, out)
         } else {
-            check_one(file, &snaps, out)
+            check_one(file, &ran, out)
         };
         if ok {
             passed += 1;
@@ -175,39 +200,25 @@ fn is_library(text: &[u8]) -> bool {
     matches!(parse_file(&text, id), Ok(f) if f.main.is_none())
 }
 
-/// The value of a leading-comment directive `// KEY VALUE`.
-fn directive<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    text.lines()
-        .map(str::trim)
-        .take_while(|l| l.starts_with("//") || l.is_empty())
-        .find_map(|l| l.trim_start_matches('/').trim().strip_prefix(key).map(str::trim))
+/// Why a run that was judged `judged` contradicts `expected`, naming the
+/// directive; `None` when it meets it.
+fn contradiction(expected: &Expected, judged: Result<(), String>) -> Option<String> {
+    judged
+        .err()
+        .map(|why| format!("the run contradicts its directive `// expect: {expected}`: {why}"))
 }
 
-/// The step limit of a program: its `// max-steps: N` directive, or the
-/// default of `deepcps run`.
-pub fn max_steps(text: &str) -> u64 {
-    directive(text, "max-steps:")
-        .and_then(|n| n.replace('_', "").parse().ok())
-        .unwrap_or(Limits::default().max_steps)
-}
-
-/// The reduction threads a program asks for: its `// threads: N`
-/// directive (at least 1; anything else is ignored).
-pub fn threads_directive(text: &str) -> Option<usize> {
-    directive(text, "threads:")
-        .and_then(|n| n.replace('_', "").parse().ok())
-        .filter(|&n| n >= 1)
-}
-
-/// Runs the program `file` (whose bytes are `bytes`) on the threads of
-/// `par` and makes its snapshot texts.
-pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel) -> Snapshots {
+/// Runs the program `file` (whose bytes are `bytes`, whose directives are
+/// `expect`) on the threads of `par`, within its step limit or the default
+/// of `deepcps run`; makes its snapshot texts and judges it against its
+/// expected outcome.
+pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel, expect: &Expectations) -> Ran {
     let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = file
         .file_name()
         .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
     let limits = Limits {
-        max_steps: max_steps(&String::from_utf8_lossy(&bytes)),
+        max_steps: expect.max_steps.unwrap_or(Limits::default().max_steps),
         ..Limits::default()
     };
     let mut sources = SourceMap::new();
@@ -226,15 +237,23 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel) -> Snapshots {
     let program = match loaded {
         Ok(p) => p,
         Err(ds) => {
-            return Snapshots {
-                out: format!("outcome: static error\n--- diagnostics\n{}", relative(&render(&sources, &ds), &dir)),
-                graph: "no graph: the program did not load\n".to_string(),
+            return Ran {
+                snapshots: Snapshots {
+                    out: format!("outcome: static error\n--- diagnostics\n{}", relative(&render(&sources, &ds), &dir)),
+                    graph: "no graph: the program did not load\n".to_string(),
+                },
+                contradiction: expect.outcome.as_ref().and_then(|e| contradiction(e, judge_static(Some(e), &ds))),
             };
         }
     };
     let mut m = Machine::new(program);
     let report = m.report_par(&limits, par);
     let graph = final_dump(&m, &report.outcome);
+    // The snapshot files are compared whole; the verdict sees no snapshot.
+    let contradiction = expect
+        .outcome
+        .as_ref()
+        .and_then(|e| contradiction(e, judge_run(Some(e), &report, None)));
     let outcome = match &report.outcome {
         Outcome::Residual => "residual".to_string(),
         Outcome::Exit(_) => "exit".to_string(),
@@ -261,7 +280,10 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel) -> Snapshots {
         text.push_str("--- diagnostics\n");
         text.push_str(&relative(&render(&sources, &diags), &dir));
     }
-    Snapshots { out: text, graph }
+    Ran {
+        snapshots: Snapshots { out: text, graph },
+        contradiction,
+    }
 }
 
 /// Diagnostics rendered without colour.
@@ -284,11 +306,13 @@ pub fn snapshot_paths(file: &Path) -> (PathBuf, PathBuf) {
     (file.with_extension("out"), file.with_extension("graph"))
 }
 
-/// Compares the snapshots of `file` with the files beside it; reports to
-/// `out`. Whether they match.
-fn check_one(file: &Path, snaps: &Snapshots, out: &mut dyn Write) -> bool {
+/// Compares the snapshots of the run `ran` of `file` with the files beside
+/// it and the run with its directive; reports to `out`. Whether they match
+/// and the run meets its directive.
+fn check_one(file: &Path, ran: &Ran, out: &mut dyn Write) -> bool {
     let (out_path, graph_path) = snapshot_paths(file);
-    let mut problems = Vec::new();
+    let snaps = &ran.snapshots;
+    let mut problems: Vec<String> = ran.contradiction.iter().map(|c| format!("  {c}\n")).collect();
     let mut missing = Vec::new();
     for (path, actual) in [(&out_path, &snaps.out), (&graph_path, &snaps.graph)] {
         match std::fs::read(path) {
@@ -305,14 +329,24 @@ fn check_one(file: &Path, snaps: &Snapshots, out: &mut dyn Write) -> bool {
         }
     }
     if !missing.is_empty() {
-        problems.insert(
-            0,
+        // `--bless` refuses a run that contradicts its directive: no hint
+        // to run it then.
+        let hint = if ran.contradiction.is_some() {
+            String::new()
+        } else {
             format!(
-                "  missing snapshot{} {} (run `deepcps test --bless {}` to write {})\n",
-                if missing.len() > 1 { "s" } else { "" },
-                missing.join(", "),
+                " (run `deepcps test --bless {}` to write {})",
                 file.display(),
                 if missing.len() > 1 { "them" } else { "it" }
+            )
+        };
+        let at = usize::from(ran.contradiction.is_some());
+        problems.insert(
+            at,
+            format!(
+                "  missing snapshot{} {}{hint}\n",
+                if missing.len() > 1 { "s" } else { "" },
+                missing.join(", "),
             ),
         );
     }
@@ -328,10 +362,17 @@ fn check_one(file: &Path, snaps: &Snapshots, out: &mut dyn Write) -> bool {
     }
 }
 
-/// Writes the snapshots of `file` that differ from the files beside it;
-/// reports which to `out`. Whether every write succeeded.
-fn bless_one(file: &Path, snaps: &Snapshots, out: &mut dyn Write) -> bool {
+/// Writes the snapshots of the run `ran` of `file` that differ from the
+/// files beside it, unless the run contradicts its directive (then nothing
+/// is written); reports to `out`. Whether the run met its directive and
+/// every write succeeded.
+fn bless_one(file: &Path, ran: &Ran, out: &mut dyn Write) -> bool {
+    if let Some(c) = &ran.contradiction {
+        let _ = writeln!(out, "FAIL {}: not blessed: {c}", file.display());
+        return false;
+    }
     let (out_path, graph_path) = snapshot_paths(file);
+    let snaps = &ran.snapshots;
     let mut written = Vec::new();
     let mut ok = true;
     for (path, actual) in [(&out_path, &snaps.out), (&graph_path, &snaps.graph)] {
