@@ -4,7 +4,7 @@
 //! [`crate::views`], [`crate::snaptest`], [`crate::bench`]).
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -30,7 +30,7 @@ struct Cli {
 enum Command {
     /// Reduce a program; print its exit value or its residual program.
     Run {
-        /// The program (`.dcps`).
+        /// The program (`.dcps`; `-`: standard input).
         file: PathBuf,
         /// Print the step counts by rule kind (to stderr).
         #[arg(long)]
@@ -45,7 +45,7 @@ enum Command {
         #[arg(long, value_name = "N", conflicts_with = "max_steps")]
         stop_after: Option<u64>,
         /// Stop after this many seconds of reduction (exit code 3).
-        #[arg(long, value_parser = parse_seconds)]
+        #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
         timeout: Option<std::time::Duration>,
         /// Print every step to stderr: its number, rule and the source place
         /// of the body executed. A trace follows the sequential machine: it
@@ -79,14 +79,15 @@ enum Command {
         #[arg(long)]
         no_fast: bool,
     },
-    /// Parse and resolve a program without running it.
+    /// Parse and resolve a program, or a library of definitions, without
+    /// running it.
     Check {
-        /// The program.
+        /// The program or library (`-`: standard input).
         file: PathBuf,
     },
     /// Print a source file in canonical form, its comments kept in place.
     Fmt {
-        /// The file.
+        /// The file (`-`: standard input).
         file: PathBuf,
         /// Do not print; exit 0 if the file is in canonical form, 1 if not.
         #[arg(long, conflicts_with = "write")]
@@ -95,9 +96,9 @@ enum Command {
         /// untouched if it is canonical already).
         #[arg(long)]
         write: bool,
-        /// Leave the comments out (printing or checking only: a file is
-        /// never rewritten without its comments).
-        #[arg(long, conflicts_with = "write")]
+        /// Leave the comments out (with `--write`, the file is rewritten
+        /// without them).
+        #[arg(long)]
         drop_comments: bool,
     },
     /// Print the lambda graph of the program's state as Graphviz DOT
@@ -189,7 +190,7 @@ enum Command {
         step: Option<u64>,
         /// Stop the run after this many steps (exit code 3; the dump shows
         /// the term as it stood).
-        #[arg(long, default_value_t = Limits::default().max_steps)]
+        #[arg(long, value_name = "N", default_value_t = Limits::default().max_steps)]
         max_steps: u64,
         /// Refuse (exit code 3) a state with more nodes than this, written
         /// out with its shared values copied where they are used, and stop
@@ -217,11 +218,19 @@ enum Command {
 }
 
 /// Runs the command line `args` (program name first), writing the result to
-/// `out` and diagnostics to `err`; returns the exit code.
+/// `out` and diagnostics to `err`; returns the exit code. A program named
+/// `-` is read from standard input.
 pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    main_with_input(args, &mut std::io::stdin(), out, err)
+}
+
+/// [`main_with`], with `input` in place of standard input (what a program
+/// named `-` is read from).
+pub fn main_with_input(args: Vec<OsString>, input: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
-        Err(e) => {
+        Err(mut e) => {
+            crate::args::suggest_subcommand(&mut e, &<Cli as clap::CommandFactory>::command());
             let code = if e.use_stderr() { EXIT_STATIC } else { EXIT_OK };
             let text = e.render().to_string();
             if e.use_stderr() {
@@ -233,7 +242,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
         }
     };
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let ctx = Ctx { out, err, color };
+    let ctx = Ctx { out, err, color, input };
     match cli.command {
         Command::Run {
             file,
