@@ -378,15 +378,11 @@ impl Ctx<'_> {
         };
         let includes = include_lines(&text);
         let canonical = format!("{includes}{}", Printer::source(&program.vars).program_text(&program.body));
-        let formatted = if drop_comments {
-            canonical
-        } else {
-            match comments::weave(&text, id, &canonical) {
-                Ok(t) => t,
-                Err(d) => {
-                    self.diags(&sources, &[d]);
-                    return EXIT_STATIC;
-                }
+        let formatted = match comments::weave(&text, id, &canonical, !drop_comments) {
+            Ok(t) => t,
+            Err(d) => {
+                self.diags(&sources, &[d]);
+                return EXIT_STATIC;
             }
         };
         match mode {
