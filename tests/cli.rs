@@ -577,3 +577,29 @@ fn every_value_has_a_placeholder_of_its_kind() {
     let r = deepcps(&["help", "dump"]);
     assert!(r.out.contains("--max-steps <N>"), "{}", r.out);
 }
+
+#[test]
+fn the_keys_the_debug_help_names_do_what_it_says() {
+    // Each key named in `deepcps help debug` is followed by what it does,
+    // in the words of the debugger's own help for that key.
+    let help = deepcps(&["help", "debug"]).out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let pieces: Vec<&str> = help.split('`').collect();
+    let mut named = 0;
+    for k in (1..pieces.len()).step_by(2) {
+        let key = pieces[k];
+        if key.chars().count() != 1 {
+            continue;
+        }
+        let what = pieces
+            .get(k + 1)
+            .and_then(|after| after.strip_prefix(" ("))
+            .and_then(|after| after.split(')').next())
+            .unwrap_or_else(|| panic!("`{key}` without what it does: {help}"));
+        let entry = deepcps::debug::keys::entries()
+            .find(|e| e.keys.split([' ', ',']).any(|k| k == key))
+            .unwrap_or_else(|| panic!("`{key}` is no key of the debugger"));
+        assert_eq!(entry.what, what, "`{key}`");
+        named += 1;
+    }
+    assert!(named >= 1, "{help}");
+}

@@ -136,7 +136,8 @@ enum Command {
         file: PathBuf,
         /// Reduction threads of runs to the end or to a breakpoint-free
         /// stop (default: all cores; 1 is the sequential machine). Steps,
-        /// `n` and runs with breakpoints go step by step on one thread.
+        /// `e` (reduce the focused body's subtree) and runs with
+        /// breakpoints go step by step on one thread.
         #[arg(long, value_name = "N", value_parser = parse_threads)]
         threads: Option<usize>,
         /// Memory for the states kept to step back to, in MB (about):
@@ -202,6 +203,9 @@ enum Command {
     /// Run the snapshot tests of programs kept outside this repository:
     /// each `NAME.dcps` under the paths is compared with `NAME.out` (outcome,
     /// step counts, result) and `NAME.graph` (graph dump) beside it.
+    ///
+    /// A program runs for at most 10000000 steps, or the number its
+    /// `// max-steps: N` directive gives.
     Test {
         /// Programs, or directories searched recursively for `.dcps` files.
         #[arg(required = true)]
