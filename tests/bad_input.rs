@@ -49,7 +49,8 @@ fn truncated_file() {
     rejects("trunc.dcps", b"let f(x, k) { k", "expected `}`, found end of file");
     rejects("trunc2.dcps", b"let f", "expected the value bound by `let`");
     rejects("trunc3.dcps", b"@always", "expected `:` after the staging expression");
-    rejects("empty.dcps", b"", "the program has no main body");
+    rejects("empty.dcps", b"", "the file is empty");
+    rejects("defs_only.dcps", b"let f(k) { k }\n", "the program has no main body");
 }
 
 #[test]
@@ -80,17 +81,25 @@ fn a_ten_megabyte_line() {
 
 #[test]
 fn deep_nesting_is_a_diagnostic() {
+    // One code for one limit, in DeepCPS source and in expression strings.
     let n = 100_000;
     let parens = format!("@{}always{}: $exit 1", "(".repeat(n), ")".repeat(n));
-    rejects("parens.dcps", parens.as_bytes(), "nested too deeply");
     let tuples = format!("$exit {}1{}", "[".repeat(n), "]".repeat(n));
-    rejects("tuples.dcps", tuples.as_bytes(), "nested too deeply");
     let lambdas = format!("$exit {}$exit 1{}", "() { ".repeat(n), " }".repeat(n));
-    rejects("lambdas.dcps", lambdas.as_bytes(), "nested too deeply");
     let nots = format!("@{}always: $exit 1", "!".repeat(n));
-    rejects("nots.dcps", nots.as_bytes(), "nested too deeply");
     let expr = format!("\"{}1{}\" (x) $exit x", "(".repeat(n), ")".repeat(n));
-    rejects("expr.dcps", expr.as_bytes(), "nested too deeply");
+    let expr_nots = format!("\"{}true\" (x) $exit x", "!".repeat(n));
+    for (name, text) in [
+        ("parens.dcps", parens),
+        ("tuples.dcps", tuples),
+        ("lambdas.dcps", lambdas),
+        ("nots.dcps", nots),
+        ("expr.dcps", expr),
+        ("expr_nots.dcps", expr_nots),
+    ] {
+        rejects(name, text.as_bytes(), "nested too deeply");
+        rejects(name, text.as_bytes(), "[nesting] Error: ");
+    }
 }
 
 #[test]
@@ -160,4 +169,20 @@ fn misspelt_keywords_and_names_are_suggested() {
     // Nothing near: no suggestion.
     let (_, err) = run_bytes("far.dcps", b"let double(x, k) { k x }\ntotal 4 (r) $exit r");
     assert!(!err.contains("did you mean"), "{err}");
+}
+
+#[test]
+fn unbound_names_past_the_twentieth_are_counted() {
+    let names: Vec<String> = (1..=25).map(|i| format!("a{i}")).collect();
+    let text = format!("$exit [{}]\n", names.join(", "));
+    let (code, err) = run_bytes("many_unbound.dcps", text.as_bytes());
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.matches("[unbound] Error: ").count(), 20, "{err}");
+    assert!(err.contains("unbound name `a20`") && !err.contains("`a21`"), "{err}");
+    assert!(err.contains("Note: and 5 more errors, not shown"), "{err}");
+    // Twenty exactly: nothing more to count.
+    let text = format!("$exit [{}]\n", names[..20].join(", "));
+    let (_, err) = run_bytes("twenty_unbound.dcps", text.as_bytes());
+    assert_eq!(err.matches("[unbound] Error: ").count(), 20, "{err}");
+    assert!(!err.contains("more error"), "{err}");
 }

@@ -140,6 +140,15 @@ fn fmt_check_names_the_command_that_fixes_the_file() {
     let w = deepcps(&["fmt", "--write", &p]);
     assert_eq!((w.code, w.out.as_str(), w.err.as_str()), (0, "", ""));
     assert_eq!(deepcps(&["fmt", "--check", &p]).code, 0);
+    // Checked without its comments, the file is not canonical; the command
+    // named, with the same flags, makes it so.
+    let r = deepcps(&["fmt", "--check", "--drop-comments", &p]);
+    assert_eq!((r.code, r.out.as_str()), (1, ""));
+    let fix = format!("deepcps fmt --write --drop-comments {p}");
+    assert_eq!(r.err, format!("{p}: not in canonical form (run `{fix}`)\n"));
+    let args: Vec<&str> = fix.split(' ').skip(1).collect();
+    assert_eq!(deepcps(&args).code, 0);
+    assert_eq!(deepcps(&["fmt", "--check", "--drop-comments", &p]).code, 0);
 }
 
 #[test]
@@ -160,13 +169,18 @@ fn fmt_write_formats_the_file_in_place() {
     let r = deepcps(&["fmt", "--write", &bad]);
     assert_eq!(r.code, 2, "{}", r.err);
     assert_eq!(std::fs::read_to_string(&bad).expect("read back"), "// broken\nf (x\n");
-    // Never rewritten without its comments, nor both checked and written.
-    for flags in [["--write", "--drop-comments"], ["--write", "--check"]] {
-        let r = deepcps(&["fmt", flags[0], flags[1], &p]);
-        assert_eq!(r.code, 2, "{flags:?}: {}", r.err);
-        assert!(r.err.contains("cannot be used with"), "{flags:?}: {}", r.err);
-    }
+    // Not both checked and written.
+    let r = deepcps(&["fmt", "--write", "--check", &p]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("cannot be used with"), "{}", r.err);
     assert_eq!(std::fs::read_to_string(&p).expect("read back"), written);
+    // Rewritten without its comments when asked to.
+    let r = deepcps(&["fmt", "--write", "--drop-comments", &p]);
+    assert_eq!((r.code, r.out.as_str(), r.err.as_str()), (0, "", ""));
+    assert_eq!(
+        std::fs::read_to_string(&p).expect("read back"),
+        "let f(x, k) {\n  k x\n}\nf 1 (r)\n$exit r\n"
+    );
 }
 
 #[test]
@@ -400,4 +414,192 @@ fn runtime_errors_show_their_call_sites_on_every_machine() {
             assert!(r.err[at..].contains(label), "{flags:?}: {}", r.err);
         }
     }
+}
+
+#[test]
+fn included_files_are_named_without_dot_dot() {
+    let dir = std::env::temp_dir().join(format!("deepcps-cli-dotdot-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("app")).expect("temp dir");
+    std::fs::create_dir_all(dir.join("lib")).expect("temp dir");
+    std::fs::write(dir.join("lib/bad.dcps"), "let f(k) { k nowhere }\n").expect("write");
+    std::fs::write(dir.join("app/main.dcps"), "include \"../lib/./bad.dcps\"\nf $exit\n").expect("write");
+    let main = dir.join("app/main.dcps").display().to_string();
+    let r = deepcps(&["run", &main]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    let lib = dir.join("lib").join("bad.dcps").display().to_string();
+    assert!(r.err.contains(&format!("({lib}:1:14)")), "{}", r.err);
+    assert!(r.err.contains(&format!("─[ {lib}:1:14 ]")), "{}", r.err);
+    assert!(!r.err.contains("/../") && !r.err.contains("/./"), "{}", r.err);
+}
+
+#[test]
+fn check_accepts_a_library_and_checks_its_definitions() {
+    let r = deepcps(&["check", "corpus/paper/builders.dcps"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(r.out, "corpus/paper/builders.dcps: ok (a library of definitions)\n");
+    // Its includes are followed.
+    let r = deepcps(&["check", "corpus/paper/arith_stack_actions.dcps"]);
+    assert_eq!((r.code, r.err.as_str()), (0, ""));
+    assert!(r.out.ends_with(": ok (a library of definitions)\n"), "{}", r.out);
+    // Its definitions get the static checks.
+    let p = temp_file("bad_lib.dcps", b"let f(x, x) { g x }\nlet h(k) { k 1 }\n");
+    let r = deepcps(&["check", &p]);
+    assert_eq!(r.code, 2, "{}", r.out);
+    assert!(r.err.contains("[duplicate] Error: "), "{}", r.err);
+    assert!(r.err.contains("[unbound] Error: unbound name `g`"), "{}", r.err);
+    // `run` still wants a main body, and says what the file is.
+    let r = deepcps(&["run", "corpus/paper/builders.dcps"]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("[parse] Error: the program has no main body"), "{}", r.err);
+    assert!(r.err.contains("checked with `deepcps check`"), "{}", r.err);
+}
+
+#[test]
+fn a_file_without_a_program_says_so() {
+    for (name, text, message, code) in [
+        ("empty.dcps", "", "the file is empty", "check"),
+        ("blank.dcps", "\n\n", "the file is empty", "run"),
+        ("comments.dcps", "// nothing here\n", "the file holds no code, only comments", "run"),
+    ] {
+        let p = temp_file(name, text.as_bytes());
+        for cmd in ["run", code] {
+            let r = deepcps(&[cmd, &p]);
+            assert_eq!(r.code, 2, "{name}: {}", r.out);
+            assert!(r.err.starts_with(&format!("[parse] Error: {message} ({p}:")), "{name}: {}", r.err);
+            assert!(!r.err.contains("after the definitions"), "{name}: {}", r.err);
+        }
+    }
+}
+
+#[test]
+fn a_misspelt_subcommand_gets_a_suggestion() {
+    for (typed, meant) in [("rn", "run"), ("chek", "check"), ("dumb", "dump"), ("fmr", "fmt")] {
+        let r = deepcps(&[typed, "corpus/paper/arith_built.dcps"]);
+        assert_eq!(r.code, 2, "{typed}");
+        assert!(r.err.contains(&format!("unrecognized subcommand '{typed}'")), "{}", r.err);
+        assert!(
+            r.err.contains(&format!("a similar subcommand exists: '{meant}'")),
+            "{typed}: {}",
+            r.err
+        );
+    }
+    let r = deepcps(&["frobnicate"]);
+    assert!(!r.err.contains("similar"), "{}", r.err);
+}
+
+/// `deepcps ARGS..` in-process with `input` as standard input.
+fn deepcps_with_input(args: &[&str], input: &str) -> (u8, String, String) {
+    let mut argv: Vec<std::ffi::OsString> = vec!["deepcps".into()];
+    argv.extend(args.iter().map(std::ffi::OsString::from));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    std::env::set_current_dir(deepcps_tests::root()).expect("root");
+    let code = deepcps::main_with_input(argv, &mut input.as_bytes(), &mut out, &mut err);
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+#[test]
+fn a_dash_reads_the_program_from_standard_input() {
+    let program = "include \"corpus/paper/builders.dcps\"\npush [] 6 (S)\npop S (v, S)\n\"v*7\" (r)\n$exit r\n";
+    assert_eq!(deepcps_with_input(&["run", "-"], program), (0, "42\n".into(), String::new()));
+    assert_eq!(
+        deepcps_with_input(&["check", "-"], program),
+        (0, "<stdin>: ok\n".into(), String::new())
+    );
+    // Diagnostics name it `<stdin>`, runtime errors with their call sites.
+    let failing = "let f(x, k) { \"x/0\" (y) k y }\nf 1 (r)\n$exit r\n";
+    let (code, out, err) = deepcps_with_input(&["run", "-"], failing);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.starts_with("[division-by-zero] Error: division by zero in 1 / 0 (<stdin>:1:16)"),
+        "{err}"
+    );
+    assert!(err.contains("─[ <stdin>:1:16 ]") && err.contains("called from here"), "{err}");
+    let (code, _, err) = deepcps_with_input(&["run", "-"], "f x\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("unbound name `f` (<stdin>:1:1)"), "{err}");
+    // fmt prints it; --check names no file to rewrite; --write refuses.
+    assert_eq!(
+        deepcps_with_input(&["fmt", "-"], "f   x // a\n"),
+        (0, "f x // a\n".into(), String::new())
+    );
+    let (code, _, err) = deepcps_with_input(&["fmt", "--check", "-"], "f   x\n");
+    assert_eq!(
+        (code, err.as_str()),
+        (1, "<stdin>: not in canonical form (`deepcps fmt -` prints its canonical form)\n")
+    );
+    let (code, _, err) = deepcps_with_input(&["fmt", "--write", "-"], "f x\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("--write cannot rewrite standard input"), "{err}");
+}
+
+#[test]
+fn every_value_has_a_placeholder_of_its_kind() {
+    // A value placeholder names the kind of value (`<N>`, `<SECONDS>`), not
+    // the flag it belongs to (clap's default, `--timeout <TIMEOUT>`).
+    let commands = ["run", "check", "fmt", "dot", "debug", "bench", "compile", "chains", "dump", "test"];
+    let mut placeholders = std::collections::BTreeSet::new();
+    for cmd in commands {
+        let r = deepcps(&["help", cmd]);
+        assert_eq!(r.code, 0, "{cmd}: {}", r.err);
+        for line in r.out.lines() {
+            let line = line.trim_start();
+            let Some(flag) = line.split_whitespace().find(|w| w.starts_with("--")) else {
+                continue;
+            };
+            if !line.starts_with('-') {
+                continue;
+            }
+            let Some(value) = line.split_whitespace().find(|w| w.starts_with('<')) else {
+                continue;
+            };
+            let own = format!(
+                "<{}>",
+                flag.trim_start_matches('-').trim_end_matches(',').to_uppercase().replace('-', "_")
+            );
+            // `--cc <CC>` is a C compiler, named as make names it.
+            if flag != "--cc" {
+                assert_ne!(value, own, "{cmd}: `{line}`");
+            }
+            placeholders.insert(value.to_string());
+        }
+    }
+    for kind in ["<N>", "<SECONDS>"] {
+        assert!(placeholders.contains(kind), "{placeholders:?}");
+    }
+    for (cmd, flag) in [("run", "--timeout"), ("compile", "--timeout"), ("bench", "--timeout")] {
+        let r = deepcps(&["help", cmd]);
+        assert!(r.out.contains(&format!("{flag} <SECONDS>")), "{cmd}: {}", r.out);
+    }
+    let r = deepcps(&["help", "dump"]);
+    assert!(r.out.contains("--max-steps <N>"), "{}", r.out);
+}
+
+#[test]
+fn the_keys_the_debug_help_names_do_what_it_says() {
+    // Each key named in `deepcps help debug` is followed by what it does,
+    // in the words of the debugger's own help for that key.
+    let help = deepcps(&["help", "debug"]).out.split_whitespace().collect::<Vec<_>>().join(" ");
+    let pieces: Vec<&str> = help.split('`').collect();
+    let mut named = 0;
+    for k in (1..pieces.len()).step_by(2) {
+        let key = pieces[k];
+        if key.chars().count() != 1 {
+            continue;
+        }
+        let what = pieces
+            .get(k + 1)
+            .and_then(|after| after.strip_prefix(" ("))
+            .and_then(|after| after.split(')').next())
+            .unwrap_or_else(|| panic!("`{key}` without what it does: {help}"));
+        let entry = deepcps::debug::keys::entries()
+            .find(|e| e.keys.split([' ', ',']).any(|k| k == key))
+            .unwrap_or_else(|| panic!("`{key}` is no key of the debugger"));
+        assert_eq!(entry.what, what, "`{key}`");
+        named += 1;
+    }
+    assert!(named >= 1, "{help}");
 }

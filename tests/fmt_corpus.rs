@@ -3,7 +3,9 @@
 //! form without comments is the original's), gives the same outcome, step
 //! counts and result when it replaces the original (includes still resolved
 //! from disk), holds every comment of the original, in order, keeps its
-//! directives, and formatting it again changes nothing.
+//! directives, keeps a blank line between top-level definitions where the
+//! original has blank lines (one, however many there were), braces both
+//! branches of every `if`, and formatting it again changes nothing.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -41,6 +43,7 @@ fn formatting_every_corpus_file_keeps_its_program_and_its_comments() {
     let mut files = Vec::new();
     dcps_files(&base.join("corpus"), &mut files);
     let (mut checked, mut with_comments, mut refused) = (0, 0, Vec::new());
+    let (mut separated, mut ifs) = (0, 0);
     for (n, p) in files.iter().enumerate() {
         let rel = p.strip_prefix(&base).unwrap_or(p).to_path_buf();
         let name = rel.display().to_string();
@@ -76,6 +79,16 @@ fn formatting_every_corpus_file_keeps_its_program_and_its_comments() {
         );
         // Idempotent.
         assert_eq!(fmt(&[], &tmp).as_deref(), Some(formatted.as_str()), "{name}: fmt is not idempotent");
+        // Blank lines between definitions: kept, one of a run.
+        assert!(!formatted.contains("\n\n\n"), "{name}: two blank lines in a row:\n{formatted}");
+        let (old, new) = (definitions(&original), definitions(&formatted));
+        let names = |d: &[(String, bool)]| d.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        if names(&old) == names(&new) {
+            assert_eq!(new, old, "{name}: blank lines between definitions:\n{formatted}");
+            separated += old.iter().filter(|(_, blank)| *blank).count();
+        }
+        // Both branches of `if` braced.
+        ifs += braced_ifs(&formatted, &name);
         // The same run.
         let overlay = Overlay {
             path: rel.clone(),
@@ -90,5 +103,59 @@ fn formatting_every_corpus_file_keeps_its_program_and_its_comments() {
         checked += 1;
     }
     assert!(checked >= 45, "only {checked} files checked; refused: {refused:?}");
+    assert!(separated >= 10, "only {separated} definitions after a blank line");
+    assert!(ifs >= 10, "only {ifs} `if`s");
     assert_eq!(with_comments, checked, "every corpus file has comments");
+}
+
+/// The definitions that start a line of `text` (`let NAME`, `fix NAME`),
+/// but for one right after the `include` lines, each with whether a blank
+/// line stands right before it.
+fn definitions(text: &str) -> Vec<(String, bool)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let mut words = line.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty());
+        if !(line.starts_with("let ") || line.starts_with("fix ")) {
+            continue;
+        }
+        let (Some(keyword), Some(name)) = (words.next(), words.next()) else {
+            continue;
+        };
+        // After the `include` lines fmt always leaves a blank line.
+        let before = lines[..i].iter().rev().find(|l| !l.trim().is_empty());
+        if before.is_some_and(|l| l.starts_with("include ")) {
+            continue;
+        }
+        let blank = i > 0 && lines[i - 1].trim().is_empty();
+        out.push((format!("{keyword} {name}"), blank));
+    }
+    out
+}
+
+/// How many `if`s with two braced branches `text` has; fails on one whose
+/// second branch is in tail form (its first closes with `} ()` alone).
+fn braced_ifs(text: &str, name: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut n = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        if !(code.starts_with("if ") && code.ends_with("() {")) {
+            continue;
+        }
+        let indent = &line[..line.len() - code.len()];
+        let close = lines[i + 1..]
+            .iter()
+            .find(|l| l.starts_with(indent) && l[indent.len()..].starts_with('}'))
+            .map(|l| l.trim_end());
+        let close = close.map(|l| l.split(" //").next().unwrap_or(l));
+        assert_eq!(
+            close,
+            Some(format!("{indent}}} () {{").as_str()),
+            "{name}: `{code}` at line {}",
+            i + 1
+        );
+        n += 1;
+    }
+    n
 }

@@ -123,8 +123,14 @@ fn bytes_that_are_not_a_program() {
     check("nul.dcps", "$exit 1\0\0".into(), &[], 2, "");
     let r = run("binary.dcps", String::from_utf8_lossy(&[0xff, 0xfe, 0x00, 0x01]).into_owned(), &[]);
     assert_eq!(r.code, 2, "{}", r.err);
-    check("empty.dcps", String::new(), &[], 2, "no main body");
-    check("only_comment.dcps", "// nothing\n".into(), &[], 2, "no main body");
+    check("empty.dcps", String::new(), &[], 2, "the file is empty");
+    check(
+        "only_comment.dcps",
+        "// nothing\n".into(),
+        &[],
+        2,
+        "the file holds no code, only comments",
+    );
 }
 
 #[test]

@@ -115,7 +115,7 @@ fn copies_of_one_recursive_value_named_apart_print_as_one_fix() {
     // name. Both print the value once, where it is held.
     both_print(
         "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n@never: [f1, 0] f1\n",
-        "@never: fix f1(n, k) {\n  if n () {\n    f1 false k\n  } ()\n  k f1\n} in\n[f1, 0] f1\n",
+        "@never: fix f1(n, k) {\n  if n () {\n    f1 false k\n  } () {\n    k f1\n  }\n} in\n[f1, 0] f1\n",
     );
 }
 
@@ -140,6 +140,20 @@ fn a_copy_named_apart_in_a_nested_body_still_prints_by_name_after_it() {
     // full there, its own name free.
     both_print(
         "fix f1(n, k) { if n () { f1 false k } () { k f1 } } in\n\"f1\" (e2)\n(g) { @never: [f1, g] (x) { @never: [f1, g] x } g } f1\n",
-        "@never: fix f1(n, k) {\n  if n () {\n    f1 false k\n  } ()\n  k f1\n} in\n[f1, f1] (x) {\n  @never: fix f1(n, k) {\n    if n () {\n      f1 false k\n    } ()\n    k f1\n  } in\n  [f1, f1] x\n} f1\n",
+        "@never: fix f1(n, k) {\n  if n () {\n    f1 false k\n  } () {\n    k f1\n  }\n} in\n[f1, f1] (x) {\n  @never: fix f1(n, k) {\n    if n () {\n      f1 false k\n    } () {\n      k f1\n    }\n  } in\n  [f1, f1] x\n} f1\n",
     );
+}
+
+#[test]
+fn both_branches_of_if_are_braced() {
+    // In tail form the second branch would read as code after the `if`.
+    let r = result_of("$exit (c, k) { @always: \"1+1\" (two) if c () { k 1 } () { \"two+1\" (x) k x } }");
+    assert_eq!(
+        r,
+        "(c, k) {\n  @always: if c () {\n    k 1\n  } () {\n    \"2+1\" (x)\n    k x\n  }\n}\n"
+    );
+    assert_eq!(reprint_open(&r).as_deref(), Ok(r.as_str()));
+    // Any other application still ends in a tail lambda.
+    let r = result_of("$exit (c, k) { @always: \"1+1\" (two) k () { k 1 } () { \"two+1\" (x) k x } }");
+    assert_eq!(r, "(c, k) {\n  @always: k () {\n    k 1\n  } ()\n  \"2+1\" (x)\n  k x\n}\n");
 }

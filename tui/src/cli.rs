@@ -4,7 +4,7 @@
 //! [`crate::views`], [`crate::snaptest`], [`crate::bench`]).
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -38,7 +38,7 @@ struct Cli {
 enum Command {
     /// Reduce a program; print its exit value or its residual program.
     Run {
-        /// The program (`.dcps`).
+        /// The program (`.dcps`; `-`: standard input).
         file: PathBuf,
         /// Print the step counts by rule kind (to stderr).
         #[arg(long)]
@@ -53,7 +53,7 @@ enum Command {
         #[arg(long, value_name = "N", conflicts_with = "max_steps")]
         stop_after: Option<u64>,
         /// Stop after this many seconds of reduction (exit code 3).
-        #[arg(long, value_parser = parse_seconds)]
+        #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
         timeout: Option<std::time::Duration>,
         /// Print every step to stderr: its number, rule and the source place
         /// of the body executed. A trace follows the sequential machine: it
@@ -87,14 +87,15 @@ enum Command {
         #[arg(long)]
         no_fast: bool,
     },
-    /// Parse and resolve a program without running it.
+    /// Parse and resolve a program, or a library of definitions, without
+    /// running it.
     Check {
-        /// The program.
+        /// The program or library (`-`: standard input).
         file: PathBuf,
     },
     /// Print a source file in canonical form, its comments kept in place.
     Fmt {
-        /// The file.
+        /// The file (`-`: standard input).
         file: PathBuf,
         /// Do not print; exit 0 if the file is in canonical form, 1 if not.
         #[arg(long, conflicts_with = "write")]
@@ -103,9 +104,9 @@ enum Command {
         /// untouched if it is canonical already).
         #[arg(long)]
         write: bool,
-        /// Leave the comments out (printing or checking only: a file is
-        /// never rewritten without its comments).
-        #[arg(long, conflicts_with = "write")]
+        /// Leave the comments out (with `--write`, the file is rewritten
+        /// without them).
+        #[arg(long)]
         drop_comments: bool,
     },
     /// Print the lambda graph of the program's state as Graphviz DOT
@@ -143,7 +144,8 @@ enum Command {
         file: PathBuf,
         /// Reduction threads of runs to the end or to a breakpoint-free
         /// stop (default: all cores; 1 is the sequential machine). Steps,
-        /// `n` and runs with breakpoints go step by step on one thread.
+        /// `e` (reduce the focused body's subtree) and runs with
+        /// breakpoints go step by step on one thread.
         #[arg(long, value_name = "N", value_parser = parse_threads)]
         threads: Option<usize>,
         /// Memory for the states kept to step back to, in MB (about):
@@ -197,7 +199,7 @@ enum Command {
         step: Option<u64>,
         /// Stop the run after this many steps (exit code 3; the dump shows
         /// the term as it stood).
-        #[arg(long, default_value_t = Limits::default().max_steps)]
+        #[arg(long, value_name = "N", default_value_t = Limits::default().max_steps)]
         max_steps: u64,
         /// Refuse (exit code 3) a state with more nodes than this, written
         /// out with its shared values copied where they are used, and stop
@@ -210,6 +212,9 @@ enum Command {
     /// each `NAME.dcps` under the paths is compared with `NAME.out` (outcome,
     /// step counts, result) and `NAME.graph` (graph dump) beside it, and its
     /// run with its `// expect:` directive, as `bench` checks it.
+    ///
+    /// A program runs for at most 10000000 steps, or the number its
+    /// `// max-steps: N` directive gives.
     Test {
         /// Programs, or directories searched recursively for `.dcps` files.
         #[arg(required = true)]
@@ -226,11 +231,19 @@ enum Command {
 }
 
 /// Runs the command line `args` (program name first), writing the result to
-/// `out` and diagnostics to `err`; returns the exit code.
+/// `out` and diagnostics to `err`; returns the exit code. A program named
+/// `-` is read from standard input.
 pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    main_with_input(args, &mut std::io::stdin(), out, err)
+}
+
+/// [`main_with`], with `input` in place of standard input (what a program
+/// named `-` is read from).
+pub fn main_with_input(args: Vec<OsString>, input: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
-        Err(e) => {
+        Err(mut e) => {
+            crate::args::suggest_subcommand(&mut e, &<Cli as clap::CommandFactory>::command());
             let code = if e.use_stderr() { EXIT_STATIC } else { EXIT_OK };
             let text = e.render().to_string();
             if e.use_stderr() {
@@ -254,6 +267,7 @@ pub fn main_with(args: Vec<OsString>, out: &mut dyn Write, err: &mut dyn Write) 
                 out: &mut *out,
                 err: &mut *err,
                 color,
+                input,
             },
         )
     }) {

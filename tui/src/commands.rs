@@ -1,8 +1,10 @@
 //! The subcommands `run`, `check` and `fmt`, and the checks `debug` makes
-//! before it takes the terminal: each a method of [`Ctx`], the output and
-//! error streams of one command line.
+//! before it takes the terminal: each a method of [`Ctx`], the streams of
+//! one command line. `run`, `check` and `fmt` read the program named `-`
+//! from the input stream, named `<stdin>` in diagnostics (its includes are
+//! relative to the current directory).
 
-use std::io::{IsTerminal, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use deepcps_machine::diag::{Diagnostic, Severity};
@@ -16,8 +18,9 @@ use deepcps_machine::run::Rule;
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::span::{FileId, Span};
-use deepcps_machine::syntax::load::{add_source, cannot_read};
-use deepcps_machine::syntax::{load_from, load_program, runtime_diagnostic, MemFs, RealFs};
+use deepcps_machine::syntax::load::{add_source, cannot_read, io_reason};
+use deepcps_machine::syntax::{check_from, load_from, load_program, runtime_diagnostic, FileKind, MemFs, RealFs};
+use deepcps_machine::term::Program;
 
 use crate::args::parallel;
 use crate::ctrl_c::Reducing;
@@ -58,6 +61,9 @@ pub struct RunOptions {
     pub fast: bool,
 }
 
+/// The name diagnostics give a program read from standard input.
+pub const STDIN_NAME: &str = "<stdin>";
+
 /// The streams of one command line and whether diagnostics are coloured.
 pub struct Ctx<'a> {
     /// Where results go.
@@ -66,9 +72,52 @@ pub struct Ctx<'a> {
     pub err: &'a mut dyn Write,
     /// Whether diagnostics are coloured.
     pub color: bool,
+    /// What a program named `-` is read from (standard input).
+    pub input: &'a mut dyn Read,
+}
+
+/// Whether `file` names standard input.
+fn is_stdin(file: &Path) -> bool {
+    file == Path::new("-")
+}
+
+/// The program of `sources` loaded again, its main file (the first) from
+/// the text read the first time (a run consumes its program; standard
+/// input cannot be read twice). The files are registered in the same
+/// order, so spans into the one are spans into the other.
+fn reload(sources: &SourceMap) -> Result<Program, Vec<Diagnostic>> {
+    let mut again = SourceMap::new();
+    let Some(main) = sources.files().first() else {
+        return Err(Vec::new());
+    };
+    let id = again.add(main.name.clone(), main.path.clone(), main.text.clone());
+    load_from(&RealFs, id, &mut again, false)
 }
 
 impl Ctx<'_> {
+    /// Registers the program `file` in `sources`: read from the file, or
+    /// for `-` from the input stream.
+    fn add_main(&mut self, file: &Path, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
+        if is_stdin(file) {
+            let mut bytes = Vec::new();
+            if let Err(e) = self.input.read_to_end(&mut bytes) {
+                return Err(Diagnostic::error_nowhere(
+                    "io",
+                    format!("cannot read standard input: {}", io_reason(&e)),
+                ));
+            }
+            return add_source(sources, STDIN_NAME, None, bytes);
+        }
+        let bytes = std::fs::read(file).map_err(|e| cannot_read(file, &e))?;
+        add_source(sources, &file.display().to_string(), Some(file.to_path_buf()), bytes)
+    }
+
+    /// Loads the program `file` (`-`: the input stream) for a run.
+    fn load_main(&mut self, file: &Path, sources: &mut SourceMap) -> Result<Program, Vec<Diagnostic>> {
+        let id = self.add_main(file, sources).map_err(|d| vec![d])?;
+        load_from(&RealFs, id, sources, false)
+    }
+
     fn diags(&mut self, sources: &SourceMap, diags: &[Diagnostic]) {
         for d in diags {
             let _ = write!(self.err, "{}", d.render(sources, self.color));
@@ -124,7 +173,7 @@ impl Ctx<'_> {
             },
         };
         let mut sources = SourceMap::new();
-        let program = match load_program(&RealFs, file, &mut sources) {
+        let program = match self.load_main(file, &mut sources) {
             Ok(p) => p,
             Err(ds) => {
                 self.diags(&sources, &ds);
@@ -199,10 +248,10 @@ impl Ctx<'_> {
                 EXIT_OK
             }
             Outcome::Error(e) => {
-                // The run again, recording call sites (the file is read
-                // again: the first run consumed the program).
+                // The run again, recording call sites (the first run
+                // consumed the program).
                 let mut e = e.clone();
-                if let Ok(p) = load_program(&RealFs, file, &mut SourceMap::new()) {
+                if let Ok(p) = reload(&sources) {
                     add_calls(&mut e, p, report.counts.total());
                 }
                 self.diags(&sources, &[runtime_diagnostic(&e, &sources)]);
@@ -291,12 +340,25 @@ impl Ctx<'_> {
         }
     }
 
-    /// `deepcps check`: parses and resolves `file`; the exit code.
+    /// `deepcps check`: parses and resolves `file`, a program or a library
+    /// of definitions; the exit code.
     pub fn check(mut self, file: &Path) -> u8 {
         let mut sources = SourceMap::new();
-        match load_program(&RealFs, file, &mut sources) {
-            Ok(_) => {
-                let _ = writeln!(self.out, "{}: ok", file.display());
+        let checked = self
+            .add_main(file, &mut sources)
+            .map_err(|d| vec![d])
+            .and_then(|id| check_from(&RealFs, id, &mut sources));
+        let name = sources
+            .files()
+            .first()
+            .map_or_else(|| file.display().to_string(), |f| f.name.clone());
+        match checked {
+            Ok(FileKind::Program) => {
+                let _ = writeln!(self.out, "{name}: ok");
+                EXIT_OK
+            }
+            Ok(FileKind::Library) => {
+                let _ = writeln!(self.out, "{name}: ok (a library of definitions)");
                 EXIT_OK
             }
             Err(ds) => {
@@ -309,15 +371,15 @@ impl Ctx<'_> {
     /// `deepcps fmt`: prints, checks or rewrites `file` in canonical form;
     /// the exit code.
     pub fn fmt(mut self, file: &Path, mode: FmtMode, drop_comments: bool) -> u8 {
+        if mode == FmtMode::Write && is_stdin(file) {
+            let _ = writeln!(
+                self.err,
+                "deepcps: --write cannot rewrite standard input; `deepcps fmt -` prints the canonical form"
+            );
+            return EXIT_STATIC;
+        }
         let mut sources = SourceMap::new();
-        let bytes = match std::fs::read(file) {
-            Ok(b) => b,
-            Err(e) => {
-                self.diags(&sources, &[cannot_read(file, &e)]);
-                return EXIT_STATIC;
-            }
-        };
-        let id = match add_source(&mut sources, &file.display().to_string(), Some(file.to_path_buf()), bytes) {
+        let id = match self.add_main(file, &mut sources) {
             Ok(id) => id,
             Err(d) => {
                 self.diags(&sources, &[d]);
@@ -334,15 +396,11 @@ impl Ctx<'_> {
         };
         let includes = include_lines(&text);
         let canonical = format!("{includes}{}", Printer::source(&program.vars).program_text(&program.body));
-        let formatted = if drop_comments {
-            canonical
-        } else {
-            match comments::weave(&text, id, &canonical) {
-                Ok(t) => t,
-                Err(d) => {
-                    self.diags(&sources, &[d]);
-                    return EXIT_STATIC;
-                }
+        let formatted = match comments::weave(&text, id, &canonical, !drop_comments) {
+            Ok(t) => t,
+            Err(d) => {
+                self.diags(&sources, &[d]);
+                return EXIT_STATIC;
             }
         };
         match mode {
@@ -352,12 +410,18 @@ impl Ctx<'_> {
             }
             FmtMode::Check if formatted == text => EXIT_OK,
             FmtMode::Check => {
-                let _ = writeln!(
-                    self.err,
-                    "{}: not in canonical form (run `deepcps fmt --write {}`)",
-                    file.display(),
-                    file.display()
-                );
+                // The command named writes what was compared with.
+                let flags = if drop_comments { "--write --drop-comments" } else { "--write" };
+                let fix = if is_stdin(file) {
+                    format!(
+                        "`deepcps fmt{} -` prints its canonical form",
+                        if drop_comments { " --drop-comments" } else { "" }
+                    )
+                } else {
+                    format!("run `deepcps fmt {flags} {}`", file.display())
+                };
+                let name = sources.get(id).name.clone();
+                let _ = writeln!(self.err, "{name}: not in canonical form ({fix})");
                 EXIT_RUNTIME
             }
             FmtMode::Write if formatted == text => EXIT_OK,

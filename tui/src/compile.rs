@@ -45,7 +45,7 @@ pub struct CompileArgs {
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
     /// Stop staging after this many seconds (exit code 3).
-    #[arg(long, value_parser = crate::args::parse_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = crate::args::parse_seconds)]
     pub timeout: Option<std::time::Duration>,
 }
 

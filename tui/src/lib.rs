@@ -36,4 +36,4 @@ pub mod snaptest;
 pub mod text;
 pub mod views;
 
-pub use cli::main_with;
+pub use cli::{main_with, main_with_input};

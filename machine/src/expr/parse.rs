@@ -39,6 +39,9 @@ pub(super) type Failure = Box<FailureData>;
 
 /// What [`Failure`] holds.
 pub(super) struct FailureData {
+    /// The diagnostic's code: `parse`, or `nesting` for brackets nested
+    /// too deeply (the code of the same limit in DeepCPS source).
+    code: &'static str,
     message: String,
     start: usize,
     end: usize,
@@ -50,6 +53,7 @@ pub(super) type PResult<T> = Result<T, Failure>;
 #[cold]
 pub(super) fn failure(message: impl Into<String>, start: usize, end: usize, expected: impl Into<String>) -> Failure {
     Box::new(FailureData {
+        code: "parse",
         message: message.into(),
         start,
         end,
@@ -63,7 +67,7 @@ pub fn parse_expr(text: &str, file: FileId, base: usize) -> Result<Expr, Diagnos
     let to_diag = |f: Failure| {
         let f = *f;
         Diagnostic::error(
-            "parse",
+            f.code,
             f.message,
             Span::new(file, base.saturating_add(f.start), base.saturating_add(f.end)),
             format!("expected {}", f.expected),
@@ -266,12 +270,14 @@ impl Parser {
     #[inline(never)]
     fn too_deep(&self) -> Failure {
         let t = self.cur();
-        failure(
+        let mut f = failure(
             "expression nested too deeply",
             t.start,
             t.end,
             format!("at most {MAX_DEPTH} levels of brackets and prefix operators"),
-        )
+        );
+        f.code = "nesting";
+        f
     }
 
     fn leave(&mut self, n: usize) {
@@ -648,8 +654,17 @@ mod tests {
     }
 
     fn check_err(text: &str, message_part: &str) {
+        check_err_code(text, "parse", message_part);
+    }
+
+    /// A nesting error: the code of the same limit in DeepCPS source.
+    fn check_too_deep(text: &str) {
+        check_err_code(text, "nesting", "nested too deeply");
+    }
+
+    fn check_err_code(text: &str, code: &str, message_part: &str) {
         let d = err(text);
-        assert_eq!(d.code, "parse");
+        assert_eq!(d.code, code, "{text:?}");
         assert!(
             d.message.contains(message_part),
             "{text:?}: got {:?}, want {message_part:?}",
@@ -803,15 +818,15 @@ mod tests {
         let ok = format!("{}1{}", "(".repeat(MAX_DEPTH), ")".repeat(MAX_DEPTH));
         check(&ok, "1");
         let deep = format!("{}1{}", "(".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
-        check_err(&deep, "nested too deeply");
+        check_too_deep(&deep);
         let very = "(".repeat(100_000);
-        check_err(&very, "nested too deeply");
-        check_err(&"[".repeat(100_000), "nested too deeply");
-        check_err(&"{a:".repeat(100_000), "nested too deeply");
-        check_err(&"f(".repeat(100_000), "nested too deeply");
-        check_err(&format!("x{}", "[".repeat(100_000)), "nested too deeply");
-        check_err(&"-".repeat(100_000), "nested too deeply");
-        check_err(&"!".repeat(100_000), "nested too deeply");
+        check_too_deep(&very);
+        check_too_deep(&"[".repeat(100_000));
+        check_too_deep(&"{a:".repeat(100_000));
+        check_too_deep(&"f(".repeat(100_000));
+        check_too_deep(&format!("x{}", "[".repeat(100_000)));
+        check_too_deep(&"-".repeat(100_000));
+        check_too_deep(&"!".repeat(100_000));
         let ok = format!("{}x", "!".repeat(MAX_DEPTH));
         assert!(parse_expr(&ok, FileId(0), 0).is_ok());
         // Nesting with every precedence level inside each bracket.

@@ -1,11 +1,18 @@
-//! The comments of a source file put back into its canonical text, which
-//! the printer makes without them (`deepcps fmt`).
+//! The comments and blank lines of a source file put back into its
+//! canonical text, which the printer makes without them (`deepcps fmt`).
 //!
 //! The canonical text is lexed and its tokens are matched with those of the
 //! source by an alignment of the two sequences (`align`): the printer drops braces of tail
 //! lambdas, quotes and natural `@e:` prefixes and may rename a binder, but
 //! otherwise prints what was written, in the same order. Then:
 //!
+//! - a printed line that begins a statement (not the first line, not a
+//!   line that closes a brace, not the first line of a block) gets a blank
+//!   line before it when the source has one or more blank lines right
+//!   before its first token (`with_blank_lines`). Without the comments, a
+//!   blank line anywhere between that token and the code before it counts;
+//!   with them, a blank line around a comment on its own line goes with
+//!   that comment (below);
 //! - a comment with code before it on its source line is *trailing*: it goes
 //!   at the end of the printed line that holds the last matched token before
 //!   it;
@@ -16,7 +23,8 @@
 //!
 //! Comments keep their order and their text (a line comment loses trailing
 //! whitespace). Formatting the result again changes nothing: its tokens are
-//! the canonical ones, so every comment finds the same anchor.
+//! the canonical ones, so every comment and blank line finds the same
+//! anchor.
 
 use crate::diag::Diagnostic;
 use crate::span::{FileId, Span};
@@ -49,28 +57,42 @@ struct Placed<'s> {
 }
 
 /// `canonical`, the printed form of the source `source` (the file `file`),
-/// with the comments of `source` put back. An error if the source does not
-/// lex, or (which the checks of the result rule out) if the comments could
-/// not be put back leaving the canonical tokens as they are.
-pub fn weave(source: &str, file: FileId, canonical: &str) -> Result<String, Diagnostic> {
+/// with the blank lines of `source` put back, and its comments if
+/// `keep_comments`. An error if the source does not lex, or (which the
+/// checks of the result rule out) if the comments could not be put back
+/// leaving the canonical tokens as they are.
+pub fn weave(source: &str, file: FileId, canonical: &str, keep_comments: bool) -> Result<String, Diagnostic> {
     let all = lex_with_comments(source, file)?;
-    let (comments, code): (Vec<&Token>, Vec<&Token>) = all.iter().filter(|t| t.tok != Tok::Eof).partition(|t| t.tok.is_comment());
-    if comments.is_empty() {
-        return Ok(canonical.to_string());
-    }
-    let mut canonical = canonical.to_string();
-    if !canonical.ends_with('\n') {
-        canonical.push('\n');
-    }
+    let items: Vec<&Token> = all.iter().filter(|t| t.tok != Tok::Eof).collect();
+    let (comments, code): (Vec<&Token>, Vec<&Token>) = items.iter().copied().partition(|t| t.tok.is_comment());
     let failed = |span: Span| {
         Diagnostic::error("fmt", "cannot keep this comment in place", span, "this comment")
             .with_note("pass --drop-comments to format the file without its comments")
     };
-    let printed: Vec<Token> = match lex_with_comments(&canonical, file) {
-        Ok(ts) => ts.into_iter().filter(|t| t.tok != Tok::Eof).collect(),
-        Err(_) => return Err(failed(comments[0].span)),
+    let lex_printed = |text: &str| -> Option<Vec<Token>> {
+        lex_with_comments(text, file)
+            .ok()
+            .map(|ts| ts.into_iter().filter(|t| t.tok != Tok::Eof).collect())
     };
-    let matched = match_tokens(source, &code, &canonical, &printed);
+    let Some(printed) = lex_printed(canonical) else {
+        return match comments.first() {
+            Some(c) if keep_comments => Err(failed(c.span)),
+            _ => Ok(canonical.to_string()),
+        };
+    };
+    let matched = match_tokens(source, &code, canonical, &printed);
+    let mut canonical = with_blank_lines(source, &items, &matched, canonical, &printed, keep_comments);
+    if !keep_comments || comments.is_empty() {
+        return Ok(canonical);
+    }
+    if !canonical.ends_with('\n') {
+        canonical.push('\n');
+    }
+    // The same tokens, at the places the blank lines moved them to.
+    let printed: Vec<Token> = match lex_printed(&canonical) {
+        Some(ts) => ts,
+        None => return Err(failed(comments[0].span)),
+    };
     let placed = place(source, &all, &matched, &printed, &canonical);
     let woven = emit(&canonical, &placed);
     // The result must hold the canonical tokens and the comments, in order.
@@ -87,6 +109,95 @@ pub fn weave(source: &str, file: FileId, canonical: &str) -> Result<String, Diag
     } else {
         Err(failed(comments[0].span))
     }
+}
+
+/// `canonical` (lexed as `printed`) with one blank line before each line
+/// that begins a statement where the source has blank lines before the
+/// token that begins it (`items`: the source's tokens and comments;
+/// `matched`: the printed token of each code token). With
+/// `keep_comments`, only the gap between that token and the item just
+/// before it counts, and none after a comment on its own line, whose blank
+/// lines [`emit`] keeps; without, a blank line anywhere since the code
+/// before it.
+fn with_blank_lines(
+    source: &str,
+    items: &[&Token],
+    matched: &[Option<usize>],
+    canonical: &str,
+    printed: &[Token],
+    keep_comments: bool,
+) -> String {
+    let mut at: Vec<usize> = Vec::new();
+    let mut code_ix = 0usize;
+    for (ix, item) in items.iter().enumerate() {
+        if item.tok.is_comment() {
+            continue;
+        }
+        let m = matched.get(code_ix).copied().flatten();
+        code_ix += 1;
+        let Some(j) = m else { continue };
+        let start = printed[j].span.range().start;
+        let line_start = canonical[..start].rfind('\n').map_or(0, |i| i + 1);
+        if line_start == 0 || !canonical[line_start..start].bytes().all(|b| b == b' ') || printed[j].tok == Tok::RBrace {
+            continue;
+        }
+        let before = &canonical[..line_start - 1];
+        let previous_line = before.rsplit('\n').next().unwrap_or_default().trim_end();
+        if previous_line.trim().is_empty() || previous_line.ends_with('{') {
+            continue;
+        }
+        let here = item.span.range().start;
+        let blank = if keep_comments {
+            let Some(p) = ix.checked_sub(1) else { continue };
+            if items[p].tok.is_comment() && !code_before_on_line(source, items, p) {
+                continue;
+            }
+            source[items[p].span.range().end..here].matches('\n').count() >= 2
+        } else {
+            let Some(p) = items[..ix].iter().rposition(|t| !t.tok.is_comment()) else {
+                continue;
+            };
+            // The gap with its comments masked: a line of a comment is
+            // not blank.
+            let mut gap = String::new();
+            let mut from = items[p].span.range().end;
+            for c in &items[p + 1..ix] {
+                gap.push_str(&source[from..c.span.range().start]);
+                gap.push('c');
+                from = c.span.range().end;
+            }
+            gap.push_str(&source[from..here]);
+            let lines: Vec<&str> = gap.split('\n').collect();
+            lines.len() > 2 && lines[1..lines.len() - 1].iter().any(|l| l.trim().is_empty())
+        };
+        if blank {
+            at.push(line_start);
+        }
+    }
+    at.sort_unstable();
+    at.dedup();
+    let mut out = String::with_capacity(canonical.len() + at.len());
+    let mut done = 0;
+    for k in at {
+        out.push_str(&canonical[done..k]);
+        out.push('\n');
+        done = k;
+    }
+    out.push_str(&canonical[done..]);
+    out
+}
+
+/// Whether code stands before item `ix` of `items` on its source line
+/// (comments between allowed).
+fn code_before_on_line(source: &str, items: &[&Token], ix: usize) -> bool {
+    let mut k = ix;
+    while k > 0 && !source[items[k - 1].span.range().end..items[k].span.range().start].contains('\n') {
+        if !items[k - 1].tok.is_comment() {
+            return true;
+        }
+        k -= 1;
+    }
+    false
 }
 
 /// For each token of `code` (in `source`), the index of the token of
@@ -178,15 +289,7 @@ fn place<'s>(source: &'s str, all: &[Token], matched: &[Option<usize>], printed:
             None => "",
         };
         // Code before it on its line (other comments between allowed)?
-        let mut after_code = false;
-        let mut k = ix;
-        while k > 0 && !source[items[k - 1].span.range().end..items[k].span.range().start].contains('\n') {
-            if !items[k - 1].tok.is_comment() {
-                after_code = true;
-                break;
-            }
-            k -= 1;
-        }
+        let after_code = code_before_on_line(source, &items, ix);
         let prev = matched[..code_before].iter().rev().find_map(|m| *m);
         let next = matched[code_before..].iter().find_map(|m| *m);
         let line_end = |j: usize| {
@@ -280,9 +383,9 @@ mod tests {
     /// Weaves the comments of `source` into `canonical` and checks the
     /// result against `expect`, then that weaving again changes nothing.
     fn check(source: &str, canonical: &str, expect: &str) {
-        let woven = weave(source, FileId(0), canonical).expect("woven");
+        let woven = weave(source, FileId(0), canonical, true).expect("woven");
         assert_eq!(woven, expect, "source:\n{source}");
-        let again = weave(&woven, FileId(0), canonical).expect("woven again");
+        let again = weave(&woven, FileId(0), canonical, true).expect("woven again");
         assert_eq!(again, woven, "not stable; source:\n{source}");
     }
 
@@ -318,6 +421,47 @@ mod tests {
     fn comments_at_the_end_of_the_file_stay_there() {
         check("f x\n\n// the end\n", "f x\n", "f x\n\n// the end\n");
         check("f x /* a\n   b */\n", "f x\n", "f x /* a\n   b */\n");
+    }
+
+    #[test]
+    fn blank_lines_between_statements_stay_one() {
+        let canonical = "let a = 1\nlet f(x, k) {\n  k x\n}\nf a (r)\n$exit r\n";
+        check(
+            "let a = 1\n\n\n\nlet f(x,k) {\n\n k x }\n\nf a (r) $exit r\n",
+            canonical,
+            "let a = 1\n\nlet f(x, k) {\n  k x\n}\n\nf a (r)\n$exit r\n",
+        );
+        // Within a block too; none after `{` or before `}`.
+        check(
+            "let f(x,k) {\n  \"x+1\" (y)\n\n  k y\n\n}\nf 1 $exit\n",
+            "let f(x, k) {\n  \"x+1\" (y)\n  k y\n}\nf 1 $exit\n",
+            "let f(x, k) {\n  \"x+1\" (y)\n\n  k y\n}\nf 1 $exit\n",
+        );
+    }
+
+    #[test]
+    fn blank_lines_around_comments_stay_where_they_were() {
+        let canonical = "let a = 1\nlet b = 2\n$exit b\n";
+        for source in [
+            "let a = 1\n\n// b\nlet b = 2\n$exit b\n",
+            "let a = 1\n// b\n\nlet b = 2\n$exit b\n",
+            "let a = 1 // a\n\nlet b = 2\n$exit b\n",
+        ] {
+            check(source, canonical, source);
+        }
+    }
+
+    #[test]
+    fn without_comments_a_blank_line_anywhere_before_a_statement_counts() {
+        let canonical = "let a = 1\nlet b = 2\n$exit b\n";
+        let drop = |source: &str| weave(source, FileId(0), canonical, false).expect("formatted");
+        let spaced = "let a = 1\n\nlet b = 2\n$exit b\n";
+        assert_eq!(drop("let a = 1\n// b\n\nlet b = 2\n$exit b\n"), spaced);
+        assert_eq!(drop("let a = 1\n\n// b\nlet b = 2\n$exit b\n"), spaced);
+        assert_eq!(drop(spaced), spaced);
+        // A comment's own lines are not blank, however many it has.
+        assert_eq!(drop("let a = 1\n/* b\n\n */\nlet b = 2\n$exit b\n"), canonical);
+        assert_eq!(drop("let a = 1\n// b\nlet b = 2\n$exit b\n"), canonical);
     }
 
     #[test]

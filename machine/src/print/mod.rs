@@ -5,8 +5,9 @@
 //! Layout: a body is `@e: ` (omitted for natural staging on an anonymous
 //! staging parameter, and for `always` at top level) and its command; a lambda
 //! in last position prints in the braceless tail form with its body on the
-//! next line at the same indentation; `(x) { b } "e"` prints as `"e" (x)`;
-//! other lambdas are braced with their bodies indented by two spaces.
+//! next line at the same indentation, except the branches of `if`; `(x) { b }
+//! "e"` prints as `"e" (x)`; other lambdas are braced with their bodies
+//! indented by two spaces.
 //! [`names`] chooses the printed names of binders.
 //!
 //! A printer made with [`Printer::recording`] prints the same text and also
@@ -400,10 +401,13 @@ impl<'v> Printer<'v> {
         }
         self.atom(&app.head, indent);
         let n = app.args.len();
+        // The branches of `if` are both braced: in tail form the second
+        // would read as code that follows the `if`.
+        let tail = !matches!(app.head, Atom::Builtin(Builtin::If));
         for (i, a) in app.args.iter().enumerate() {
             self.out.push(' ');
             match a {
-                Arg::Atom(Atom::Lambda(lam)) if i + 1 == n => return self.tail_lambda(lam, indent, undo),
+                Arg::Atom(Atom::Lambda(lam)) if tail && i + 1 == n => return self.tail_lambda(lam, indent, undo),
                 Arg::Atom(x) => self.atom(x, indent),
                 Arg::Splice(x) => {
                     self.out.push('!');

@@ -22,8 +22,8 @@
 //! time, and keeps the snapshots of that replay, so the stretch is
 //! replayed once. Rounds outlast the time slices of a run
 //! ([`Parallel::finishing_rounds`]); [`Session::set_interrupt`] stops
-//! them. Stepping, `n` and runs with breakpoints look at every step: one
-//! thread.
+//! them. Stepping, reducing a subtree (the debugger's `e`) and runs with
+//! breakpoints look at every step: one thread.
 
 pub mod breakpoint;
 
@@ -363,7 +363,8 @@ impl Session {
     /// Runs at most `budget` steps, stopping early at an enabled breakpoint,
     /// when the run ends, when `deadline` passes (checked every 256 steps),
     /// or, given `within`, when the next body to execute lies outside the
-    /// subtree at that place (`n`: reduce the focused body's subtree).
+    /// subtree at that place (the debugger's `e`: reduce the focused body's
+    /// subtree).
     ///
     /// With more than one thread, no enabled breakpoint and no `within`,
     /// the run goes through the parallel driver and stops at the same step

@@ -1,6 +1,11 @@
 //! Loading a program: reading files, following `include`s (paths relative to
 //! the including file; each file included once; cycles and missing files are
 //! diagnostics), parsing and resolving.
+//!
+//! An included file is read at the path its `include` line makes, and named
+//! in diagnostics by that path with `.` and `dir/..` taken out
+//! ([`shown_path`]): `corpus/paper/builders.dcps`, not
+//! `corpus/bench/../paper/builders.dcps`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -81,6 +86,32 @@ pub fn cannot_read(path: &Path, e: &std::io::Error) -> Diagnostic {
     Diagnostic::error_nowhere("io", format!("cannot read `{}`: {}", path.display(), io_reason(e)))
 }
 
+/// `path` as diagnostics show it: with `.` components and every
+/// `NAME/..` taken out, lexically (symbolic links are not followed; the
+/// file is still read at `path`). A path that comes to nothing is `.`.
+pub fn shown_path(path: &Path) -> String {
+    use std::path::Component;
+    let mut parts: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match parts.last() {
+                Some(Component::Normal(_)) => {
+                    parts.pop();
+                }
+                // `/..` is `/`.
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => parts.push(c),
+            },
+            _ => parts.push(c),
+        }
+    }
+    if parts.is_empty() {
+        return ".".to_string();
+    }
+    parts.iter().collect::<PathBuf>().display().to_string()
+}
+
 /// Why a file cannot be read, in a few words (no OS error number).
 pub fn io_reason(e: &std::io::Error) -> String {
     use std::io::ErrorKind;
@@ -103,6 +134,42 @@ pub fn io_reason(e: &std::io::Error) -> String {
 /// `allow_free`, unbound names are kept as free variables (for `fmt`) and
 /// includes are not followed.
 pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, allow_free: bool) -> Result<Program, Vec<Diagnostic>> {
+    let mode = if allow_free { Mode::Format } else { Mode::Run };
+    load(fs, file, sources, mode).map(|(program, _)| program)
+}
+
+/// What a file checked on its own is ([`check_from`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A program: definitions and a main body.
+    Program,
+    /// A library: `include` lines and definitions, no main body (what
+    /// `include` takes).
+    Library,
+}
+
+/// Checks the file registered as `file` as `deepcps check` does: a program
+/// is loaded as for a run; a library (a file of definitions alone) has its
+/// includes followed and its definitions resolved and checked, as a file
+/// that includes it would, without a main body.
+pub fn check_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap) -> Result<FileKind, Vec<Diagnostic>> {
+    load(fs, file, sources, Mode::Check).map(|(_, kind)| kind)
+}
+
+/// Why a file is loaded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// To run it: a main body is needed.
+    Run,
+    /// To check it: a library is accepted.
+    Check,
+    /// To format it: a library is accepted, unbound names are free, and
+    /// includes are not followed.
+    Format,
+}
+
+fn load(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, mode: Mode) -> Result<(Program, FileKind), Vec<Diagnostic>> {
+    let allow_free = mode == Mode::Format;
     let text = sources.get(file).text.clone();
     let main = parse_file(&text, file).map_err(|d| vec![d])?;
     let mut libs = Libs::default();
@@ -113,17 +180,11 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
         }
     }
     let libs = libs.files;
-    let library_hole = allow_free && main.main.is_none() && !main.defs.is_empty();
+    let has_defs = !main.defs.is_empty() || (mode == Mode::Check && !main.includes.is_empty());
+    let library_hole = mode != Mode::Run && main.main.is_none() && has_defs;
     let hole = ast::SurfaceBody::hole();
     let Some(body) = main.main.as_ref().or(library_hole.then_some(&hole)) else {
-        let span = Span::new(file, text.len(), text.len());
-        return Err(vec![Diagnostic::error(
-            "parse",
-            "the program has no main body",
-            span,
-            "expected a body after the definitions",
-        )
-        .with_note("only included files may consist of definitions alone")]);
+        return Err(vec![no_main_body(&text, file, &main)]);
     };
     let mut r = Resolver::new(allow_free);
     let mut all_defs: Vec<&ast::Def> = Vec::new();
@@ -134,8 +195,8 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
     let defs: Vec<ast::Def> = all_defs.into_iter().cloned().collect();
     let body = r.defs(&defs, SExp::Const(true), &mut |r, natural| {
         if library_hole {
-            // A library formatted on its own: the scope of its definitions is
-            // a hole that the source printer leaves out.
+            // A library on its own: the scope of its definitions is a hole
+            // that the source printer leaves out.
             Body {
                 stage: natural,
                 cmd: Cmd::App(Application {
@@ -150,9 +211,38 @@ pub fn load_from(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, all
         }
     });
     if !r.errors.is_empty() {
-        return Err(r.errors);
+        return Err(r.take_errors());
     }
-    Ok(Program { body, vars: r.vars })
+    let kind = if library_hole { FileKind::Library } else { FileKind::Program };
+    Ok((Program { body, vars: r.vars }, kind))
+}
+
+/// The error of a file without a main body: an empty file, one of comments
+/// alone, or one of definitions alone (a library, which only `include` and
+/// `deepcps check` take).
+fn no_main_body(text: &str, file: FileId, parsed: &ast::File) -> Diagnostic {
+    let end = Span::new(file, text.len(), text.len());
+    if parsed.defs.is_empty() && parsed.includes.is_empty() {
+        let message = if text.trim().is_empty() {
+            "the file is empty"
+        } else {
+            "the file holds no code, only comments"
+        };
+        return Diagnostic::error("parse", message, end, "expected a program")
+            .with_note("a program is a main body, after any `include` lines and definitions");
+    }
+    let after = if parsed.defs.is_empty() {
+        "the includes"
+    } else {
+        "the definitions"
+    };
+    Diagnostic::error(
+        "parse",
+        "the program has no main body",
+        end,
+        format!("expected a body after {after}"),
+    )
+    .with_note("a file of definitions alone is a library: it can be included, or checked with `deepcps check`")
 }
 
 /// The included files, in the order their definitions take scope.
@@ -183,7 +273,7 @@ impl Libs {
             Ok(())
         } else {
             Err(r
-                .errors
+                .take_errors()
                 .into_iter()
                 .map(|d| d.with_note("an included file sees only its own definitions and what it includes itself"))
                 .collect())
@@ -221,7 +311,7 @@ fn include(
             span,
             "this include closes a cycle",
         )
-        .with_note(format!("include chain: {} -> {}", chain.join(" -> "), path.display()))]);
+        .with_note(format!("include chain: {} -> {}", chain.join(" -> "), shown_path(&path)))]);
     }
     if let Some(&i) = libs.index.get(&key) {
         let mut c = libs.closures[i].clone();
@@ -233,10 +323,10 @@ fn include(
             "include",
             format!("cannot include `{rel}`: {}", io_reason(&e)),
             span,
-            format!("looked for {}", path.display()),
+            format!("looked for {}", shown_path(&path)),
         )]
     })?;
-    let file = add_source(sources, &path.display().to_string(), Some(path.clone()), bytes).map_err(|d| vec![d])?;
+    let file = add_source(sources, &shown_path(&path), Some(path.clone()), bytes).map_err(|d| vec![d])?;
     let text = sources.get(file).text.clone();
     let parsed = parse_file(&text, file).map_err(|d| vec![d])?;
     if let Some(main) = &parsed.main {
@@ -272,5 +362,24 @@ fn body_start(b: &ast::SurfaceBody) -> Span {
             ast::Def::Let { span, .. } | ast::Def::Fix { span, .. } => *span,
         },
         ast::SurfaceBody::App { head, .. } => head.span(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_paths_take_out_dot_and_dot_dot_lexically() {
+        for (path, shown) in [
+            ("corpus/bench/../paper/builders.dcps", "corpus/paper/builders.dcps"),
+            ("./a/./b/../c.dcps", "a/c.dcps"),
+            ("../x/../../y.dcps", "../../y.dcps"),
+            ("/../a/b/../../c", "/c"),
+            ("a/..", "."),
+            ("lib.dcps", "lib.dcps"),
+        ] {
+            assert_eq!(shown_path(Path::new(path)), shown, "{path}");
+        }
     }
 }

@@ -10,7 +10,7 @@ pub mod parser;
 pub mod resolve;
 pub mod suggest;
 
-pub use load::{load_from, load_program, FileSystem, MemFs, RealFs};
+pub use load::{check_from, load_from, load_program, FileKind, FileSystem, MemFs, RealFs};
 
 use crate::diag::Diagnostic;
 use crate::error::{Operand, RuntimeError};

@@ -16,7 +16,8 @@ use crate::span::Span;
 use crate::syntax::{ast, suggest};
 use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Fix, Lambda, Param, SExp, Sugar, VarId, VarInfo, VarKind, Vars};
 
-/// How many unbound-name errors are reported before giving up.
+/// How many errors are reported in full; the others are counted
+/// ([`Resolver::take_errors`]).
 const MAX_ERRORS: usize = 20;
 
 /// The resolver's state: the variable table and the scopes.
@@ -27,8 +28,10 @@ pub struct Resolver {
     /// Names with no binder become free variables instead of errors (fmt).
     allow_free: bool,
     free: HashMap<Arc<str>, VarId>,
-    /// Errors found so far.
+    /// Errors found so far (the first [`MAX_ERRORS`]).
     pub errors: Vec<Diagnostic>,
+    /// Errors found past the first [`MAX_ERRORS`], not kept.
+    more_errors: usize,
 }
 
 /// A chain link waiting for the body that follows it.
@@ -69,6 +72,7 @@ impl Resolver {
             allow_free,
             free: HashMap::new(),
             errors: Vec::new(),
+            more_errors: 0,
         }
     }
 
@@ -95,7 +99,23 @@ impl Resolver {
     fn error(&mut self, d: Diagnostic) {
         if self.errors.len() < MAX_ERRORS {
             self.errors.push(d);
+        } else {
+            self.more_errors += 1;
         }
+    }
+
+    /// The errors found, the last one noting how many more were found
+    /// and not reported.
+    pub fn take_errors(&mut self) -> Vec<Diagnostic> {
+        let mut errors = std::mem::take(&mut self.errors);
+        let more = std::mem::take(&mut self.more_errors);
+        if more > 0 {
+            if let Some(last) = errors.pop() {
+                let what = if more == 1 { "error" } else { "errors" };
+                errors.push(last.with_note(format!("and {more} more {what}, not shown")));
+            }
+        }
+        errors
     }
 
     fn lookup(&mut self, id: &ast::Ident) -> VarId {
@@ -105,9 +125,13 @@ impl Resolver {
         if let Some(v) = self.free.get(&id.name) {
             return *v;
         }
-        if !self.allow_free && self.errors.len() < MAX_ERRORS {
-            let d = self.unbound(id);
-            self.error(d);
+        if !self.allow_free {
+            if self.errors.len() < MAX_ERRORS {
+                let d = self.unbound(id);
+                self.error(d);
+            } else {
+                self.more_errors += 1;
+            }
         }
         let v = self.vars.fresh(VarInfo {
             name: Some(id.name.clone()),
