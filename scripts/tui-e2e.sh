@@ -7,7 +7,8 @@
 # terminal restored; then a long run (1.2 million steps) that keeps the
 # screen updating and pauses on a key; a panic that gives the terminal back;
 # SIGTERM and SIGHUP that give it back too; Ctrl-C while paused saying how
-# to quit; and Ctrl-C stopping `deepcps run` with the counts so far.
+# to quit; Ctrl-C stopping `deepcps run` with the counts so far; and a
+# runaway program ended at the memory limit in the debugger.
 #
 # Usage: scripts/tui-e2e.sh [--no-build]   (installs tmux with apt-get when missing)
 set -euo pipefail
@@ -289,6 +290,26 @@ t send-keys -t "$cur" q
 wait_for "deepcps exited 0"
 wait_for "cooked"
 echo "ok: under ulimit -v, run stops at the node limit; run, dump, dot and chains refuse a term too large to write out, the debugger shows a window of it"
+
+echo "== the debugger stops a runaway at the memory limit and keeps the terminal"
+printf 'fix grow(t, k) { "[t, t]" (u) grow u k } in grow [1] $exit\n' > "$work/tuple_grow.dcps"
+for limit in "3000000:--max-memory 200M:memory limit reached" "1000000::address space limit reached"; do
+  kb=${limit%%:*}
+  rest=${limit#*:}
+  flag=${rest%%:*}
+  says=${rest#*:}
+  cur="e2e$((${cur#e2e} + 1))"
+  t new-session -d -s "$cur" -x 160 -y 30 \
+    "cd '$root' && (ulimit -v $kb; TERM=xterm-256color '$bin' debug $flag '$work/tuple_grow.dcps'); echo \"deepcps exited \$?\"; stty -a | grep -q ' icanon' && echo cooked; sleep 600"
+  wait_for "‖ paused │ step 0 │"
+  t send-keys -t "$cur" r
+  wait_for "$says" 600
+  wait_for "showing the last snapshot"
+  t send-keys -t "$cur" q
+  wait_for "deepcps exited 0"
+  wait_for "cooked"
+done
+echo "ok: the debugger ends a runaway at --max-memory (under ulimit -v 3 GB) and at the address space (1 GB), says so, and quits cleanly"
 
 echo "== bad input: a file that does not parse, --threads 0"
 out=$("$bin" debug corpus/err/syntax_truncated.dcps 2>&1 || true)

@@ -274,7 +274,8 @@ fn the_step_limits_are_those_the_reference_states() {
     }
     // `test` reads a program's `// max-steps:` directive, else the default,
     // as its help says.
-    assert_eq!(deepcps::snaptest::max_steps("$exit 1\n").to_string(), stated);
+    let directives = |text: &str| deepcps_machine::expect::Expectations::parse(text).expect("directives");
+    assert_eq!(deepcps::snaptest::max_steps(&directives("$exit 1\n")).to_string(), stated);
     let test_help = deepcps(&["help", "test"]).out.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         test_help.contains(&format!(
@@ -282,5 +283,5 @@ fn the_step_limits_are_those_the_reference_states() {
         )),
         "{test_help}"
     );
-    assert_eq!(deepcps::snaptest::max_steps("// max-steps: 7\n$exit 1\n"), 7);
+    assert_eq!(deepcps::snaptest::max_steps(&directives("// max-steps: 7\n$exit 1\n")), 7);
 }

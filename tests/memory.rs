@@ -100,7 +100,8 @@ fn runaway_files() -> Vec<(String, PathBuf)> {
 fn assert_limit(r: &Ran, what: &str) {
     assert_eq!(r.code, Some(3), "{what}: exit code 3 (a limit), not a crash\n{}", r.err);
     assert!(r.out.is_empty(), "{what}: nothing on stdout: {}", r.out);
-    let memory = r.err.contains("memory limit reached") && r.err.contains("raise it with --max-memory");
+    let memory = (r.err.contains("memory limit reached") && r.err.contains("raise it with --max-memory"))
+        || (r.err.contains("address space limit reached") && r.err.contains("raise `ulimit -v`"));
     let nodes = r.err.contains("node limit reached") && r.err.contains("live nodes");
     assert!(memory || nodes, "{what}: a limit message that says what grew:\n{}", r.err);
     assert!(r.err.contains("steps: "), "{what}: the counts so far:\n{}", r.err);
@@ -194,4 +195,25 @@ fn the_binary_starts_and_runs_the_corpus_under_one_gigabyte() {
     // A parallel run and a check of the whole corpus folder.
     let r = run_limited(1_000_000, &["run", "--threads", "2", "corpus/paper/arith_built.dcps"]);
     assert_eq!(r.code, Some(0), "{}", r.err);
+}
+
+#[test]
+fn test_neither_blesses_nor_compares_a_run_stopped_at_the_memory_limit() {
+    let dir = std::env::temp_dir().join(format!("deepcps-memory-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let (_, text) = RUNAWAYS[0];
+    std::fs::write(dir.join("runaway.dcps"), text).expect("write");
+    let d = dir.display().to_string();
+    for bless in [true, false] {
+        let mut args = vec!["test", d.as_str(), "--max-memory", "150M"];
+        if bless {
+            args.push("--bless");
+        }
+        let r = run_limited(3_000_000, &args);
+        assert_eq!(r.code, Some(3), "bless {bless}: a limit\n{}{}", r.out, r.err);
+        assert!(r.out.contains("LIMIT ") && r.out.contains("memory limit reached"), "{}", r.out);
+        assert!(r.out.contains("raise it with --max-memory"), "{}", r.out);
+        assert!(r.out.contains("0 passed, 0 failed, 1 stopped at the memory limit"), "{}", r.out);
+        assert!(!dir.join("runaway.out").exists(), "no snapshot of a machine-dependent limit");
+    }
 }

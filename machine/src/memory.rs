@@ -27,8 +27,9 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-/// The reading of the binary's counting allocator: bytes allocated now.
-static GAUGE: OnceLock<fn() -> usize> = OnceLock::new();
+/// The binary's gauge: given bytes about to be allocated, what ran out if
+/// they would not fit ([`set_gauge`]).
+static GAUGE: OnceLock<fn(usize) -> Option<Exhausted>> = OnceLock::new();
 
 /// The budget in bytes (`usize::MAX`: none).
 static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
@@ -46,20 +47,34 @@ pub struct Exhausted {
     pub asked: usize,
     /// The budget.
     pub limit: usize,
+    /// Whether what ran out is the address space a `ulimit -v` allows (the
+    /// program's memory with the stacks and the allocator's reserve),
+    /// rather than the memory budget.
+    pub space: bool,
+}
+
+impl Exhausted {
+    /// The flag or setting that raises the limit that ran out.
+    pub fn remedy(&self) -> &'static str {
+        if self.space {
+            "raise `ulimit -v`"
+        } else {
+            "raise it with --max-memory SIZE"
+        }
+    }
 }
 
 impl fmt::Display for Exhausted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.space { "address space" } else { "memory" };
+        write!(f, "{what} limit reached: {} in use", bytes(self.allocated))?;
         if self.asked > 0 {
-            write!(
-                f,
-                "{} in use and {} more asked for, more than the limit of {}",
-                bytes(self.allocated),
-                bytes(self.asked),
-                bytes(self.limit)
-            )
+            write!(f, " and {} more asked for", bytes(self.asked))?;
+        }
+        if self.space {
+            write!(f, ", more than the {} that `ulimit -v` leaves", bytes(self.limit))
         } else {
-            write!(f, "{} in use, more than the limit of {}", bytes(self.allocated), bytes(self.limit))
+            write!(f, ", more than the limit of {}", bytes(self.limit))
         }
     }
 }
@@ -78,9 +93,11 @@ pub fn bytes(n: usize) -> String {
     }
 }
 
-/// Installs the gauge: a function returning the bytes allocated now. Only
-/// the first call counts (a process has one allocator).
-pub fn set_gauge(gauge: fn() -> usize) {
+/// Installs the gauge: a function that, given bytes about to be allocated
+/// (0 for none), says what ran out if they would not fit: the memory
+/// budget ([`limit`]) or the address space. Only the first call counts (a
+/// process has one allocator).
+pub fn set_gauge(gauge: fn(usize) -> Option<Exhausted>) {
     let _ = GAUGE.set(gauge);
 }
 
@@ -107,25 +124,11 @@ pub fn limit() -> Option<usize> {
     (l != usize::MAX).then_some(l)
 }
 
-/// The bytes allocated now, if a gauge is installed.
-pub fn allocated() -> Option<usize> {
-    GAUGE.get().map(|g| g())
-}
-
-/// The budget is spent: what is in use and the budget, or `None` while
-/// there is room (or no gauge, or no budget).
+/// The budget is spent: what is in use and the limit, or `None` while
+/// there is room (or no gauge).
 #[inline]
 pub fn over() -> Option<Exhausted> {
-    let limit = LIMIT.load(Ordering::Relaxed);
-    if limit == usize::MAX {
-        return None;
-    }
-    let allocated = allocated()?;
-    (allocated > limit).then_some(Exhausted {
-        allocated,
-        asked: 0,
-        limit,
-    })
+    GAUGE.get().and_then(|g| g(0))
 }
 
 /// Unwinds with an [`Exhausted`] payload if the budget is spent. For loops
@@ -143,18 +146,8 @@ pub fn check() {
 /// both alive while it moves.
 #[inline]
 pub fn check_room(extra: usize) {
-    let limit = LIMIT.load(Ordering::Relaxed);
-    if limit == usize::MAX {
-        return;
-    }
-    if let Some(allocated) = allocated() {
-        if allocated.saturating_add(extra) > limit {
-            std::panic::panic_any(Exhausted {
-                allocated,
-                asked: extra,
-                limit,
-            });
-        }
+    if let Some(e) = GAUGE.get().and_then(|g| g(extra)) {
+        std::panic::panic_any(e);
     }
 }
 
@@ -207,6 +200,7 @@ mod tests {
             allocated: 10,
             asked: 0,
             limit: 5,
+            space: false,
         };
         assert_eq!(catch(|| std::panic::panic_any(e)), Err::<(), _>(e));
         assert_eq!(catch(|| 7), Ok(7));

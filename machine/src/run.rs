@@ -73,11 +73,7 @@ pub trait Stepper {
 pub fn drive<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Outcome {
     match crate::memory::catch(|| drive_within(m, limits, on_step)) {
         Ok(outcome) => outcome,
-        Err(e) => Outcome::Limit(StopReason::Memory {
-            allocated: e.allocated.saturating_add(e.asked),
-            limit: e.limit,
-            steps: m.steps(),
-        }),
+        Err(spent) => Outcome::Limit(StopReason::Memory { spent, steps: m.steps() }),
     }
 }
 
@@ -98,12 +94,8 @@ fn drive_within<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(
                 return Outcome::Limit(StopReason::Interrupted { steps });
             }
         }
-        if let Some(e) = crate::memory::over() {
-            return Outcome::Limit(StopReason::Memory {
-                allocated: e.allocated,
-                limit: e.limit,
-                steps,
-            });
+        if let Some(spent) = crate::memory::over() {
+            return Outcome::Limit(StopReason::Memory { spent, steps });
         }
         if let (Some(limit), Some(live)) = (limits.max_nodes, m.live_nodes()) {
             if live > limit {
@@ -257,10 +249,8 @@ pub enum StopReason {
     /// The process's memory grew past its budget ([`crate::memory`]) after
     /// this many steps.
     Memory {
-        /// Bytes in use then, with those a growing vector asked for.
-        allocated: usize,
-        /// The budget.
-        limit: usize,
+        /// What ran out, and how far.
+        spent: crate::memory::Exhausted,
         /// Steps executed by then.
         steps: u64,
     },
@@ -277,12 +267,7 @@ impl fmt::Display for StopReason {
                 write!(f, "node limit reached: more than {limit} live nodes after {steps} steps")
             }
             StopReason::Interrupted { steps } => write!(f, "interrupted after {steps} steps"),
-            StopReason::Memory { allocated, limit, steps } => write!(
-                f,
-                "memory limit reached: {} in use or asked for after {steps} steps, more than the limit of {}",
-                crate::memory::bytes(*allocated),
-                crate::memory::bytes(*limit)
-            ),
+            StopReason::Memory { spent, steps } => write!(f, "{spent}, after {steps} steps"),
         }
     }
 }

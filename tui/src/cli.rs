@@ -273,7 +273,7 @@ pub fn main_with_input(args: Vec<OsString>, input: &mut dyn Read, out: &mut dyn 
     }) {
         Ok(code) => code,
         Err(e) => {
-            let _ = writeln!(err, "deepcps: memory limit reached: {e}; raise it with --max-memory SIZE");
+            let _ = writeln!(err, "deepcps: {e}; {}", e.remedy());
             EXIT_LIMIT
         }
     }

@@ -273,15 +273,12 @@ impl Ctx<'_> {
                 let _ = writeln!(self.err, "deepcps: {reason}");
                 EXIT_INTERRUPTED
             }
-            Outcome::Limit(reason @ StopReason::Memory { .. }) => {
+            Outcome::Limit(reason @ StopReason::Memory { spent, .. }) => {
                 let grew = match live_nodes {
                     Some(n) => format!("the graph held {n} live nodes, the rest is values and frames"),
                     None => "the term and its values grew".to_string(),
                 };
-                let _ = writeln!(
-                    self.err,
-                    "deepcps: {reason} ({grew}); nothing printed; raise it with --max-memory SIZE"
-                );
+                let _ = writeln!(self.err, "deepcps: {reason} ({grew}); nothing printed; {}", spent.remedy());
                 EXIT_LIMIT
             }
             Outcome::Limit(reason) => {

@@ -6,7 +6,9 @@
 //! is the smaller of the machine's (`/proc/meminfo`) and the address space
 //! a `ulimit -v` allows.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+
+use deepcps_machine::memory::Exhausted;
 use std::sync::OnceLock;
 
 /// Bytes a live node takes with its variable slot, tour entries and share
@@ -64,19 +66,10 @@ fn overhead_within(limit: u64) -> u64 {
 }
 
 /// The default memory budget in bytes (`--max-memory`): three quarters of
-/// the machine's available memory; under a `ulimit -v`, the address space
-/// left when the process started ([`install`]) less an eighth of the limit,
-/// room for a vector that doubles while its old buffer still lives.
+/// the machine's available memory. (A `ulimit -v` is watched apart, as
+/// address space: see [`install`].)
 pub fn default_max_memory() -> u64 {
-    let mut budget = u64::MAX;
-    if let Some(avail) = available_memory() {
-        budget = budget.min(avail / 4 * 3);
-    }
-    if let Some(limit) = address_space_limit() {
-        let base = BASE_SPACE.load(Ordering::Relaxed) as u64;
-        budget = budget.min(limit.saturating_sub(base).saturating_sub(limit / 8));
-    }
-    budget.max(16 << 20)
+    available_memory().map_or(u64::MAX, |avail| avail / 4 * 3).max(16 << 20)
 }
 
 /// The bytes in use, as the binary's counting allocator reads them.
@@ -85,9 +78,10 @@ static LIVE: OnceLock<fn() -> usize> = OnceLock::new();
 /// Under a `ulimit -v`: the address space in use when [`install`] ran.
 static BASE_SPACE: AtomicUsize = AtomicUsize::new(0);
 
-/// Whether the address space is limited (then it is what the budget
-/// measures as well as the bytes in use).
-static SPACE_LIMITED: AtomicBool = AtomicBool::new(false);
+/// Under a `ulimit -v`: the address space the program may add, the space
+/// left at start less an eighth of the limit (room for a vector that
+/// doubles while its old buffer still lives); 0 without a limit.
+static SPACE_BUDGET: AtomicUsize = AtomicUsize::new(0);
 
 /// The address space added since [`install`], as last read, and the bytes
 /// in use then.
@@ -114,21 +108,32 @@ static READINGS: AtomicU32 = AtomicU32::new(0);
 /// read costs a few microseconds).
 pub fn install(live: fn() -> usize) {
     let _ = LIVE.set(live);
-    if address_space_limit().is_some() {
-        if let Some(space) = space_in_use() {
-            BASE_SPACE.store(space, Ordering::Relaxed);
-            SPACE_LIMITED.store(true, Ordering::Relaxed);
-        }
+    if let (Some(limit), Some(space)) = (address_space_limit(), space_in_use()) {
+        let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+        BASE_SPACE.store(space, Ordering::Relaxed);
+        SPACE_BUDGET.store(limit.saturating_sub(space).saturating_sub(limit / 8).max(1), Ordering::Relaxed);
     }
     deepcps_machine::memory::set_stack_cap(stack_cap());
     deepcps_machine::memory::set_gauge(gauge);
 }
 
-/// The machine's memory gauge (see [`install`]).
-fn gauge() -> usize {
+/// The machine's memory gauge (see [`install`]): with `extra` bytes about
+/// to be allocated, the memory budget or the address space spent.
+fn gauge(extra: usize) -> Option<Exhausted> {
     let live = LIVE.get().map_or(0, |f| f());
-    if !SPACE_LIMITED.load(Ordering::Relaxed) {
-        return live;
+    if let Some(limit) = deepcps_machine::memory::limit() {
+        if live.saturating_add(extra) > limit {
+            return Some(Exhausted {
+                allocated: live,
+                asked: extra,
+                limit,
+                space: false,
+            });
+        }
+    }
+    let room = SPACE_BUDGET.load(Ordering::Relaxed);
+    if room == 0 {
+        return None;
     }
     let readings = READINGS.fetch_add(1, Ordering::Relaxed);
     let at_read = LIVE_AT_READ.load(Ordering::Relaxed);
@@ -144,7 +149,13 @@ fn gauge() -> usize {
     // free now but for what is in use; the rest (stacks, the C library's
     // arenas, fragments) is taken.
     let taken = SPACE_ADDED.load(Ordering::Relaxed).saturating_sub(peak);
-    live.saturating_add(taken)
+    let used = live.saturating_add(taken);
+    (used.saturating_add(extra) > room).then_some(Exhausted {
+        allocated: used,
+        asked: extra,
+        limit: room,
+        space: true,
+    })
 }
 
 /// The address space of this process in bytes (Linux: the first field of

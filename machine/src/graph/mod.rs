@@ -555,10 +555,9 @@ impl Machine {
                 warnings,
                 too_large,
             },
-            Err(e) => Report {
+            Err(spent) => Report {
                 outcome: Outcome::Limit(StopReason::Memory {
-                    allocated: e.allocated.saturating_add(e.asked),
-                    limit: e.limit,
+                    spent,
                     steps: self.counts.total(),
                 }),
                 counts: self.counts,

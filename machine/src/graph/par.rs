@@ -249,9 +249,8 @@ impl Machine {
         };
         match crate::memory::catch(|| self.drive_par(&cx)) {
             Ok(outcome) => outcome,
-            Err(e) => Outcome::Limit(StopReason::Memory {
-                allocated: e.allocated.saturating_add(e.asked),
-                limit: e.limit,
+            Err(spent) => Outcome::Limit(StopReason::Memory {
+                spent,
                 steps: self.counts.total(),
             }),
         }
@@ -302,12 +301,8 @@ impl Machine {
                     return Outcome::Limit(StopReason::Interrupted { steps });
                 }
             }
-            if let Some(e) = crate::memory::over() {
-                return Outcome::Limit(StopReason::Memory {
-                    allocated: e.allocated.saturating_add(e.asked),
-                    limit: e.limit,
-                    steps,
-                });
+            if let Some(spent) = crate::memory::over() {
+                return Outcome::Limit(StopReason::Memory { spent, steps });
             }
             if let Some(limit) = cx.max_nodes {
                 if self.g.live > limit {
@@ -499,7 +494,7 @@ impl Machine {
                         StopReason::Time { limit, .. } => StopReason::Time { limit, steps },
                         StopReason::Nodes { limit, .. } => StopReason::Nodes { limit, steps },
                         StopReason::Interrupted { .. } => StopReason::Interrupted { steps },
-                        StopReason::Memory { allocated, limit, .. } => StopReason::Memory { allocated, limit, steps },
+                        StopReason::Memory { spent, .. } => StopReason::Memory { spent, steps },
                     }));
                 }
             }

@@ -117,10 +117,9 @@ impl Reducer {
         };
         let (outcome, text, warnings) = match printed {
             Ok((text, warnings)) => (outcome, text, warnings),
-            Err(e) => (
+            Err(spent) => (
                 Outcome::Limit(StopReason::Memory {
-                    allocated: e.allocated.saturating_add(e.asked),
-                    limit: e.limit,
+                    spent,
                     steps: self.counts.total(),
                 }),
                 String::new(),

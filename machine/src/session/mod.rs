@@ -462,12 +462,8 @@ impl Session {
             Outcome::Exit(v) => End::Exit(v),
             Outcome::Error(e) => End::Error(e),
             Outcome::Limit(StopReason::Time { .. } | StopReason::Interrupted { .. }) => return Stop::Slice,
-            Outcome::Limit(StopReason::Memory { allocated, limit, .. }) => {
-                self.exhausted(Exhausted {
-                    allocated,
-                    asked: 0,
-                    limit,
-                });
+            Outcome::Limit(StopReason::Memory { spent, .. }) => {
+                self.exhausted(spent);
                 return Stop::Ended;
             }
             // The step limit: the budget (no other limit is set).

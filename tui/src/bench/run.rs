@@ -109,7 +109,7 @@ pub fn run(job: &Job<'_>) -> Row {
         if let Some(e) = payload.downcast_ref::<deepcps_machine::memory::Exhausted>() {
             let mut row = blank(job, "limit memory", start.elapsed());
             row.status = RowStatus::Fail;
-            row.reason = format!("memory limit reached: {e}");
+            row.reason = format!("{e}; {}", e.remedy());
             return row;
         }
         let mut row = blank(job, "panic", start.elapsed());

@@ -404,7 +404,7 @@ impl Worker {
             End::Residual => "no body is pending: the term is the residual program".to_string(),
             End::Exit(_) => "$exit executed: showing the exit value".to_string(),
             End::Error(err) => format!("runtime error: {}", err.message),
-            End::Memory(e) => format!("memory limit reached: {e}; showing the last snapshot (raise it with --max-memory SIZE)"),
+            End::Memory(e) => format!("{e}; showing the last snapshot ({})", e.remedy()),
         });
         let next = s.next().map(|n| {
             let what = match n.what {

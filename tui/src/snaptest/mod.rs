@@ -51,13 +51,13 @@ use deepcps_machine::expect::{Expectations, Expected};
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
-use deepcps_machine::run::{Limits, Outcome};
+use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::parser::parse_file;
 use deepcps_machine::syntax::{load_from, runtime_diagnostic, RealFs};
 
-use crate::exit::{EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
+use crate::exit::{EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 use crate::judge::{judge_run, judge_static};
 use crate::views::final_dump;
 
@@ -82,6 +82,9 @@ pub struct Ran {
     /// Why the run contradicts the program's outcome directive, naming the
     /// directive; `None` when it meets it or there is none.
     pub contradiction: Option<String>,
+    /// The run stopped at the memory budget (what was in use, the budget):
+    /// not a result a snapshot can keep, since it depends on the machine.
+    pub memory: Option<String>,
 }
 
 /// Runs `deepcps test` on `paths`, each program on `threads` reduction
@@ -99,7 +102,7 @@ pub fn run(paths: &[PathBuf], bless: bool, threads: Option<usize>, out: &mut dyn
     let threads = threads.unwrap_or_else(Parallel::cores);
     // One `Parallel` (one pool of reduction threads) per thread count.
     let mut pars: BTreeMap<usize, Parallel> = BTreeMap::new();
-    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    let (mut passed, mut failed, mut skipped, mut limited) = (0usize, 0usize, 0usize, 0usize);
     for file in &files {
         let text = match std::fs::read(file) {
             Ok(bytes) => bytes,
@@ -133,7 +136,23 @@ pub fn run(paths: &[PathBuf], bless: bool, threads: Option<usize>, out: &mut dyn
                 }
             },
         };
-        let ran = snapshots(file, text, &par, &expect);
+        let ran = match deepcps_machine::memory::catch(|| snapshots(file, text, &par, &expect)) {
+            Ok(ran) => ran,
+            Err(e) => Ran {
+                snapshots: Snapshots {
+                    out: String::new(),
+                    graph: String::new(),
+                },
+                contradiction: None,
+                memory: Some(format!("{e}; {}", e.remedy())),
+            },
+        };
+        if let Some(why) = &ran.memory {
+            // Neither blessed nor compared: the limit depends on the machine.
+            let _ = writeln!(out, "LIMIT {}: {why}", file.display());
+            limited += 1;
+            continue;
+        }
         let ok = if bless {
             bless_one(file, &ran, out)
         } else {
@@ -149,12 +168,23 @@ pub fn run(paths: &[PathBuf], bless: bool, threads: Option<usize>, out: &mut dyn
     if skipped > 0 {
         summary.push_str(&format!(", {skipped} skipped"));
     }
-    let _ = writeln!(out, "{summary}");
-    if failed == 0 {
-        EXIT_OK
-    } else {
-        EXIT_RUNTIME
+    if limited > 0 {
+        summary.push_str(&format!(", {limited} stopped at the memory limit"));
     }
+    let _ = writeln!(out, "{summary}");
+    if failed > 0 {
+        EXIT_RUNTIME
+    } else if limited > 0 {
+        EXIT_LIMIT
+    } else {
+        EXIT_OK
+    }
+}
+
+/// The step limit of a program's run: its `// max-steps: N` directive,
+/// else the default of the commands that limit steps.
+pub fn max_steps(expect: &Expectations) -> u64 {
+    expect.max_steps.unwrap_or(Limits::default().max_steps)
 }
 
 /// The `.dcps` files under `paths`, sorted and each once; an error for a
@@ -218,7 +248,7 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel, expect: &Expectati
         .file_name()
         .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
     let limits = Limits {
-        max_steps: expect.max_steps.unwrap_or(Limits::default().max_steps),
+        max_steps: max_steps(expect),
         ..Limits::default()
     };
     let mut sources = SourceMap::new();
@@ -243,11 +273,22 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel, expect: &Expectati
                     graph: "no graph: the program did not load\n".to_string(),
                 },
                 contradiction: expect.outcome.as_ref().and_then(|e| contradiction(e, judge_static(Some(e), &ds))),
+                memory: None,
             };
         }
     };
     let mut m = Machine::new(program);
     let report = m.report_par(&limits, par);
+    if let Outcome::Limit(r @ StopReason::Memory { spent, .. }) = &report.outcome {
+        return Ran {
+            snapshots: Snapshots {
+                out: String::new(),
+                graph: String::new(),
+            },
+            contradiction: None,
+            memory: Some(format!("{r}; {}", spent.remedy())),
+        };
+    }
     let graph = final_dump(&m, &report.outcome);
     // The snapshot files are compared whole; the verdict sees no snapshot.
     let contradiction = expect
@@ -283,6 +324,7 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel, expect: &Expectati
     Ran {
         snapshots: Snapshots { out: text, graph },
         contradiction,
+        memory: None,
     }
 }
 
