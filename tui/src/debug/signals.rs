@@ -22,6 +22,16 @@ struct Flags {
 
 static FLAGS: OnceLock<Result<Flags, String>> = OnceLock::new();
 
+/// The thread that ends the process if the event loop does not, after a
+/// signal (see [`Signals::watch`]).
+static WATCHDOG: OnceLock<()> = OnceLock::new();
+
+/// How often the watchdog looks at the flags.
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// How long the event loop has to give the terminal back after a signal.
+const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The watched signals, with their names.
 #[cfg(unix)]
 const WATCHED: [(i32, &str); 2] = [(signal_hook::consts::SIGTERM, "SIGTERM"), (signal_hook::consts::SIGHUP, "SIGHUP")];
@@ -59,6 +69,21 @@ impl Signals {
         let flags = FLAGS.get_or_init(register).as_ref().map_err(Clone::clone)?;
         flags.any.store(false, Ordering::SeqCst);
         flags.which.store(0, Ordering::SeqCst);
+        WATCHDOG.get_or_init(|| {
+            // A hung-up terminal can keep the terminal library reading it
+            // for ever (a read of 0 bytes, again and again), so that the
+            // event loop never sees the signal: past a grace period, this
+            // thread ends the process with the signal's code (there is no
+            // terminal left to restore).
+            let _ = std::thread::Builder::new().name("deepcps-debug-signals".into()).spawn(move || loop {
+                std::thread::sleep(WATCH_EVERY);
+                if flags.any.load(Ordering::SeqCst) {
+                    std::thread::sleep(GRACE);
+                    let number = i32::try_from(flags.which.load(Ordering::SeqCst)).unwrap_or(0);
+                    std::process::exit(i32::from(Caught { number }.exit_code()));
+                }
+            });
+        });
         Ok(Signals { flags })
     }
 
