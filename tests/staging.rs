@@ -219,3 +219,28 @@ fn expression_sugar_braced_or_not() {
     // With more than one lambda after it, the expression is just the head.
     assert!(run_source("\"2+3\" (x) { $exit x } (y) { $exit y }").starts_with("outcome: error not-a-function"));
 }
+
+#[test]
+fn an_exit_value_holding_an_escaped_parameter_warns_at_its_binder() {
+    // `$exit p` is active under `f` before `f 1` runs: the value is the
+    // symbolic `p`, which never got a value.
+    let src = "let f(p) {\n  '@always:' $exit p\n} in\nf 1\n";
+    let out = run_source(src);
+    assert!(
+        out.contains("[escaped] Warning: the exit value holds the symbolic variable `p`"),
+        "{out}"
+    );
+    assert!(out.contains("test.dcps:1:7"), "at the binder: {out}");
+    // A value with no free parameter says nothing of the kind.
+    let closed = run_source("let f(p) {\n  $exit p\n} in\nf 1\n");
+    assert!(!closed.contains("[escaped]"), "{closed}");
+    // Nor does a closure whose parameters are its own, nor a fragment of
+    // code naming an outer parameter (the paper's figures exit with those).
+    let lambda = run_source("$exit (x, k) { k x }\n");
+    assert!(!lambda.contains("[escaped]"), "{lambda}");
+    let fragment = run_source("$exit (code) {\n  '@always:' $exit (k) { code k }\n}\n");
+    assert!(!fragment.contains("[escaped]"), "{fragment}");
+    // In a tuple it is data: it warns.
+    let tuple = run_source("let f(p) {\n  '@always:' $exit [1, p]\n} in\nf 1\n");
+    assert!(tuple.contains("[escaped] Warning"), "{tuple}");
+}

@@ -1,14 +1,13 @@
 //! The stuck warnings of a term or of an exit value: each active body
 //! that waits for a symbolic variable, in the reference order, with what
 //! needs the variable (LANGUAGE.md §4.3); and of an exit value, each
-//! symbolic variable it holds that escaped its binder (a parameter of a
-//! lambda never called: the value printed names a variable that never got
-//! a value). Every machine reports them through here, on the term it ends
+//! symbolic variable it holds as data that escaped its binder (a parameter
+//! of a lambda never called: the value printed names a variable that never
+//! got a value). Every machine reports them through here, on the term it ends
 //! with.
 
 use super::{verdict, Verdict};
 use crate::diag::Diagnostic;
-use crate::print::free::FreeVars;
 use crate::term::{Arg, Atom, Body, Cmd, RecLambda, VarId, VarKind, Vars};
 
 /// The recursive values whose lambdas enclose the place being looked at.
@@ -22,14 +21,27 @@ pub fn in_body(body: &Body, vars: &Vars) -> Vec<Diagnostic> {
 }
 
 /// Warnings for the stuck bodies held by the exit value `value`, then for
-/// the symbolic variables it holds free, by variable number.
+/// the parameters it holds as data (itself, or inside its tuples, records
+/// and maps; not in a lambda's body), by variable number.
 pub fn in_value(value: &Atom, vars: &Vars) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     collect_atom(value, &mut vars.clone(), &mut Vec::new(), &mut out);
-    let mut free = Default::default();
-    FreeVars::default().atom(value, &mut free);
-    let mut free: Vec<VarId> = free.into_iter().collect();
+    // The variables the value holds as data: itself, or in its tuples,
+    // records and maps. A lambda's body may name outer parameters: that is
+    // code (a fragment left for later), not a value that lacks one.
+    let mut free: Vec<VarId> = Vec::new();
+    let mut todo = vec![value];
+    while let Some(a) = todo.pop() {
+        match a {
+            Atom::Var(v) => free.push(*v),
+            Atom::Tuple(xs) => todo.extend(xs.iter().map(Arg::atom)),
+            Atom::Record(fs) => todo.extend(fs.iter().map(|(_, x)| x)),
+            Atom::Map(kvs) => todo.extend(kvs.iter().flat_map(|(k, v)| [k, v])),
+            _ => {}
+        }
+    }
     free.sort();
+    free.dedup();
     for v in free {
         let info = vars.info(v);
         if !matches!(info.kind, VarKind::Param | VarKind::Rest) {

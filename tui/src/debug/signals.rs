@@ -75,14 +75,16 @@ impl Signals {
             // event loop never sees the signal: past a grace period, this
             // thread ends the process with the signal's code (there is no
             // terminal left to restore).
-            let _ = std::thread::Builder::new().name("deepcps-debug-signals".into()).spawn(move || loop {
-                std::thread::sleep(WATCH_EVERY);
-                if flags.any.load(Ordering::SeqCst) {
-                    std::thread::sleep(GRACE);
-                    let number = i32::try_from(flags.which.load(Ordering::SeqCst)).unwrap_or(0);
-                    std::process::exit(i32::from(Caught { number }.exit_code()));
-                }
-            });
+            let _ = std::thread::Builder::new()
+                .name("deepcps-debug-signals".into())
+                .spawn(move || loop {
+                    std::thread::sleep(WATCH_EVERY);
+                    if flags.any.load(Ordering::SeqCst) {
+                        std::thread::sleep(GRACE);
+                        let number = i32::try_from(flags.which.load(Ordering::SeqCst)).unwrap_or(0);
+                        std::process::exit(i32::from(Caught { number }.exit_code()));
+                    }
+                });
         });
         Ok(Signals { flags })
     }
