@@ -3,6 +3,8 @@
 //! `scripts/bench.sh` does, and the growth of time and memory is fitted to
 //! a power of the size (slope 1 on a log-log plot is linear, 2 quadratic).
 
+use serde::{Deserialize, Serialize};
+
 /// The source of `text` with every line `let VAR = ...` (at the start of a
 /// line) replaced by `let VAR = size`; `None` if there is no such line.
 pub fn resize(text: &str, var: &str, size: u64) -> Option<String> {
@@ -47,7 +49,7 @@ pub fn resized_copy(path: &std::path::Path, var: &str, size: u64, dir: &std::pat
 }
 
 /// One measured size of a family.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// The size.
     pub size: u64,
@@ -58,8 +60,10 @@ pub struct Point {
 }
 
 /// A family's measured sizes (those that ran to a result).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Family {
+    /// The program, as its row names it (`corpus/bench/loop_sum.dcps`).
+    pub program: String,
     /// The program's file stem (`loop_sum`).
     pub name: String,
     /// The size variable.
