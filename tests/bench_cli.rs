@@ -78,6 +78,34 @@ fn table_over_the_paper_has_a_row_per_program_and_a_summary() {
 }
 
 #[test]
+fn a_summary_of_one_says_one() {
+    let dir = temp_dir("one");
+    std::fs::write(dir.join("one.dcps"), "// expect: exit 1\n$exit 1\n").expect("write");
+    let r = deepcps(&["bench", "--threads", "1", &path(&dir)]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    let summary = r.out.lines().last().expect("a summary");
+    assert!(summary.starts_with("summary: 1 program: 1 pass, 0 fail; 1 step, "), "{summary}");
+    assert!(summary.ends_with("; 1 job at once, 1 reduction thread each"), "{summary}");
+}
+
+#[test]
+fn help_keeps_code_spans_on_one_line() {
+    // Joined into one line, the help's code spans hold no space: none is
+    // broken across lines here, and none can be on a narrower terminal.
+    for flag in ["--help", "-h"] {
+        let r = deepcps(&["bench", flag]);
+        assert_eq!(r.code, 0, "{}", r.err);
+        let text = r.out.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+        assert_eq!(text.matches('`').count() % 2, 0, "unpaired backquotes:\n{}", r.out);
+        let spans: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
+        assert!(spans.len() > 5, "{}", r.out);
+        for s in spans {
+            assert!(!s.contains(' '), "`{s}` can break across lines:\n{}", r.out);
+        }
+    }
+}
+
+#[test]
 fn a_wrong_expectation_fails_the_row_and_the_exit_code() {
     let dir = temp_dir("wrong");
     std::fs::write(dir.join("eleven.dcps"), "// expect: exit 11\n$exit 12\n").expect("write");
@@ -755,9 +783,20 @@ fn compiled_runs_the_executables_beside_the_machine() {
         "{staged}"
     );
     let table = deepcps(&["bench", "--compiled", "corpus/bench/loop_sum.dcps"]);
-    assert!(
-        table.out.lines().next().is_some_and(|h| h.ends_with("compiled  × faster  same")),
-        "{}",
-        table.out
-    );
+    let header: Vec<&str> = table
+        .out
+        .lines()
+        .next()
+        .expect("a header")
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert!(header.ends_with(&["compiled", "vs machine", "same"]), "{}", table.out);
+    // How many times faster or slower, in words: never a ratio below 1.
+    let row = table.out.lines().nth(1).expect("a row");
+    let (_, speed) = row.trim_end().trim_end_matches("yes").trim_end().rsplit_once("  ").expect("cells");
+    let (ratio, words) = speed.trim().split_once("× ").expect("a ratio");
+    assert!(matches!(words, "faster" | "slower"), "{row}");
+    assert!(ratio.parse::<f64>().is_ok_and(|r| r >= 1.0), "{row}");
 }

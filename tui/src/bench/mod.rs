@@ -68,7 +68,7 @@ pub struct BenchArgs {
     #[arg(required_unless_present = "merge", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Instead of running programs, merge the JSON files that the shards
-    /// of one run wrote (`--shard K/N --json FILE`, one per shard) into the
+    /// of one run wrote (each with `--shard` K/N and `--json` FILE) into the
     /// table of the whole run; `--baseline`, `--json`, `--csv` and `--plot`
     /// work on it as on a run. Shards of other corpora or settings, shards
     /// given twice and missing shards are refused.
@@ -80,13 +80,15 @@ pub struct BenchArgs {
     )]
     pub merge: Option<Vec<PathBuf>>,
     /// Reduction threads of each program's machine (default: all cores; 1
-    /// is the sequential machine). A program's `// threads: N` overrides it.
+    /// is the sequential machine). A program's `threads:` directive
+    /// overrides it.
     #[arg(long, value_name = "N", value_parser = crate::args::parse_threads)]
     pub threads: Option<usize>,
     /// Programs run at once (default 1: each program's time is its own).
     #[arg(long, value_name = "J", default_value_t = 1, value_parser = parse_jobs)]
     pub jobs: usize,
-    /// Step limit of each program, unless its `// max-steps:` says otherwise.
+    /// Step limit of each program, unless its `max-steps:` directive says
+    /// otherwise.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_steps)]
     pub max_steps: u64,
     /// Wall-time limit of each program, in seconds (fractions allowed).
@@ -116,17 +118,19 @@ pub struct BenchArgs {
     /// flagged: they are noise.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.01)]
     pub min_time: f64,
-    /// Also run the scaling families (programs with `// scale:`) at their
-    /// sizes and draw time and memory against size into this SVG file.
+    /// Also run the scaling families (programs with a `scale:` directive)
+    /// at their sizes and draw time and memory against size into this SVG
+    /// file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// Also compile each program's run-time part (as `deepcps compile`
+    /// Also compile each program's run-time part (as the compile command
     /// does), run the executable and time it beside the machine's run of
     /// the same part: three more columns (compiled time, how many times
-    /// faster, whether it printed the same).
+    /// faster or slower than the machine, whether it printed the same).
     #[arg(long)]
     pub compiled: bool,
-    /// Sizes for every scaling family instead of their `// scale:` lists.
+    /// Sizes for every scaling family instead of those of their `scale:`
+    /// directives.
     #[arg(long, value_name = "N,N,..", value_delimiter = ',', requires = "plot")]
     pub sizes: Option<Vec<u64>>,
 }
