@@ -28,13 +28,13 @@ use std::fmt::Write as _;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::free::free_vars;
+use super::free::FreeIndex;
 use super::image::Via;
 use super::sites::{Place, Sites};
 use crate::diag::Diagnostic;
 use crate::error::Operand;
 use crate::print::short_atom;
-use crate::span::{SourceMap, Span};
+use crate::span::{FileId, SourceMap, Span};
 use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, VarId, VarKind, Vars};
 
 /// Arguments the registers hold before they must grow.
@@ -74,6 +74,11 @@ pub(super) struct Gen<'a> {
     /// closures).
     pub(super) init: Vec<String>,
     queue: Vec<Lift<'a>>,
+    /// The free variables of the program's lambdas.
+    free: Option<FreeIndex>,
+    /// Where each line of a source file starts (for the functions'
+    /// comments).
+    line_starts: FxHashMap<FileId, Vec<usize>>,
     /// The lambdas lifted so far (by address), with their number and free
     /// variables: a body emitted twice lifts its lambdas once.
     lifted_ids: FxHashMap<*const Lambda, (usize, Vec<VarId>)>,
@@ -198,6 +203,8 @@ impl<'a> Gen<'a> {
             statics: Vec::new(),
             init: Vec::new(),
             queue: Vec::new(),
+            free: None,
+            line_starts: FxHashMap::default(),
             lifted_ids: FxHashMap::default(),
             order: FxHashMap::default(),
             head_order: FxHashMap::default(),
@@ -244,6 +251,7 @@ impl<'a> Gen<'a> {
     /// Emits the program's top-level body as `main_body`, then every lambda
     /// it lifts.
     pub(super) fn program(&mut self, body: &'a Body) {
+        self.free = Some(FreeIndex::new(body));
         let numbered = super::numbered(body);
         for (i, (lam, _)) in numbered.lambdas.into_iter().enumerate() {
             self.order.insert(lam as *const Lambda, u32::try_from(i).unwrap_or(u32::MAX));
@@ -275,6 +283,25 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The line and column of the start of `span`, as
+    /// [`SourceMap::line_col`] counts them, from an index of each file's
+    /// lines (the functions of a long program are many).
+    fn line_col(&mut self, span: Span) -> (usize, usize) {
+        let text = &self.sources.get(span.file).text;
+        let starts = self
+            .line_starts
+            .entry(span.file)
+            .or_insert_with(|| std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect());
+        let mut offset = (span.start as usize).min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = starts.partition_point(|&s| s <= offset);
+        let start = starts[line - 1];
+        let col = text.get(start..offset).map_or(0, |t| t.chars().count());
+        (line, col + 1)
+    }
+
     /// Refuses the program: `span` shows why.
     pub(super) fn refuse(&mut self, span: Span, message: String, label: &str, note: &str) {
         let mut d = Diagnostic::error("compile", message, span, label);
@@ -294,7 +321,9 @@ impl<'a> Gen<'a> {
         if let Some((id, free)) = self.lifted_ids.get(&(lam as *const Lambda)).cloned() {
             return self.closure_value(f, id, &free);
         }
-        let free = free_vars(lam, rec, self.vars);
+        let free = self.free.as_ref().and_then(|ix| ix.free_vars(lam, rec, self.vars));
+        debug_assert!(free.is_some(), "every lambda compiled is one of the program's");
+        let free = free.unwrap_or_default();
         let id = self.infos.len();
         let cname = format!("{}f{id}_{}", self.prefix, c_ident(hint));
         let shown = short_atom(&Atom::Lambda(Box::new(lam.shell())), self.vars);
@@ -414,8 +443,8 @@ impl<'a> Gen<'a> {
         } else {
             None
         };
+        let (line, col) = self.line_col(lam.span);
         let name = &self.names[id];
-        let (line, col) = self.sources.line_col(lam.span.file, lam.span.start);
         let file = &self.sources.get(lam.span.file).name;
         let mut text = format!(
             "/* {} at {}:{line}:{col} */\nstatic void {name}(void) {{\n    V self = SELF;\n",
@@ -800,4 +829,37 @@ fn c_ident(name: &str) -> String {
 /// Text that cannot end a C comment.
 fn comment_safe(s: &str) -> String {
     s.replace("*/", "* /")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::load::add_source;
+    use crate::syntax::{load_from, MemFs};
+
+    #[test]
+    fn functions_are_placed_where_their_lambdas_are() {
+        // Lambdas on several lines, after characters of several bytes.
+        let text = "// «ünïcödé» ✓\nlet f = (x, k) { \"x + 1\" (y) { k y } } // ✓\nlet g = (e, k) { // «»\n  f e (z) { k [z, 2] }\n}\ng 1 (r) { $exit r }\n";
+        let mut sources = SourceMap::new();
+        let file = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()).expect("source");
+        let p = load_from(&MemFs::default(), file, &mut sources, false).expect("loads");
+        let mut g = Gen::new(&p.vars, &sources, "p_");
+        g.program(&p.body);
+        assert!(g.refusals.is_empty());
+        let mut want: Vec<String> = g.lambda_spans.iter().map(|s| sources.describe(*s)).collect();
+        let mut got: Vec<String> = g
+            .functions
+            .iter()
+            .filter_map(|f| {
+                f.split_once(" at ")
+                    .and_then(|(_, rest)| rest.split_once(" */"))
+                    .map(|(at, _)| at.to_string())
+            })
+            .collect();
+        want.sort();
+        got.sort();
+        assert!(want.len() >= 3, "{want:?}");
+        assert_eq!(got, want);
+    }
 }
