@@ -169,7 +169,7 @@ cur="e2e$((${cur#e2e} + 1))"
 t new-session -d -s "$cur" -x 160 -y 30 \
   "cd '$root' && '$bin' bench corpus/bench/loop_sum.dcps; echo \"deepcps exited \$?\"; sleep 600"
 wait_for "deepcps exited 0" 300
-wait_for "summary: 1 programs: 1 pass"
+wait_for "summary: 1 program: 1 pass"
 cur="e2e$((${cur#e2e} + 1))"
 t new-session -d -s "$cur" -x 160 -y 30 \
   "cd '$root' && '$bin' bench --json '$work/bench.json' corpus/bench/loop_sum.dcps >/dev/null; echo \"deepcps exited \$?\"; sleep 600"
