@@ -6,7 +6,8 @@
 # the end and read the paper's residual, help, a resize, quitting with the
 # terminal restored; then a long run (1.2 million steps) that keeps the
 # screen updating and pauses on a key; a panic that gives the terminal back;
-# and Ctrl-C stopping `deepcps run` with the counts so far.
+# Ctrl-C stopping `deepcps run` with the counts so far; bench's table and
+# progress; and compile's progress line on a long build.
 #
 # Usage: scripts/tui-e2e.sh [--no-build]   (installs tmux with apt-get when missing)
 set -euo pipefail
@@ -188,6 +189,17 @@ wait_for "deepcps exited 130"
 wait_for "interrupted (Ctrl-C): 1 of 2"
 t capture-pane -p -t "$cur" | grep -qF "b_short.dcps" && fail "bench started a program after Ctrl-C"
 echo "ok: bench on a terminal finishes (also with --json), Ctrl-C stops it with exit 130 and the table so far"
+
+echo "== deepcps compile on a terminal: a line says what it does, then goes"
+awk 'BEGIN { print "let x0 = 0"; for (i = 1; i <= 20000; i++) printf "\"x%d + %d\" (x%d)\n", i - 1, i, i; print "$exit x20000" }' > "$work/chain.dcps"
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 160 -y 30 \
+  "cd '$work' && '$bin' compile chain.dcps; echo \"deepcps exited \$?\"; ./chain; sleep 600"
+wait_for "compiling the C: " 300
+wait_for "deepcps exited 0" 600
+wait_for "200010000"
+t capture-pane -p -t "$cur" | grep -qF "compiling the C" && fail "the progress line stayed on the screen"
+echo "ok: compile shows its progress on a terminal and clears it"
 
 echo "== breakpoints: no staging variable is refused; stuck stops only on a stuck body the term shows"
 start corpus/paper/arith_built.dcps "‖ paused │ step 0 │" 200 50

@@ -54,6 +54,30 @@ struct Lift<'a> {
     shown: String,
 }
 
+/// Past this many bytes of C, a function that does not loop is *light*:
+/// it is straight-line code that runs once per call (a long chain of
+/// continuations, the residual of a builder), for which a C compiler's
+/// full optimisation costs far more time than it saves.
+const LIGHT_BYTES: usize = 8 << 10;
+
+/// A C function of the program.
+pub(super) struct Function {
+    /// Its C name.
+    pub(super) name: String,
+    /// Its definition (a comment, then `static void NAME(void) {..}`).
+    pub(super) text: String,
+    /// Whether it is light ([`LIGHT_BYTES`]).
+    pub(super) light: bool,
+}
+
+/// A constant object of the program.
+pub(super) struct Static {
+    /// Its C name.
+    pub(super) name: String,
+    /// Its definition without a storage class (`uint64_t NAME[n] = {..};`).
+    pub(super) def: String,
+}
+
 /// The generator of one program.
 pub(super) struct Gen<'a> {
     /// What every C name of the program begins with.
@@ -66,10 +90,10 @@ pub(super) struct Gen<'a> {
     /// C names of the lifted functions, by id.
     names: Vec<String>,
     /// Lifted functions, as emitted.
-    pub(super) functions: Vec<String>,
+    pub(super) functions: Vec<Function>,
     /// Constant objects (floats, wide integers, closures with nothing to
     /// capture).
-    pub(super) statics: Vec<String>,
+    pub(super) statics: Vec<Static>,
     /// What `main` does before the first call (code pointers of static
     /// closures).
     pub(super) init: Vec<String>,
@@ -224,12 +248,15 @@ impl<'a> Gen<'a> {
     /// matrix), named.
     pub(super) fn object(&mut self, ty: &str, words: &[u64]) -> String {
         let name = format!("{}K{}", self.prefix, self.statics.len());
-        let mut s = format!("static uint64_t {name}[{}] = {{HDR({ty}, {}, 0, 1)", words.len() + 1, words.len());
+        let mut s = format!("uint64_t {name}[{}] = {{HDR({ty}, {}, 0, 1)", words.len() + 1, words.len());
         for w in words {
             let _ = write!(s, ", {w:#x}ULL");
         }
         s.push_str("};");
-        self.statics.push(s);
+        self.statics.push(Static {
+            name: name.clone(),
+            def: s,
+        });
         name
     }
 
@@ -241,11 +268,6 @@ impl<'a> Gen<'a> {
         }
         out.push_str("    {0, 0, 0, -1},\n};\n");
         out
-    }
-
-    /// Prototypes of the lifted functions.
-    pub(super) fn protos_c(&self) -> String {
-        self.names.iter().map(|n| format!("static void {n}(void);\n")).collect()
     }
 
     /// Emits the program's top-level body as `main_body`, then every lambda
@@ -267,9 +289,13 @@ impl<'a> Gen<'a> {
             self.prefix
         );
         declare_temps(&mut text, f.temps);
-        text.push_str(&f.code);
+        text.push_str(&without_fallbacks(&f.code));
         text.push_str("}\n");
-        self.functions.push(text);
+        self.functions.push(Function {
+            name: format!("{}main_body", self.prefix),
+            light: text.len() >= LIGHT_BYTES,
+            text,
+        });
         while let Some(l) = self.queue.pop() {
             self.lifted(l);
         }
@@ -348,10 +374,9 @@ impl<'a> Gen<'a> {
         self.lambda_numbers.push(number.unwrap_or(u32::MAX));
         self.lambda_spans.push(lam.span);
         if free.is_empty() {
-            self.statics.push(format!(
-                "static uint64_t {0}C{id}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};",
-                self.prefix
-            ));
+            let name = format!("{}C{id}", self.prefix);
+            let def = format!("uint64_t {name}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};");
+            self.statics.push(Static { name, def });
             self.init.push(format!("{}C{id}[1] = (uint64_t)(uintptr_t){cname};", self.prefix));
         }
         self.lifted_ids.insert(lam as *const Lambda, (id, free.clone()));
@@ -444,7 +469,7 @@ impl<'a> Gen<'a> {
             None
         };
         let (line, col) = self.line_col(lam.span);
-        let name = &self.names[id];
+        let name = self.names[id].clone();
         let file = &self.sources.get(lam.span.file).name;
         let mut text = format!(
             "/* {} at {}:{line}:{col} */\nstatic void {name}(void) {{\n    V self = SELF;\n",
@@ -484,14 +509,22 @@ impl<'a> Gen<'a> {
             let test: Vec<String> = assumed.iter().map(|c| format!("IS_INT({c})")).collect();
             let _ = writeln!(text, "    if (!tracing && {}) goto S_top;", test.join(" && "));
         }
-        text.push_str(&f.code);
+        if spec_code.is_some() {
+            text.push_str(&f.code);
+        } else {
+            text.push_str(&without_fallbacks(&f.code));
+        }
         if let Some(code) = &spec_code {
             text.push_str("S_top:\n");
             text.push_str("    if (UNLIKELY(gc_pending)) goto top;\n");
             text.push_str(code);
         }
         text.push_str("}\n");
-        self.functions.push(text);
+        self.functions.push(Function {
+            name: name.clone(),
+            light: !f.loops && text.len() >= LIGHT_BYTES,
+            text,
+        });
     }
 
     /// Emits a body and the bodies it continues with in place.
@@ -812,6 +845,24 @@ fn declare_temps(text: &mut String, n: usize) {
     }
 }
 
+/// The generic code `code` without the labels `G{n}:;` where an integer
+/// copy falls back to it: with no integer copy, nothing jumps to them (and
+/// a C compiler's time grows with the labels of a long function).
+fn without_fallbacks(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    for line in code.split_inclusive('\n') {
+        let label = line
+            .trim()
+            .strip_prefix('G')
+            .and_then(|l| l.strip_suffix(":;"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if !label {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// A C identifier made of `name`'s letters and digits.
 fn c_ident(name: &str) -> String {
     let s: String = name
@@ -837,6 +888,33 @@ mod tests {
     use crate::syntax::load::add_source;
     use crate::syntax::{load_from, MemFs};
 
+    fn functions_of(text: &str) -> Vec<Function> {
+        let mut sources = SourceMap::new();
+        let file = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()).expect("source");
+        let p = load_from(&MemFs::default(), file, &mut sources, false).expect("loads");
+        let mut g = Gen::new(&p.vars, &sources, "p_");
+        g.program(&p.body);
+        assert!(g.refusals.is_empty());
+        g.functions
+    }
+
+    #[test]
+    fn only_a_function_with_an_integer_copy_has_labels_to_fall_back_to() {
+        let looping =
+            "fix loop(i, acc, k) {\n  if \"i > 10\" () { k acc } () { \"acc+i\" (a) { loop \"i+1\" a k } }\n} in loop 1 0 $exit\n";
+        let f = functions_of(looping);
+        let lp = f.iter().find(|f| f.name.ends_with("_loop")).expect("the loop");
+        assert!(
+            lp.text.contains("S_top:") && lp.text.contains("goto G1;") && lp.text.contains("G1:;"),
+            "{}",
+            lp.text
+        );
+        let straight = "let x0 = 0\n\"x0 + 1\" (x1)\n\"x1 * 2\" (x2)\n$exit x2\n";
+        let f = functions_of(straight);
+        assert!(f.iter().all(|f| !f.text.contains(":;")), "{}", f[0].text);
+        assert!(f[0].text.contains("rt_add(") && f[0].text.contains("rt_mul("), "{}", f[0].text);
+    }
+
     #[test]
     fn functions_are_placed_where_their_lambdas_are() {
         // Lambdas on several lines, after characters of several bytes.
@@ -852,7 +930,8 @@ mod tests {
             .functions
             .iter()
             .filter_map(|f| {
-                f.split_once(" at ")
+                f.text
+                    .split_once(" at ")
                     .and_then(|(_, rest)| rest.split_once(" */"))
                     .map(|(at, _)| at.to_string())
             })
