@@ -7,7 +7,8 @@
 # terminal restored; then a long run (1.2 million steps) that keeps the
 # screen updating and pauses on a key; a panic that gives the terminal back;
 # SIGTERM and SIGHUP that give it back too; Ctrl-C while paused saying how
-# to quit; Ctrl-C stopping `deepcps run` with the counts so far; and a
+# to quit; Ctrl-C stopping `deepcps run` with the counts so far; bench's
+# table and progress; compile's progress line on a long build; and a
 # runaway program ended at the memory limit in the debugger.
 #
 # Usage: scripts/tui-e2e.sh [--no-build]   (installs tmux with apt-get when missing)
@@ -204,7 +205,7 @@ cur="e2e$((${cur#e2e} + 1))"
 t new-session -d -s "$cur" -x 160 -y 30 \
   "cd '$root' && '$bin' bench corpus/bench/loop_sum.dcps; echo \"deepcps exited \$?\"; sleep 600"
 wait_for "deepcps exited 0" 300
-wait_for "summary: 1 programs: 1 pass"
+wait_for "summary: 1 program: 1 pass"
 cur="e2e$((${cur#e2e} + 1))"
 t new-session -d -s "$cur" -x 160 -y 30 \
   "cd '$root' && '$bin' bench --json '$work/bench.json' corpus/bench/loop_sum.dcps >/dev/null; echo \"deepcps exited \$?\"; sleep 600"
@@ -223,6 +224,17 @@ wait_for "deepcps exited 130"
 wait_for "interrupted (Ctrl-C): 1 of 2"
 t capture-pane -p -t "$cur" | grep -qF "b_short.dcps" && fail "bench started a program after Ctrl-C"
 echo "ok: bench on a terminal finishes (also with --json), Ctrl-C stops it with exit 130 and the table so far"
+
+echo "== deepcps compile on a terminal: a line says what it does, then goes"
+awk 'BEGIN { print "let x0 = 0"; for (i = 1; i <= 20000; i++) printf "\"x%d + %d\" (x%d)\n", i - 1, i, i; print "$exit x20000" }' > "$work/chain.dcps"
+cur="e2e$((${cur#e2e} + 1))"
+t new-session -d -s "$cur" -x 160 -y 30 \
+  "cd '$work' && '$bin' compile chain.dcps; echo \"deepcps exited \$?\"; ./chain; sleep 600"
+wait_for "compiling the C: " 300
+wait_for "deepcps exited 0" 600
+wait_for "200010000"
+t capture-pane -p -t "$cur" | grep -qF "compiling the C" && fail "the progress line stayed on the screen"
+echo "ok: compile shows its progress on a terminal and clears it"
 
 echo "== breakpoints: no staging variable is refused; stuck stops only on a stuck body the term shows"
 start corpus/paper/arith_built.dcps "‖ paused │ step 0 │" 200 50

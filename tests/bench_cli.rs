@@ -1,6 +1,7 @@
 //! `deepcps bench`, driven in-process: the table over the paper's corpus,
-//! expectations that fail, JSON and CSV, shards, baselines, the plot of the
-//! scaling families, and bad input (exit code 2, never a panic).
+//! expectations that fail, JSON and CSV, shards and their merge, baselines,
+//! the plot of the scaling families, and bad input (exit code 2, never a
+//! panic).
 
 use std::path::PathBuf;
 
@@ -33,9 +34,14 @@ fn paper_programs() -> Vec<String> {
     v
 }
 
+/// The rows of a run's JSON: its programs', then its scaling runs'.
 fn json_rows(text: &str) -> Vec<serde_json::Value> {
     let v: serde_json::Value = serde_json::from_str(text).expect("valid JSON");
-    v.as_array().expect("an array").clone()
+    let mut rows = v["rows"].as_array().expect("an array of rows").clone();
+    if let Some(scaling) = v.get("scaling_rows") {
+        rows.extend(scaling.as_array().expect("an array of scaling rows").iter().cloned());
+    }
+    rows
 }
 
 #[test]
@@ -69,6 +75,34 @@ fn table_over_the_paper_has_a_row_per_program_and_a_summary() {
         "{summary}"
     );
     assert!(summary.contains("libraries left out"), "{summary}");
+}
+
+#[test]
+fn a_summary_of_one_says_one() {
+    let dir = temp_dir("one");
+    std::fs::write(dir.join("one.dcps"), "// expect: exit 1\n$exit 1\n").expect("write");
+    let r = deepcps(&["bench", "--threads", "1", &path(&dir)]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    let summary = r.out.lines().last().expect("a summary");
+    assert!(summary.starts_with("summary: 1 program: 1 pass, 0 fail; 1 step, "), "{summary}");
+    assert!(summary.ends_with("; 1 job at once, 1 reduction thread each"), "{summary}");
+}
+
+#[test]
+fn help_keeps_code_spans_on_one_line() {
+    // Joined into one line, the help's code spans hold no space: none is
+    // broken across lines here, and none can be on a narrower terminal.
+    for flag in ["--help", "-h"] {
+        let r = deepcps(&["bench", flag]);
+        assert_eq!(r.code, 0, "{}", r.err);
+        let text = r.out.lines().map(str::trim).collect::<Vec<_>>().join(" ");
+        assert_eq!(text.matches('`').count() % 2, 0, "unpaired backquotes:\n{}", r.out);
+        let spans: Vec<&str> = text.split('`').skip(1).step_by(2).collect();
+        assert!(spans.len() > 5, "{}", r.out);
+        for s in spans {
+            assert!(!s.contains(' '), "`{s}` can break across lines:\n{}", r.out);
+        }
+    }
 }
 
 #[test]
@@ -126,13 +160,22 @@ fn residual_expectations_compare_with_the_snapshot_file() {
 }
 
 #[test]
-fn json_is_an_array_of_objects_with_a_status() {
+fn json_is_the_run_and_a_row_per_program_with_a_status() {
     let dir = temp_dir("json");
     let file = dir.join("rows.json");
-    let r = deepcps(&["bench", "--json", &path(&file), "corpus/err"]);
+    let r = deepcps(&["bench", "--threads", "2", "--json", &path(&file), "corpus/err"]);
     assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
     assert!(r.out.contains("summary: "), "the table still goes to stdout: {}", r.out);
-    let rows = json_rows(&std::fs::read_to_string(&file).expect("json written"));
+    let text = std::fs::read_to_string(&file).expect("json written");
+    let run: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let head = &run["bench"];
+    assert_eq!(head["settings"]["threads"], 2, "{head}");
+    assert_eq!(head["settings"]["plot"], false, "{head}");
+    assert_eq!(head["interrupted"], false, "{head}");
+    assert!(head.get("shard").is_none(), "a whole run: {head}");
+    assert_eq!(head["corpus"]["fingerprint"].as_str().map(str::len), Some(16), "{head}");
+    let rows = json_rows(&text);
+    assert_eq!(head["corpus"]["programs"].as_u64(), Some(rows.len() as u64), "{head}");
     assert!(rows.len() >= 20, "{}", rows.len());
     for o in &rows {
         assert_eq!(o["status"], "pass", "{o}");
@@ -207,6 +250,180 @@ fn shards_partition_the_programs() {
     assert_eq!(union, all);
 }
 
+/// A table as cells, without what depends on the clock: the columns `wall`
+/// and `steps/s`, the time fits of the scaling families, and the summary
+/// (whose counts are compared by the tests). Columns are two or more
+/// spaces apart; no cell of these corpora holds two spaces in a row.
+fn untimed_cells(table: &str) -> Vec<Vec<String>> {
+    let mut timed: Vec<usize> = Vec::new();
+    let mut out = Vec::new();
+    for line in table.lines().filter(|l| !l.starts_with("summary:")) {
+        if let Some((family, fits)) = line.split_once(": time ∝ ") {
+            let memory = fits.split_once(", peak nodes ∝ ").map(|(_, m)| m).expect("a memory fit");
+            out.push(vec![family.to_string(), memory.to_string()]);
+            continue;
+        }
+        let cells: Vec<String> = line
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect();
+        if cells.first().is_some_and(|c| c == "program") {
+            timed = cells
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| *c == "wall" || *c == "steps/s")
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(timed.len(), 2, "{line}");
+        }
+        out.push(
+            cells
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| !timed.contains(i))
+                .map(|(_, c)| c)
+                .collect(),
+        );
+    }
+    out
+}
+
+#[test]
+fn merged_shards_print_the_table_of_one_run() {
+    let dir = temp_dir("merge");
+    // One reduction thread: peak nodes are then the same from run to run.
+    let common = ["--threads", "1", "--plot", "PLOT", "--sizes", "4,6", "corpus/bench", "corpus/err"];
+    let args = |plot: &std::path::Path, extra: &[String]| -> Vec<String> {
+        let mut v = vec!["bench".to_string()];
+        v.extend(extra.iter().cloned());
+        v.extend(common.iter().map(|a| if *a == "PLOT" { path(plot) } else { a.to_string() }));
+        v
+    };
+    let run = |argv: Vec<String>| {
+        let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let r = deepcps(&argv);
+        assert_eq!(r.code, 0, "{argv:?}: {}\n{}", r.out, r.err);
+        r
+    };
+    let whole = run(args(&dir.join("whole.svg"), &["--json".into(), path(&dir.join("whole.json"))]));
+    let shards: Vec<PathBuf> = (1..=3).map(|k| dir.join(format!("shard-{k}.json"))).collect();
+    for (k, file) in shards.iter().enumerate() {
+        let r = run(args(
+            &dir.join(format!("shard-{k}.svg")),
+            &["--shard".into(), format!("{}/3", k + 1), "--json".into(), path(file)],
+        ));
+        assert!(r.out.contains(&format!("; shard {}/3 of ", k + 1)), "{}", r.out);
+    }
+    // The files in any order.
+    let merged_svg = dir.join("merged.svg");
+    let merged = deepcps(&[
+        "bench",
+        "--merge",
+        &path(&shards[2]),
+        &path(&shards[0]),
+        &path(&shards[1]),
+        "--plot",
+        &path(&merged_svg),
+        "--json",
+        &path(&dir.join("merged.json")),
+    ]);
+    assert_eq!(merged.code, 0, "{}\n{}", merged.out, merged.err);
+
+    // The same rows, in the same order, with the same results, counts,
+    // peaks and statuses; the scaling runs and memory fits too.
+    let (got, want) = (untimed_cells(&merged.out), untimed_cells(&whole.out));
+    assert!(want.len() > 40, "{}", whole.out);
+    assert!(whole.out.contains("\nscaling runs\n"), "{}", whole.out);
+    assert_eq!(got, want, "merged:\n{}\nwhole:\n{}", merged.out, whole.out);
+    let summary = |out: &str| out.lines().last().expect("a summary").to_string();
+    let head = |s: &str| s.split(';').next().expect("a head").to_string();
+    assert_eq!(head(&summary(&merged.out)), head(&summary(&whole.out)));
+    assert!(head(&summary(&whole.out)).ends_with(" pass, 0 fail"), "{}", whole.out);
+    let whole_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("whole.json")).expect("json")).expect("json");
+    let n = whole_json["rows"].as_array().expect("rows").len();
+    assert!(
+        summary(&merged.out).contains(&format!("; merged from 3 shards of {n} programs; ")),
+        "{}",
+        merged.out
+    );
+    // The merged JSON has the rows of the whole run, and the plot its
+    // families.
+    let programs = |f: &str| programs_of(&std::fs::read_to_string(dir.join(f)).expect("json"));
+    assert_eq!(programs("merged.json"), programs("whole.json"));
+    let svg = std::fs::read_to_string(&merged_svg).expect("svg written");
+    for family in ["loop_sum", "psum", "specialise_wide"] {
+        assert!(svg.contains(family), "{family} not in the merged plot");
+    }
+}
+
+#[test]
+fn merge_refuses_shards_that_do_not_fit() {
+    let dir = temp_dir("merge-bad");
+    let shard = |spec: &str, extra: &[&str], name: &str| -> String {
+        let file = path(&dir.join(name));
+        let mut argv = vec!["bench", "--shard", spec, "--json", &file];
+        argv.extend(extra);
+        argv.push("corpus/bench");
+        let r = deepcps(&argv);
+        assert_eq!(r.code, 0, "{argv:?}: {}\n{}", r.out, r.err);
+        file
+    };
+    let one = shard("1/3", &["--threads", "1"], "one.json");
+    let two = shard("2/3", &["--threads", "1"], "two.json");
+    let three = shard("3/3", &["--threads", "1"], "three.json");
+    let fewer_steps = shard("3/3", &["--threads", "1", "--max-steps", "100000"], "steps.json");
+    let split_two = shard("2/2", &["--threads", "1"], "half.json");
+    let other_corpus = {
+        let file = path(&dir.join("paper.json"));
+        let r = deepcps(&["bench", "--threads", "1", "--shard", "3/3", "--json", &file, "corpus/paper"]);
+        assert_eq!(r.code, 0, "{}", r.err);
+        file
+    };
+    let doctored = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| -> String {
+        let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&three).expect("json")).expect("json");
+        edit(&mut v);
+        let file = path(&dir.join(name));
+        std::fs::write(&file, serde_json::to_string(&v).expect("json")).expect("write");
+        file
+    };
+    let interrupted = doctored("interrupted.json", &|v| v["bench"]["interrupted"] = serde_json::json!(true));
+    let short = doctored("short.json", &|v| {
+        v["rows"].as_array_mut().expect("rows").pop();
+    });
+    let bare = doctored("bare.json", &|v| *v = v["rows"].clone());
+
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec![&one, &two, &two], "are both shard 2/3: the shards overlap"),
+        (vec![&one, &three], "shard 2/3 of the run is missing"),
+        (vec![&two], "shards 1/3, 3/3 of the run are missing"),
+        (vec![&one, &two, &fewer_steps], "--max-steps 100000 against "),
+        (vec![&one, &split_two], "is shard 2/2 and"),
+        (vec![&one, &two, &other_corpus], "ran other corpora"),
+        (vec![&one, &two, &interrupted], "Ctrl-C interrupted"),
+        (vec![&one, &two, &short], "it is not the JSON that shard wrote"),
+        (vec![&one, &two, &bare], "not the header of the run"),
+        (vec!["corpus/bench"], "is a directory"),
+    ];
+    for (files, words) in cases {
+        let mut argv = vec!["bench", "--merge"];
+        argv.extend(files);
+        let r = deepcps(&argv);
+        assert_eq!(r.code, 2, "{argv:?}: {}\n{}", r.out, r.err);
+        assert!(r.err.contains(words), "{argv:?}: {}", r.err);
+        assert!(!r.out.contains("summary:"), "{argv:?}: {}", r.out);
+    }
+    // Flags of a run do not go with a merge.
+    let r = deepcps(&["bench", "--merge", &one, "--threads", "2"]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("cannot be used with"), "{}", r.err);
+    // The three shards merge.
+    let r = deepcps(&["bench", "--merge", &one, &two, &three]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+}
+
 #[test]
 fn a_baseline_flags_regressions_and_an_equal_one_passes() {
     let dir = temp_dir("baseline");
@@ -248,7 +465,7 @@ fn a_baseline_flags_regressions_and_an_equal_one_passes() {
         "{}",
         r.out
     );
-    assert!(r.out.contains(": 1 regressions"), "{}", r.out);
+    assert!(r.out.contains(": 1 regression (threshold"), "{}", r.out);
     let new = json_rows(&std::fs::read_to_string(dir.join("new.json")).expect("new json"));
     let row = new.iter().find(|o| o["program"] == "corpus/bench/loop_sum.dcps").expect("row");
     assert_eq!(row["baseline"]["regressions"], serde_json::json!(["steps"]), "{row}");
@@ -566,9 +783,20 @@ fn compiled_runs_the_executables_beside_the_machine() {
         "{staged}"
     );
     let table = deepcps(&["bench", "--compiled", "corpus/bench/loop_sum.dcps"]);
-    assert!(
-        table.out.lines().next().is_some_and(|h| h.ends_with("compiled  × faster  same")),
-        "{}",
-        table.out
-    );
+    let header: Vec<&str> = table
+        .out
+        .lines()
+        .next()
+        .expect("a header")
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert!(header.ends_with(&["compiled", "vs machine", "same"]), "{}", table.out);
+    // How many times faster or slower, in words: never a ratio below 1.
+    let row = table.out.lines().nth(1).expect("a row");
+    let (_, speed) = row.trim_end().trim_end_matches("yes").trim_end().rsplit_once("  ").expect("cells");
+    let (ratio, words) = speed.trim().split_once("× ").expect("a ratio");
+    assert!(matches!(words, "faster" | "slower"), "{row}");
+    assert!(ratio.parse::<f64>().is_ok_and(|r| r >= 1.0), "{row}");
 }

@@ -701,6 +701,62 @@ fn a_long_chain_of_continuations_is_cut_into_functions() {
     assert_eq!(got, Ends::Exit("500500\n".into()));
 }
 
+/// A straight-line program of `n` steps that reaches across the files of
+/// its C: a float constant and a closure made at the start, used all
+/// along and at the end; `d` is the divisor of the closure's step.
+fn long_program(n: usize, d: i64) -> String {
+    let mut src = format!("let d = {d}\nlet f = (a, k) {{ \"a / d\" (q) {{ k q }} }}\nlet h0 = 0.5\nlet x0 = 0\n");
+    let mut h = 0;
+    for i in 1..=n {
+        src.push_str(&format!("\"x{} + {i}\" (x{i})\n", i - 1));
+        if i % 300 == 0 {
+            src.push_str(&format!("\"h{h} + 0.25\" (h{})\n", h + 1));
+            h += 1;
+        }
+    }
+    src.push_str(&format!("f x{n} (y)\n$exit [y, h{h}, f, \"'done'\"]\n"));
+    src
+}
+
+/// A program too large for one C file is split into several, compiled
+/// apart (light code at lower optimisation) and linked: it prints what the
+/// machine prints, a value holding a closure included, and fails with the
+/// machine's report, call sites included.
+#[test]
+fn a_large_program_split_into_files_agrees_with_the_machine() {
+    for (name, d) in [("long_exit", 2), ("long_error", 0)] {
+        let src = long_program(5000, d);
+        let mut sources = SourceMap::new();
+        let program = load_text(&format!("{name}.dcps"), &src, &mut sources).expect("loads");
+        let units = deepcps_machine::compile::to_c_units(&program.body, &program.vars, &sources, Part::Whole, 2)
+            .unwrap_or_else(|ds| panic!("refused: {}", ds.iter().map(|d| d.render(&sources, false)).collect::<String>()));
+        assert!(units.len() >= 3, "{} files", units.len());
+        assert!(!units[0].light && units[1..].iter().all(|u| u.light));
+        let dir = scratch(name);
+        let exe = dir.join(name);
+        deepcps::compile::build_units("cc", &units, &exe, &|_| {}).expect("builds");
+        let got = executable_ends(&exe, &[]);
+        let _ = std::fs::remove_dir_all(&dir);
+        let expected = machine_ends(program, &sources, u64::MAX).expect("no step limit");
+        assert_eq!(got, expected, "{name}");
+        match (name, &got) {
+            ("long_exit", Ends::Exit(text)) => {
+                // The sum of 1..5000, halved; then the float, the closure
+                // (with the value it captured) and the string.
+                assert!(text.starts_with("[6251250, 4.5, "), "{text}");
+                assert!(text.contains("\"a/2\" (q)") && text.ends_with("\"'done'\"]\n"), "{text}");
+            }
+            ("long_error", Ends::Error(report)) => {
+                assert!(
+                    report.contains("division-by-zero") && report.contains("called from here"),
+                    "{report}"
+                );
+            }
+            _ => panic!("{name}: {got:?}"),
+        }
+    }
+}
+
 /// The command's other error paths: each says what went wrong, with the
 /// exit code of its kind, and writes nothing.
 #[test]

@@ -161,7 +161,7 @@ enum Command {
         max_nodes: usize,
     },
     /// Run every program under the paths and report steps, time, memory
-    /// and pass/fail against their `// expect:` directives.
+    /// and pass/fail against their `expect:` directives.
     Bench(crate::bench::BenchArgs),
     /// Stage a program as `run` does, translate what is left to run into C
     /// and build it with the system's C compiler: an executable that

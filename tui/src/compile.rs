@@ -1,11 +1,20 @@
 //! `deepcps compile`: stages a program as `run` does, translates the code
 //! left to run into C (`deepcps_machine::compile`) and builds it with the
 //! system's C compiler into an executable that prints what `run` prints.
+//!
+//! A large program is several C files (`compile::to_c_units`), compiled
+//! at once by as many C compilers as there are cores, then linked. On a
+//! terminal, a line on stderr says what is being done (staging,
+//! translating, compiling k of n files, linking) while it takes long.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
-use deepcps_machine::compile::{call_with_exit, is_runtime_code, to_c, Part};
+use deepcps_machine::compile::{call_with_exit, is_runtime_code, to_c, to_c_units, CUnit, Part};
 use deepcps_machine::diag::Diagnostic;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
@@ -14,6 +23,7 @@ use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, runtime_diagnostic, RealFs};
 use deepcps_machine::term::{Body, Program, Vars};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::args::parallel;
 use crate::commands::Ctx;
@@ -159,20 +169,51 @@ impl Ctx<'_> {
                 return EXIT_STATIC;
             }
         };
-        let RunTimePart { body, vars, part } = match run_time_part(program, file, &sources, limits, &par, self.color) {
+        let progress = progress_line();
+        if !is_runtime_code(&program.body) {
+            progress.set_message("staging");
+        }
+        let found = run_time_part(program, file, &sources, limits, &par, self.color);
+        let RunTimePart { body, vars, part } = match found {
             Ok(p) => p,
             Err(no) => {
+                progress.finish_and_clear();
                 let _ = write!(self.err, "{}", no.text);
                 return no.code;
             }
         };
-        let c = match to_c(&body, &vars, &sources, part) {
+        progress.set_message("translating into C");
+        let stem = file.file_stem().map_or_else(|| "a".into(), |s| s.to_string_lossy().into_owned());
+        let what = describe(part);
+        if !args.emit_c {
+            let units = match to_c_units(&body, &vars, &sources, part, Parallel::cores()) {
+                Ok(units) => units,
+                Err(ds) => {
+                    progress.finish_and_clear();
+                    return self.static_errors(&sources, &ds);
+                }
+            };
+            let out = args.output.clone().unwrap_or_else(|| PathBuf::from(&stem));
+            let built = build_units(&args.cc, &units, &out, &|m| progress.set_message(m));
+            progress.finish_and_clear();
+            return match built {
+                Ok(()) => {
+                    let _ = writeln!(self.err, "deepcps: built `{}` ({what})", out.display());
+                    EXIT_OK
+                }
+                Err(why) => {
+                    let _ = writeln!(self.err, "deepcps: {why}");
+                    EXIT_STATIC
+                }
+            };
+        }
+        let c = to_c(&body, &vars, &sources, part);
+        progress.finish_and_clear();
+        let c = match c {
             Ok(c) => c,
             Err(ds) => return self.static_errors(&sources, &ds),
         };
-        let stem = file.file_stem().map_or_else(|| "a".into(), |s| s.to_string_lossy().into_owned());
-        let what = describe(part);
-        if args.emit_c {
+        {
             let out = args.output.clone().unwrap_or_else(|| PathBuf::from(format!("{stem}.c")));
             if out.as_os_str() == "-" {
                 let _ = self.out.write_all(c.as_bytes());
@@ -210,18 +251,7 @@ impl Ctx<'_> {
                 out.display(),
                 link.join(" ")
             );
-            return EXIT_OK;
-        }
-        let out = args.output.clone().unwrap_or_else(|| PathBuf::from(&stem));
-        match build(&args.cc, &c, &out) {
-            Ok(()) => {
-                let _ = writeln!(self.err, "deepcps: built `{}` ({what})", out.display());
-                EXIT_OK
-            }
-            Err(why) => {
-                let _ = writeln!(self.err, "deepcps: {why}");
-                EXIT_STATIC
-            }
+            EXIT_OK
         }
     }
 
@@ -263,34 +293,94 @@ pub fn link_arguments(dir: &Path) -> Result<Vec<String>, String> {
     Ok(args)
 }
 
-/// Builds the C program `c` with the C compiler `cc` into the executable
-/// `out`, linked with the runtime library.
-pub fn build(cc: &str, c: &str, out: &Path) -> Result<(), String> {
-    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+/// A line on stderr that says what `compile` is doing, redrawn as time
+/// passes; hidden unless stderr is a terminal.
+pub fn progress_line() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed} {wide_msg}") {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// Builds the C files `units` (of `to_c_units`) with the C compiler `cc`
+/// into the executable `out`, linked with the runtime library: one file at
+/// once, several on as many compilers at once as there are cores (the
+/// largest first), then linked. `say` is told which step it is at.
+pub fn build_units(cc: &str, units: &[CUnit], out: &Path, say: &(dyn Fn(String) + Sync)) -> Result<(), String> {
+    static BUILDS: AtomicUsize = AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("deepcps-compile-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-    let src = dir.join("program.c");
     let result = (|| {
-        std::fs::write(&src, c).map_err(|e| format!("cannot write `{}`: {e}", src.display()))?;
         let link = link_arguments(&dir)?;
-        let output = Command::new(cc)
-            .arg("-O2")
-            .arg("-o")
-            .arg(out)
-            .arg(&src)
-            .args(&link)
-            .output()
-            .map_err(|e| format!("cannot run the C compiler `{cc}`: {e} (give another with --cc)"))?;
-        if output.status.success() {
-            Ok(())
-        } else {
-            Err(format!(
-                "the C compiler `{cc}` failed ({}):\n{}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
-            ))
+        let run = |cmd: &mut Command| -> Result<(), String> {
+            let output = cmd
+                .output()
+                .map_err(|e| format!("cannot run the C compiler `{cc}`: {e} (give another with --cc)"))?;
+            if output.status.success() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the C compiler `{cc}` failed ({}):\n{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr)
+                ))
+            }
+        };
+        if let [unit] = units {
+            let src = dir.join("program.c");
+            std::fs::write(&src, &unit.text).map_err(|e| format!("cannot write `{}`: {e}", src.display()))?;
+            say("compiling the C".into());
+            return run(Command::new(cc).args(unit.flags()).arg("-o").arg(out).arg(&src).args(&link));
         }
+        let mut objects = Vec::with_capacity(units.len());
+        for (k, unit) in units.iter().enumerate() {
+            let src = dir.join(format!("program{k}.c"));
+            std::fs::write(&src, &unit.text).map_err(|e| format!("cannot write `{}`: {e}", src.display()))?;
+            objects.push(src.with_extension("o"));
+        }
+        let mut order: Vec<usize> = (0..units.len()).collect();
+        order.sort_by_key(|&k| std::cmp::Reverse(units[k].text.len()));
+        let done = AtomicUsize::new(0);
+        let next = AtomicUsize::new(0);
+        let failure: Mutex<Option<String>> = Mutex::new(None);
+        let done_of = |k: usize| say(format!("compiling the C: {k} of {} files done", units.len()));
+        done_of(0);
+        let work = || loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&k) = order.get(i) else { break };
+            if failure.lock().unwrap_or_else(PoisonError::into_inner).is_some() {
+                break;
+            }
+            let src = objects[k].with_extension("c");
+            let compiled = run(Command::new(cc)
+                .args(units[k].flags())
+                .arg("-c")
+                .arg("-o")
+                .arg(&objects[k])
+                .arg(&src));
+            if let Err(why) = compiled {
+                failure.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(why);
+                break;
+            }
+            done_of(done.fetch_add(1, Ordering::Relaxed) + 1);
+        };
+        let compilers = deepcps_machine::graph::par::Parallel::cores().clamp(1, units.len());
+        std::thread::scope(|s| {
+            for _ in 0..compilers {
+                s.spawn(work);
+            }
+        });
+        if let Some(why) = failure.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            return Err(why);
+        }
+        say("linking".into());
+        run(Command::new(cc).arg("-o").arg(out).args(&objects).args(&link))
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result

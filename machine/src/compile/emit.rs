@@ -28,13 +28,13 @@ use std::fmt::Write as _;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::free::free_vars;
+use super::free::FreeIndex;
 use super::image::Via;
 use super::sites::{Place, Sites};
 use crate::diag::Diagnostic;
 use crate::error::Operand;
 use crate::print::short_atom;
-use crate::span::{SourceMap, Span};
+use crate::span::{FileId, SourceMap, Span};
 use crate::term::{Application, Arg, Atom, Body, Builtin, Cmd, Lambda, VarId, VarKind, Vars};
 
 /// Arguments the registers hold before they must grow.
@@ -54,6 +54,30 @@ struct Lift<'a> {
     shown: String,
 }
 
+/// Past this many bytes of C, a function that does not loop is *light*:
+/// it is straight-line code that runs once per call (a long chain of
+/// continuations, the residual of a builder), for which a C compiler's
+/// full optimisation costs far more time than it saves.
+const LIGHT_BYTES: usize = 8 << 10;
+
+/// A C function of the program.
+pub(super) struct Function {
+    /// Its C name.
+    pub(super) name: String,
+    /// Its definition (a comment, then `static void NAME(void) {..}`).
+    pub(super) text: String,
+    /// Whether it is light ([`LIGHT_BYTES`]).
+    pub(super) light: bool,
+}
+
+/// A constant object of the program.
+pub(super) struct Static {
+    /// Its C name.
+    pub(super) name: String,
+    /// Its definition without a storage class (`uint64_t NAME[n] = {..};`).
+    pub(super) def: String,
+}
+
 /// The generator of one program.
 pub(super) struct Gen<'a> {
     /// What every C name of the program begins with.
@@ -66,14 +90,19 @@ pub(super) struct Gen<'a> {
     /// C names of the lifted functions, by id.
     names: Vec<String>,
     /// Lifted functions, as emitted.
-    pub(super) functions: Vec<String>,
+    pub(super) functions: Vec<Function>,
     /// Constant objects (floats, wide integers, closures with nothing to
     /// capture).
-    pub(super) statics: Vec<String>,
+    pub(super) statics: Vec<Static>,
     /// What `main` does before the first call (code pointers of static
     /// closures).
     pub(super) init: Vec<String>,
     queue: Vec<Lift<'a>>,
+    /// The free variables of the program's lambdas.
+    free: Option<FreeIndex>,
+    /// Where each line of a source file starts (for the functions'
+    /// comments).
+    line_starts: FxHashMap<FileId, Vec<usize>>,
     /// The lambdas lifted so far (by address), with their number and free
     /// variables: a body emitted twice lifts its lambdas once.
     lifted_ids: FxHashMap<*const Lambda, (usize, Vec<VarId>)>,
@@ -198,6 +227,8 @@ impl<'a> Gen<'a> {
             statics: Vec::new(),
             init: Vec::new(),
             queue: Vec::new(),
+            free: None,
+            line_starts: FxHashMap::default(),
             lifted_ids: FxHashMap::default(),
             order: FxHashMap::default(),
             head_order: FxHashMap::default(),
@@ -217,12 +248,15 @@ impl<'a> Gen<'a> {
     /// matrix), named.
     pub(super) fn object(&mut self, ty: &str, words: &[u64]) -> String {
         let name = format!("{}K{}", self.prefix, self.statics.len());
-        let mut s = format!("static uint64_t {name}[{}] = {{HDR({ty}, {}, 0, 1)", words.len() + 1, words.len());
+        let mut s = format!("uint64_t {name}[{}] = {{HDR({ty}, {}, 0, 1)", words.len() + 1, words.len());
         for w in words {
             let _ = write!(s, ", {w:#x}ULL");
         }
         s.push_str("};");
-        self.statics.push(s);
+        self.statics.push(Static {
+            name: name.clone(),
+            def: s,
+        });
         name
     }
 
@@ -236,14 +270,10 @@ impl<'a> Gen<'a> {
         out
     }
 
-    /// Prototypes of the lifted functions.
-    pub(super) fn protos_c(&self) -> String {
-        self.names.iter().map(|n| format!("static void {n}(void);\n")).collect()
-    }
-
     /// Emits the program's top-level body as `main_body`, then every lambda
     /// it lifts.
     pub(super) fn program(&mut self, body: &'a Body) {
+        self.free = Some(FreeIndex::new(body));
         let numbered = super::numbered(body);
         for (i, (lam, _)) in numbered.lambdas.into_iter().enumerate() {
             self.order.insert(lam as *const Lambda, u32::try_from(i).unwrap_or(u32::MAX));
@@ -259,9 +289,13 @@ impl<'a> Gen<'a> {
             self.prefix
         );
         declare_temps(&mut text, f.temps);
-        text.push_str(&f.code);
+        text.push_str(&without_fallbacks(&f.code));
         text.push_str("}\n");
-        self.functions.push(text);
+        self.functions.push(Function {
+            name: format!("{}main_body", self.prefix),
+            light: text.len() >= LIGHT_BYTES,
+            text,
+        });
         while let Some(l) = self.queue.pop() {
             self.lifted(l);
         }
@@ -273,6 +307,25 @@ impl<'a> Gen<'a> {
             f.reached = reached;
             self.chain(f, body, Some(own));
         }
+    }
+
+    /// The line and column of the start of `span`, as
+    /// [`SourceMap::line_col`] counts them, from an index of each file's
+    /// lines (the functions of a long program are many).
+    fn line_col(&mut self, span: Span) -> (usize, usize) {
+        let text = &self.sources.get(span.file).text;
+        let starts = self
+            .line_starts
+            .entry(span.file)
+            .or_insert_with(|| std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect());
+        let mut offset = (span.start as usize).min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = starts.partition_point(|&s| s <= offset);
+        let start = starts[line - 1];
+        let col = text.get(start..offset).map_or(0, |t| t.chars().count());
+        (line, col + 1)
     }
 
     /// Refuses the program: `span` shows why.
@@ -294,7 +347,9 @@ impl<'a> Gen<'a> {
         if let Some((id, free)) = self.lifted_ids.get(&(lam as *const Lambda)).cloned() {
             return self.closure_value(f, id, &free);
         }
-        let free = free_vars(lam, rec, self.vars);
+        let free = self.free.as_ref().and_then(|ix| ix.free_vars(lam, rec, self.vars));
+        debug_assert!(free.is_some(), "every lambda compiled is one of the program's");
+        let free = free.unwrap_or_default();
         let id = self.infos.len();
         let cname = format!("{}f{id}_{}", self.prefix, c_ident(hint));
         let shown = short_atom(&Atom::Lambda(Box::new(lam.shell())), self.vars);
@@ -319,10 +374,9 @@ impl<'a> Gen<'a> {
         self.lambda_numbers.push(number.unwrap_or(u32::MAX));
         self.lambda_spans.push(lam.span);
         if free.is_empty() {
-            self.statics.push(format!(
-                "static uint64_t {0}C{id}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};",
-                self.prefix
-            ));
+            let name = format!("{}C{id}", self.prefix);
+            let def = format!("uint64_t {name}[3] = {{HDR(T_CLOS, 2, 0, 1), 0, {id}}};");
+            self.statics.push(Static { name, def });
             self.init.push(format!("{}C{id}[1] = (uint64_t)(uintptr_t){cname};", self.prefix));
         }
         self.lifted_ids.insert(lam as *const Lambda, (id, free.clone()));
@@ -414,8 +468,8 @@ impl<'a> Gen<'a> {
         } else {
             None
         };
-        let name = &self.names[id];
-        let (line, col) = self.sources.line_col(lam.span.file, lam.span.start);
+        let (line, col) = self.line_col(lam.span);
+        let name = self.names[id].clone();
         let file = &self.sources.get(lam.span.file).name;
         let mut text = format!(
             "/* {} at {}:{line}:{col} */\nstatic void {name}(void) {{\n    V self = SELF;\n",
@@ -455,14 +509,22 @@ impl<'a> Gen<'a> {
             let test: Vec<String> = assumed.iter().map(|c| format!("IS_INT({c})")).collect();
             let _ = writeln!(text, "    if (!tracing && {}) goto S_top;", test.join(" && "));
         }
-        text.push_str(&f.code);
+        if spec_code.is_some() {
+            text.push_str(&f.code);
+        } else {
+            text.push_str(&without_fallbacks(&f.code));
+        }
         if let Some(code) = &spec_code {
             text.push_str("S_top:\n");
             text.push_str("    if (UNLIKELY(gc_pending)) goto top;\n");
             text.push_str(code);
         }
         text.push_str("}\n");
-        self.functions.push(text);
+        self.functions.push(Function {
+            name: name.clone(),
+            light: !f.loops && text.len() >= LIGHT_BYTES,
+            text,
+        });
     }
 
     /// Emits a body and the bodies it continues with in place.
@@ -783,6 +845,24 @@ fn declare_temps(text: &mut String, n: usize) {
     }
 }
 
+/// The generic code `code` without the labels `G{n}:;` where an integer
+/// copy falls back to it: with no integer copy, nothing jumps to them (and
+/// a C compiler's time grows with the labels of a long function).
+fn without_fallbacks(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    for line in code.split_inclusive('\n') {
+        let label = line
+            .trim()
+            .strip_prefix('G')
+            .and_then(|l| l.strip_suffix(":;"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if !label {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 /// A C identifier made of `name`'s letters and digits.
 fn c_ident(name: &str) -> String {
     let s: String = name
@@ -800,4 +880,65 @@ fn c_ident(name: &str) -> String {
 /// Text that cannot end a C comment.
 fn comment_safe(s: &str) -> String {
     s.replace("*/", "* /")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::load::add_source;
+    use crate::syntax::{load_from, MemFs};
+
+    fn functions_of(text: &str) -> Vec<Function> {
+        let mut sources = SourceMap::new();
+        let file = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()).expect("source");
+        let p = load_from(&MemFs::default(), file, &mut sources, false).expect("loads");
+        let mut g = Gen::new(&p.vars, &sources, "p_");
+        g.program(&p.body);
+        assert!(g.refusals.is_empty());
+        g.functions
+    }
+
+    #[test]
+    fn only_a_function_with_an_integer_copy_has_labels_to_fall_back_to() {
+        let looping =
+            "fix loop(i, acc, k) {\n  if \"i > 10\" () { k acc } () { \"acc+i\" (a) { loop \"i+1\" a k } }\n} in loop 1 0 $exit\n";
+        let f = functions_of(looping);
+        let lp = f.iter().find(|f| f.name.ends_with("_loop")).expect("the loop");
+        assert!(
+            lp.text.contains("S_top:") && lp.text.contains("goto G1;") && lp.text.contains("G1:;"),
+            "{}",
+            lp.text
+        );
+        let straight = "let x0 = 0\n\"x0 + 1\" (x1)\n\"x1 * 2\" (x2)\n$exit x2\n";
+        let f = functions_of(straight);
+        assert!(f.iter().all(|f| !f.text.contains(":;")), "{}", f[0].text);
+        assert!(f[0].text.contains("rt_add(") && f[0].text.contains("rt_mul("), "{}", f[0].text);
+    }
+
+    #[test]
+    fn functions_are_placed_where_their_lambdas_are() {
+        // Lambdas on several lines, after characters of several bytes.
+        let text = "// «ünïcödé» ✓\nlet f = (x, k) { \"x + 1\" (y) { k y } } // ✓\nlet g = (e, k) { // «»\n  f e (z) { k [z, 2] }\n}\ng 1 (r) { $exit r }\n";
+        let mut sources = SourceMap::new();
+        let file = add_source(&mut sources, "t.dcps", None, text.as_bytes().to_vec()).expect("source");
+        let p = load_from(&MemFs::default(), file, &mut sources, false).expect("loads");
+        let mut g = Gen::new(&p.vars, &sources, "p_");
+        g.program(&p.body);
+        assert!(g.refusals.is_empty());
+        let mut want: Vec<String> = g.lambda_spans.iter().map(|s| sources.describe(*s)).collect();
+        let mut got: Vec<String> = g
+            .functions
+            .iter()
+            .filter_map(|f| {
+                f.text
+                    .split_once(" at ")
+                    .and_then(|(_, rest)| rest.split_once(" */"))
+                    .map(|(at, _)| at.to_string())
+            })
+            .collect();
+        want.sort();
+        got.sort();
+        assert!(want.len() >= 3, "{want:?}");
+        assert_eq!(got, want);
+    }
 }

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use super::free::{atom_free_vars, free_vars_with_stages};
+use super::free::{atom_free_vars, free_vars};
 use super::image::{fingerprint, Image, Via};
 use super::sites::Place;
 use super::{call_with_exit, numbered};
@@ -372,7 +372,7 @@ fn to_atom(tokens: Vec<Token>, body: &Body, infos: &[u32], vars: &mut Vars) -> R
 /// the staging parameters of the lambdas around it, called by then, by
 /// `always`).
 fn closure(lam: &Lambda, rec: Option<VarId>, env: Vec<Atom>, vars: &mut Vars) -> Result<Atom, String> {
-    let free = free_vars_with_stages(lam, rec);
+    let free = free_vars(lam, rec);
     let mut env = env.into_iter();
     let mut subst = Vec::with_capacity(free.len());
     for v in free {

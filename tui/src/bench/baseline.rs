@@ -1,4 +1,5 @@
-//! Comparison with an earlier run (`--baseline FILE`, the JSON of `--json`):
+//! Comparison with an earlier run (`--baseline FILE`, the JSON of `--json`,
+//! or the bare array of rows that older runs wrote):
 //! per program the ratios new/old of steps, wall time and peak live nodes,
 //! and a regression when one exceeds the threshold. Wall-time ratios of runs
 //! shorter than the noise floor (`--min-time`) are shown but never flagged.
@@ -33,6 +34,18 @@ struct Old {
     peak_live_nodes: u64,
 }
 
+/// A baseline file: a run's JSON, or the bare rows of an older one.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum File {
+    Run {
+        rows: Vec<Old>,
+        #[serde(default)]
+        scaling_rows: Vec<Old>,
+    },
+    Rows(Vec<Old>),
+}
+
 /// A baseline: the programs of an earlier run by name.
 #[derive(Debug)]
 pub struct Baseline {
@@ -56,12 +69,16 @@ impl Baseline {
     /// Reads a baseline file written by `--json`.
     pub fn load(path: &Path) -> Result<Baseline, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read baseline `{}`: {e}", path.display()))?;
-        let rows: Vec<Old> = serde_json::from_str(&text).map_err(|e| {
+        let file: File = serde_json::from_str(&text).map_err(|e| {
             format!(
-                "baseline `{}` is not the JSON of `deepcps bench --json` (an array of rows with program, steps, wall_s, peak_live_nodes): {e}",
+                "baseline `{}` is not the JSON of `deepcps bench --json` (rows with program, steps, wall_s, peak_live_nodes): {e}",
                 path.display()
             )
         })?;
+        let rows = match file {
+            File::Run { rows, scaling_rows } => rows.into_iter().chain(scaling_rows).collect(),
+            File::Rows(rows) => rows,
+        };
         Ok(Baseline {
             rows: rows.into_iter().map(|r| (r.program.clone(), r)).collect(),
         })

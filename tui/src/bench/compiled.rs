@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use deepcps_machine::compile::to_c;
+use deepcps_machine::compile::to_c_units;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Outcome, Report};
@@ -16,7 +16,7 @@ use deepcps_machine::term::Program;
 use serde::{Deserialize, Serialize};
 
 use super::run::Job;
-use crate::compile::{build, run_time_part, RunTimePart};
+use crate::compile::{build_units, run_time_part, RunTimePart};
 use deepcps_machine::compile::Part;
 
 /// One program's compiled run.
@@ -82,8 +82,8 @@ pub fn measure(job: &Job<'_>, program: Program, sources: &SourceMap, report: &Re
         Err(no) => return CompiledRun::not_compiled(&no.why),
     };
     let RunTimePart { body, vars, part } = rt;
-    let c = match to_c(&body, &vars, sources, part) {
-        Ok(c) => c,
+    let units = match to_c_units(&body, &vars, sources, part, job.par.threads()) {
+        Ok(units) => units,
         Err(ds) => return CompiledRun::not_compiled(&ds.first().map(|d| d.message.clone()).unwrap_or_default()),
     };
     // The machine's run of the same run-time part.
@@ -102,7 +102,7 @@ pub fn measure(job: &Job<'_>, program: Program, sources: &SourceMap, report: &Re
         return CompiledRun::not_compiled(&format!("cannot create `{}`: {e}", dir.display()));
     }
     let exe = dir.join(format!("p{}", job.name.bytes().map(u64::from).sum::<u64>()));
-    if let Err(why) = build("cc", &c, &exe) {
+    if let Err(why) = build_units("cc", &units, &exe, &|_| {}) {
         return CompiledRun::not_compiled(&why);
     }
     let ran = run_exe(&exe, job.limits.timeout.unwrap_or(Duration::from_secs(60)));

@@ -8,6 +8,7 @@
 //! - [`run`]: one program → one [`run::Row`], limits and panics included;
 //! - [`table`], [`json`], [`csv`]: the rows as text, JSON, CSV;
 //! - [`baseline`]: ratios to an earlier JSON and regressions;
+//! - [`merge`]: the JSON files of a sharded run put back together;
 //! - [`scale`], [`plot`]: the scaling families (`// scale:`) at several
 //!   sizes, drawn (SVG);
 //! - [`compiled`]: `--compiled`, each program's executable timed beside
@@ -17,13 +18,15 @@
 //!
 //! Exit codes: 0 every program passed (and no regression), 1 a program
 //! failed or regressed, 2 a usage error (a missing path, a malformed
-//! directive, a bad shard, an unreadable baseline, an unwritable output).
+//! directive, a bad shard, an unreadable baseline, shards that do not
+//! merge, an unwritable output).
 
 pub mod baseline;
 pub mod compiled;
 pub mod csv;
 pub mod discover;
 pub mod json;
+pub mod merge;
 pub mod plot;
 pub mod run;
 pub mod scale;
@@ -62,16 +65,30 @@ const STACK: usize = 256 << 20;
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
     /// Files or directories (searched recursively for `.dcps` files).
-    #[arg(required = true, value_name = "PATH")]
+    #[arg(required_unless_present = "merge", value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Instead of running programs, merge the JSON files that the shards
+    /// of one run wrote (each with `--shard` K/N and `--json` FILE) into the
+    /// table of the whole run; `--baseline`, `--json`, `--csv` and `--plot`
+    /// work on it as on a run. Shards of other corpora or settings, shards
+    /// given twice and missing shards are refused.
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = ["paths", "threads", "jobs", "max_steps", "timeout", "max_nodes", "shard", "compiled", "sizes"]
+    )]
+    pub merge: Option<Vec<PathBuf>>,
     /// Reduction threads of each program's machine (default: all cores; 1
-    /// is the sequential machine). A program's `// threads: N` overrides it.
+    /// is the sequential machine). A program's `threads:` directive
+    /// overrides it.
     #[arg(long, value_name = "N", value_parser = crate::args::parse_threads)]
     pub threads: Option<usize>,
     /// Programs run at once (default 1: each program's time is its own).
     #[arg(long, value_name = "J", default_value_t = 1, value_parser = parse_jobs)]
     pub jobs: usize,
-    /// Step limit of each program, unless its `// max-steps:` says otherwise.
+    /// Step limit of each program, unless its `max-steps:` directive says
+    /// otherwise.
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_steps)]
     pub max_steps: u64,
     /// Wall-time limit of each program, in seconds (fractions allowed).
@@ -101,17 +118,19 @@ pub struct BenchArgs {
     /// flagged: they are noise.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.01)]
     pub min_time: f64,
-    /// Also run the scaling families (programs with `// scale:`) at their
-    /// sizes and draw time and memory against size into this SVG file.
+    /// Also run the scaling families (programs with a `scale:` directive)
+    /// at their sizes and draw time and memory against size into this SVG
+    /// file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// Also compile each program's run-time part (as `deepcps compile`
+    /// Also compile each program's run-time part (as the compile command
     /// does), run the executable and time it beside the machine's run of
     /// the same part: three more columns (compiled time, how many times
-    /// faster, whether it printed the same).
+    /// faster or slower than the machine, whether it printed the same).
     #[arg(long)]
     pub compiled: bool,
-    /// Sizes for every scaling family instead of their `// scale:` lists.
+    /// Sizes for every scaling family instead of those of their `scale:`
+    /// directives.
     #[arg(long, value_name = "N,N,..", value_delimiter = ',', requires = "plot")]
     pub sizes: Option<Vec<u64>>,
 }
@@ -129,6 +148,23 @@ pub fn main(args: BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
 
 fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, String> {
     check_outputs(args)?;
+    let file = match &args.merge {
+        Some(files) => {
+            let baseline = args.baseline.as_deref().map(baseline::Baseline::load).transpose()?;
+            let file = merge::merge(files)?;
+            if args.plot.is_some() && file.families.is_empty() {
+                return Err("--plot: the shards ran no scaling family; run them with --plot".into());
+            }
+            (file, baseline)
+        }
+        None => run_all(args)?,
+    };
+    Ok(report(args, file, out, err))
+}
+
+/// Runs the programs under the paths (the shard of them, with `--shard`):
+/// the run and the baseline to compare it with.
+fn run_all(args: &BenchArgs) -> Result<(json::BenchFile, Option<baseline::Baseline>), String> {
     let found = discover::discover(&args.paths)?;
     let baseline = args.baseline.as_deref().map(baseline::Baseline::load).transpose()?;
     let mut programs = found.programs;
@@ -144,6 +180,11 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
             plural(found.libraries.len(), "library", "libraries")
         ));
     }
+    let corpus = json::Corpus {
+        programs: total_found,
+        libraries: found.libraries.len(),
+        fingerprint: json::fingerprint(programs.iter().map(|p| (p.name.as_str(), p.bytes.as_slice()))),
+    };
     if let Some((k, n)) = args.shard {
         programs = discover::shard(programs, k, n);
     }
@@ -205,6 +246,7 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     for (p, sizes) in &families {
         let Some(sc) = &p.expect.scale else { continue };
         let mut family = scale::Family {
+            program: p.name.clone(),
             name: p
                 .path
                 .file_stem()
@@ -254,23 +296,62 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
         curves.push(family);
     }
     progress.finish_and_clear();
-    let elapsed = started.elapsed();
-    let interrupted = INTERRUPT.load(Ordering::Relaxed);
+    let header = json::Header {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        settings: json::Settings {
+            threads,
+            jobs,
+            max_steps: args.max_steps,
+            timeout_s: args.timeout.as_secs_f64(),
+            max_nodes: args.max_nodes,
+            compiled: args.compiled,
+            plot: args.plot.is_some(),
+            sizes: args.sizes.clone(),
+        },
+        corpus,
+        shard: args.shard.map(|(k, n)| json::Shard { k, n }),
+        merged: 0,
+        elapsed_s: started.elapsed().as_secs_f64(),
+        interrupted: INTERRUPT.load(Ordering::Relaxed),
+    };
+    let file = json::BenchFile {
+        bench: header,
+        rows,
+        scaling_rows: scaled_rows,
+        families: curves,
+    };
+    Ok((file, baseline))
+}
 
-    let comparison = baseline.as_ref().map(|b| b.compare(&mut rows, args.threshold, args.min_time));
+/// The table, the summary and the outputs of a run (or of shards merged),
+/// compared with the baseline if there is one; returns the exit code.
+fn report(
+    args: &BenchArgs,
+    (mut file, baseline): (json::BenchFile, Option<baseline::Baseline>),
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let comparison = baseline.as_ref().map(|b| b.compare(&mut file.rows, args.threshold, args.min_time));
     if let Some(b) = &baseline {
-        b.compare(&mut scaled_rows, args.threshold, args.min_time);
+        b.compare(&mut file.scaling_rows, args.threshold, args.min_time);
     }
-    let mut all = rows.clone();
-    all.extend(scaled_rows.iter().cloned());
+    let json::BenchFile {
+        bench: head,
+        rows,
+        scaling_rows: scaled_rows,
+        families: curves,
+    } = &file;
+    let all: Vec<Row> = rows.iter().chain(scaled_rows).cloned().collect();
+    let threads = head.settings.threads;
+    let total_found = head.corpus.programs;
 
     let to_stdout = |p: &Option<PathBuf>| p.as_deref() == Some(Path::new("-"));
     let table_to_err = to_stdout(&args.json) || to_stdout(&args.csv);
-    let mut report = table::render(&rows, baseline.is_some());
+    let mut report = table::render(rows, baseline.is_some());
     if !scaled_rows.is_empty() {
         report.push_str("\nscaling runs\n");
-        report.push_str(&table::render(&scaled_rows, baseline.is_some()));
-        for f in &curves {
+        report.push_str(&table::render(scaled_rows, baseline.is_some()));
+        for f in curves {
             let words = |k: Option<f64>| k.map_or("-".to_string(), |k| format!("{}^{k:.2} ({})", f.size, scale::growth(k)));
             report.push_str(&format!(
                 "{}: time ∝ {}, peak nodes ∝ {}\n",
@@ -287,27 +368,41 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     }
     let passed = all.iter().filter(|r| r.status == RowStatus::Pass).count();
     let failed = all.len() - passed;
-    let mut summary = format!("summary: {} programs", rows.len());
+    let mut summary = format!("summary: {}", plural(rows.len(), "program", "programs"));
     if !scaled_rows.is_empty() {
-        summary.push_str(&format!(" and {} scaling runs", scaled_rows.len()));
+        summary.push_str(&format!(" and {}", plural(scaled_rows.len(), "scaling run", "scaling runs")));
     }
     summary.push_str(&format!(": {passed} pass, {failed} fail"));
-    if let Some((k, n)) = args.shard {
-        summary.push_str(&format!("; shard {k}/{n} of {total_found} programs"));
+    let of_corpus = plural(total_found, "program", "programs");
+    if let Some(json::Shard { k, n }) = head.shard {
+        summary.push_str(&format!("; shard {k}/{n} of {of_corpus}"));
     }
-    if !found.libraries.is_empty() {
-        summary.push_str(&format!("; {} left out", plural(found.libraries.len(), "library", "libraries")));
+    if head.merged > 0 {
+        summary.push_str(&format!("; merged from {} of {of_corpus}", plural(head.merged, "shard", "shards")));
+    }
+    if head.corpus.libraries > 0 {
+        summary.push_str(&format!("; {} left out", plural(head.corpus.libraries, "library", "libraries")));
     }
     let steps: u64 = all.iter().map(|r| r.steps).sum();
     let busy: f64 = all.iter().map(|r| r.wall_s).sum();
+    let steps = if steps == 1 {
+        "1 step".to_string()
+    } else {
+        format!("{steps} steps")
+    };
+    let elapsed = table::seconds(head.elapsed_s);
+    let took = if head.merged > 0 {
+        format!("in shards of up to {elapsed}")
+    } else {
+        format!("in {elapsed}")
+    };
     summary.push_str(&format!(
-        "; {steps} steps, {} of runs in {}; {} at once, {} each",
+        "; {steps}, {} of runs {took}; {} at once, {} each",
         table::seconds(busy),
-        table::seconds(elapsed.as_secs_f64()),
-        plural(jobs, "job", "jobs"),
+        plural(head.settings.jobs, "job", "jobs"),
         plural(threads, "reduction thread", "reduction threads")
     ));
-    let own = programs.iter().filter(|p| p.expect.threads.is_some_and(|n| n != threads)).count();
+    let own = rows.iter().filter(|r| r.threads != threads).count();
     if own > 0 {
         summary.push_str(&format!(
             " ({} by {} `// threads:`)",
@@ -317,47 +412,53 @@ fn bench(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<u
     }
     if let Some(c) = &comparison {
         summary.push_str(&format!(
-            "; against {}: {} regressions (threshold {}x), {} improved, {} new, {} not run",
+            "; against {}: {} (threshold {}x), {} improved, {} new, {} not run",
             args.baseline.as_deref().map_or_else(String::new, |p| p.display().to_string()),
-            c.regressions.len(),
+            plural(c.regressions.len(), "regression", "regressions"),
             args.threshold,
             c.improved,
             c.new,
             c.missing
         ));
     }
-    if interrupted {
+    if head.interrupted {
+        let shard_size = head.shard.map_or(total_found, |s| merge::shard_len(total_found, s.k, s.n));
         summary.push_str(&format!(
-            "; interrupted (Ctrl-C): {} of {} programs run",
+            "; interrupted (Ctrl-C): {} of {} run",
             rows.len(),
-            programs.len()
+            plural(shard_size, "program", "programs")
         ));
     }
     report.push_str(&summary);
     report.push('\n');
 
+    let mut written = Ok(());
     if let Some(path) = &args.json {
-        emit(path, &json::render(&all)?, out)?;
+        written = written.and_then(|()| emit(path, &json::render(&file)?, out));
     }
     if let Some(path) = &args.csv {
-        emit(path, &csv::render(&all)?, out)?;
+        written = written.and_then(|()| emit(path, &csv::render(&all)?, out));
     }
     if let Some(path) = &args.plot {
-        plot::draw(path, &curves)?;
+        written = written.and_then(|()| plot::draw(path, &file.families));
     }
     if table_to_err {
         let _ = write!(err, "{report}");
     } else {
         let _ = write!(out, "{report}");
     }
+    if let Err(msg) = written {
+        let _ = writeln!(err, "deepcps bench: {msg}");
+        return EXIT_USAGE;
+    }
     let regressions = comparison.is_some_and(|c| !c.regressions.is_empty());
-    Ok(if interrupted {
+    if file.bench.interrupted {
         EXIT_INTERRUPTED
     } else if failed > 0 || regressions {
         EXIT_FAIL
     } else {
         0
-    })
+    }
 }
 
 /// Runs `f` on every item on `jobs` plain threads with a stack of

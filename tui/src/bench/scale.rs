@@ -3,6 +3,8 @@
 //! `scripts/bench.sh` does, and the growth of time and memory is fitted to
 //! a power of the size (slope 1 on a log-log plot is linear, 2 quadratic).
 
+use serde::{Deserialize, Serialize};
+
 /// The source of `text` with every line `let VAR = ...` (at the start of a
 /// line) replaced by `let VAR = size`; `None` if there is no such line.
 pub fn resize(text: &str, var: &str, size: u64) -> Option<String> {
@@ -47,7 +49,7 @@ pub fn resized_copy(path: &std::path::Path, var: &str, size: u64, dir: &std::pat
 }
 
 /// One measured size of a family.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// The size.
     pub size: u64,
@@ -58,8 +60,10 @@ pub struct Point {
 }
 
 /// A family's measured sizes (those that ran to a result).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Family {
+    /// The program, as its row names it (`corpus/bench/loop_sum.dcps`).
+    pub program: String,
     /// The program's file stem (`loop_sum`).
     pub name: String,
     /// The size variable.
@@ -99,13 +103,27 @@ pub fn slope(points: impl Iterator<Item = (f64, f64)>) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
-/// `linear`, `quadratic`, ... for a fitted slope.
+/// How far a fitted exponent may be from 0, 1 or 2 and still read as
+/// flat, linear or quadratic: fits over a few sizes carry fixed costs and
+/// noise, and a tighter reading would call most linear runs something else.
+pub const GROWTH_TOLERANCE: f64 = 0.15;
+
+/// A fitted exponent in words: `flat`, `linear` and `quadratic` within
+/// [`GROWTH_TOLERANCE`] of 0, 1 and 2; `sublinear` and `superlinear`
+/// between them; `decreasing` below and `worse than quadratic` above.
 pub fn growth(k: f64) -> &'static str {
-    if k < 0.5 {
+    let t = GROWTH_TOLERANCE;
+    if k < -t {
+        "decreasing"
+    } else if k <= t {
         "flat"
-    } else if k < 1.4 {
+    } else if k < 1.0 - t {
+        "sublinear"
+    } else if k <= 1.0 + t {
         "linear"
-    } else if k < 2.4 {
+    } else if k < 2.0 - t {
+        "superlinear"
+    } else if k <= 2.0 + t {
         "quadratic"
     } else {
         "worse than quadratic"
@@ -149,7 +167,26 @@ mod tests {
         let k = slope(quad.into_iter()).unwrap_or(0.0);
         assert!((k - 2.0).abs() < 1e-9, "{k}");
         assert_eq!(slope([(10.0, 1.0)].into_iter()), None);
-        assert_eq!(growth(1.05), "linear");
-        assert_eq!(growth(1.9), "quadratic");
+    }
+
+    #[test]
+    fn growth_reads_the_exponent_honestly() {
+        let cases = [
+            (-0.45, "decreasing"),
+            (-0.1, "flat"),
+            (0.12, "flat"),
+            (0.56, "sublinear"),
+            (0.84, "sublinear"),
+            (0.9, "linear"),
+            (1.05, "linear"),
+            (1.15, "linear"),
+            (1.3, "superlinear"),
+            (1.9, "quadratic"),
+            (2.1, "quadratic"),
+            (2.3, "worse than quadratic"),
+        ];
+        for (k, words) in cases {
+            assert_eq!(growth(k), words, "{k}");
+        }
     }
 }

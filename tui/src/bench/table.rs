@@ -16,13 +16,25 @@ pub fn seconds(s: f64) -> String {
     }
 }
 
-/// How many times faster: whole from 10 on (`135`), else with two
-/// decimals (`2.41`, `0.37`: slower), so that no ratio reads as 0.
-pub fn faster(r: f64) -> String {
-    if r >= 10.0 {
-        format!("{r:.0}")
+/// How a compiled run's time compares with the machine's: `135× faster`,
+/// `2.41× faster`, or `50× slower` when it was slower (whole from 10 on,
+/// else two decimals, so that no ratio reads as 0).
+pub fn speed(machine_s: f64, compiled_s: f64) -> String {
+    let r = machine_s / compiled_s;
+    if !r.is_finite() || r <= 0.0 {
+        return "-".into();
+    }
+    let times = |x: f64| {
+        if x >= 10.0 {
+            format!("{x:.0}×")
+        } else {
+            format!("{x:.2}×")
+        }
+    };
+    if r >= 1.0 {
+        format!("{} faster", times(r))
     } else {
-        format!("{r:.2}")
+        format!("{} slower", times(1.0 / r))
     }
 }
 
@@ -61,7 +73,7 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
     }
     let compiled = rows.iter().any(|r| r.compiled.is_some());
     if compiled {
-        header.extend(["compiled", "× faster", "same"]);
+        header.extend(["compiled", "vs machine", "same"]);
     }
     // Left-aligned: the text columns.
     let same_col = header.len().saturating_sub(1);
@@ -104,7 +116,7 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
             match &r.compiled {
                 Some(c) if c.ran() => line.extend([
                     seconds(c.compiled_s),
-                    faster(c.machine_s / c.compiled_s),
+                    speed(c.machine_s, c.compiled_s),
                     if c.agrees { "yes" } else { "NO" }.to_string(),
                 ]),
                 Some(c) => line.extend(["-".to_string(), "-".to_string(), c.part.clone()]),
@@ -143,13 +155,16 @@ pub fn render(rows: &[Row], ratios: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::faster;
+    use super::speed;
 
     #[test]
-    fn ratios_below_one_are_not_shown_as_zero() {
-        assert_eq!(faster(135.4), "135");
-        assert_eq!(faster(10.0), "10");
-        assert_eq!(faster(2.414), "2.41");
-        assert_eq!(faster(0.372), "0.37");
+    fn slower_runs_say_slower() {
+        assert_eq!(speed(135.4, 1.0), "135× faster");
+        assert_eq!(speed(10.0, 1.0), "10× faster");
+        assert_eq!(speed(2.414, 1.0), "2.41× faster");
+        assert_eq!(speed(1.0, 1.0), "1.00× faster");
+        assert_eq!(speed(0.02, 1.0), "50× slower");
+        assert_eq!(speed(1.0, 2.5), "2.50× slower");
+        assert_eq!(speed(0.0, 1.0), "-");
     }
 }

@@ -26,8 +26,8 @@ static void do_exit(int site) {
 }
 static void exit_code(void) { do_exit(CALL_SITE); }
 static void if_code(void);
-static uint64_t EXIT_OBJ[3] = {HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-1};
-static uint64_t IF_OBJ[3] = {HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-2};
+RT_SHARED uint64_t EXIT_OBJ[3] RT_INIT({HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-1});
+RT_SHARED uint64_t IF_OBJ[3] RT_INIT({HDR(T_CLOS, 2, 0, 1), 0, (uint64_t)-2});
 #define V_EXIT ((V)(uintptr_t)EXIT_OBJ)
 #define V_IF ((V)(uintptr_t)IF_OBJ)
 

@@ -20,25 +20,25 @@
 /* ---- the traced run ---- */
 /* The machine's limit (graph::calls::MAX_TRACED_STEPS). */
 #define MAX_TRACED_STEPS 5000000
-static int tracing;
-static uint64_t steps;
-static uint32_t *traced_sites;
-static size_t n_traced, cap_traced;
+RT_SHARED int tracing;
+RT_SHARED uint64_t steps;
+RT_SHARED uint32_t *traced_sites;
+RT_SHARED size_t n_traced, cap_traced;
 /* Where a failure goes back to, to run again traced. */
-static jmp_buf run_again;
+RT_SHARED jmp_buf run_again;
 /* The first run's failure, reported once the traced run fails the same
  * way (or goes past the limit). */
-static struct { int site, kind, lambda; char *msg, *label; } failure;
+RT_SHARED struct Failure { int site, kind, lambda; char *msg, *label; } failure;
 /* The lifted lambda whose arity the next failure is about, or -1: its
  * source is the failure's place (set just before the failure). */
-static int failing_lambda = -1;
+RT_SHARED int failing_lambda RT_INIT(-1);
 
 /* The body running (its number), in the generic code. */
-static uint32_t PC;
+RT_SHARED uint32_t PC;
 /* The steps from the first body of a call to each body (by number). */
-static const uint32_t *PATH_STEPS;
+RT_SHARED const uint32_t *PATH_STEPS;
 /* Whether the call running has left its entry in the record. */
-static int left;
+RT_SHARED int left;
 
 static void report(int traced);
 static void record(uint32_t entry) {

@@ -30,6 +30,16 @@
 typedef uint64_t V;
 typedef void (*Code)(void);
 
+/* The runtime's state. A program in one C file owns it (static); a large
+ * program is split into files compiled apart (compile/mod.rs,
+ * `to_c_units`), the first of which defines it (RT_SHARED empty) and the
+ * others declare it (RT_SHARED extern, RT_INIT dropping initializers).
+ * The runtime's functions are each file's own. */
+#ifndef RT_SHARED
+#define RT_SHARED static
+#define RT_INIT(...) = __VA_ARGS__
+#endif
+
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -75,11 +85,11 @@ typedef struct {
     int rest;           /* position of the rest parameter, or -1 */
 } FunInfo;
 /* The lambdas of the program that runs (set by its start function). */
-static const FunInfo *FUNS;
+RT_SHARED const FunInfo *FUNS;
 /* Its image: its sources and the places of its error sites and steps,
  * which the runtime library reads (machine/src/compile/image.rs). */
-static const char *IMAGE;
-static size_t IMAGE_LEN;
+RT_SHARED const char *IMAGE;
+RT_SHARED size_t IMAGE_LEN;
 
 /* The runtime library (machine/rt, linked into every program): the
  * machine's own reports and printer. Each returns a text to free with
@@ -93,10 +103,10 @@ extern void deepcps_rt_free(char *text);
 
 /* ---- the heap ---- */
 typedef struct Chunk { struct Chunk *next; uint64_t *start, *end; } Chunk;
-static Chunk *chunks;
-static uint64_t *hp, *hlim;
-static size_t since_gc, gc_threshold = (size_t)8 << 20, live_after_gc;
-static int gc_pending;
+RT_SHARED Chunk *chunks;
+RT_SHARED uint64_t *hp, *hlim;
+RT_SHARED size_t since_gc, gc_threshold RT_INIT((size_t)8 << 20), live_after_gc;
+RT_SHARED int gc_pending;
 
 static void new_chunk(size_t words) {
     size_t n = words < ((size_t)1 << 17) ? ((size_t)1 << 17) : words;
@@ -120,10 +130,10 @@ static inline uint64_t *alloc(size_t words) {
 }
 
 /* The argument registers. */
-static V *A;
-static size_t NA, ACAP;
-static V SELF;
-static int CALL_SITE;
+RT_SHARED V *A;
+RT_SHARED size_t NA, ACAP;
+RT_SHARED V SELF;
+RT_SHARED int CALL_SITE;
 
 static void grow_args(size_t n) {
     if (n <= ACAP) return;
