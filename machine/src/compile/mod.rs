@@ -363,7 +363,7 @@ pub const MIN_UNIT_BYTES: usize = 64 << 10;
 /// [`MIN_UNIT_BYTES`], else a first file with the runtime's state, the
 /// program's tables, its constants and the functions that are not light,
 /// then the light functions in files of their own, at least `jobs` of them
-/// where there is enough light code, at most [`UNIT_BYTES`] each (apart
+/// where there is enough light code, at most `UNIT_BYTES` (4 MiB) each (apart
 /// from a single function larger than that). The runtime's state is
 /// defined in the first file and declared in the others (`RT_SHARED`,
 /// runtime/values.c).

@@ -28,7 +28,7 @@ pub struct Resolver {
     /// Names with no binder become free variables instead of errors (fmt).
     allow_free: bool,
     free: HashMap<Arc<str>, VarId>,
-    /// Errors found so far (the first [`MAX_ERRORS`]).
+    /// Errors found so far (the first `MAX_ERRORS`, 20).
     pub errors: Vec<Diagnostic>,
     /// Errors found past the first [`MAX_ERRORS`], not kept.
     more_errors: usize,
