@@ -28,8 +28,8 @@ struct Cli {
     /// and G are powers of 1000): a program whose memory grows past it (its
     /// graph, the values it makes, the terms built to print it) stops with
     /// exit code 3 and says what grew. The default is three quarters of the
-    /// machine's available memory and, under `ulimit -v`, half of what the
-    /// process's own needs leave of it.
+    /// machine's available memory. Under an address-space limit (ulimit -v)
+    /// a program also stops, the same way, before it spends that space.
     #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
     max_memory: Option<u64>,
 }
