@@ -406,60 +406,50 @@ impl Machine {
         let mut bounded = true;
         // Whether a body nested in the current one may be pending.
         let mut look = false;
-        // A memory budget spent inside a step unwinds through here: the
-        // steps done so far are counted first, so that the limit's report
-        // says how far the run got (the state itself is not used again).
-        let ran = crate::memory::catch(|| {
-            while run.steps < budget {
-                if look {
-                    match run.descend(&mut cur) {
-                        // Reducing under a lambda: its body may nest more.
-                        Some(true) => continue,
-                        Some(false) => look = false,
-                        None => {
-                            bounded = false;
-                            break;
-                        }
-                    }
-                }
-                match run.step(&mut cur) {
-                    Step::Stop => {
+        while run.steps < budget {
+            if look {
+                match run.descend(&mut cur) {
+                    // Reducing under a lambda: its body may nest more.
+                    Some(true) => continue,
+                    Some(false) => look = false,
+                    None => {
                         bounded = false;
                         break;
                     }
-                    Step::Blocked => {
-                        // The end of a reduction under a lambda: its residual
-                        // stands for it, and the body holding it goes on.
-                        if run.complete(&mut cur).is_none() {
+                }
+            }
+            match run.step(&mut cur) {
+                Step::Stop => {
+                    bounded = false;
+                    break;
+                }
+                Step::Blocked => {
+                    // The end of a reduction under a lambda: its residual
+                    // stands for it, and the body holding it goes on.
+                    if run.complete(&mut cur).is_none() {
+                        bounded = false;
+                        break;
+                    }
+                    look = true;
+                }
+                Step::Done { rule, span, after } => {
+                    run.steps += 1;
+                    let done = run.steps;
+                    on_step(steps + done, rule, span);
+                    counts.count(rule);
+                    match after {
+                        After::Go => {}
+                        After::Look => look = true,
+                        After::Halt => {
                             bounded = false;
                             break;
                         }
-                        look = true;
                     }
-                    Step::Done { rule, span, after } => {
-                        run.steps += 1;
-                        let done = run.steps;
-                        on_step(steps + done, rule, span);
-                        counts.count(rule);
-                        match after {
-                            After::Go => {}
-                            After::Look => look = true,
-                            After::Halt => {
-                                bounded = false;
-                                break;
-                            }
-                        }
-                        if val::live_values() >= live_before + cap || ((steps + done).is_multiple_of(CLOCK_EVERY) && clock()) {
-                            break;
-                        }
+                    if val::live_values() >= live_before + cap || ((steps + done).is_multiple_of(CLOCK_EVERY) && clock()) {
+                        break;
                     }
                 }
             }
-        });
-        if let Err(e) = ran {
-            drop(run);
-            self.counts = counts;
-            std::panic::panic_any(e);
         }
         let (done, bound) = (run.steps, run.bound);
         let overrides = std::mem::take(&mut run.overrides);
