@@ -81,18 +81,25 @@ const RUNAWAYS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The runaway programs written to a fresh folder.
+/// The runaway programs written to a fresh folder, once: the tests run side
+/// by side, and a file written again while another test's run reads it
+/// would be read empty.
 fn runaway_files() -> Vec<(String, PathBuf)> {
-    let dir = std::env::temp_dir().join(format!("deepcps-memory-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    RUNAWAYS
-        .iter()
-        .map(|(name, text)| {
-            let path = dir.join(format!("{name}.dcps"));
-            std::fs::write(&path, text).expect("write");
-            (name.to_string(), path)
+    static FILES: std::sync::OnceLock<Vec<(String, PathBuf)>> = std::sync::OnceLock::new();
+    FILES
+        .get_or_init(|| {
+            let dir = std::env::temp_dir().join(format!("deepcps-memory-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            RUNAWAYS
+                .iter()
+                .map(|(name, text)| {
+                    let path = dir.join(format!("{name}.dcps"));
+                    std::fs::write(&path, text).expect("write");
+                    (name.to_string(), path)
+                })
+                .collect()
         })
-        .collect()
+        .clone()
 }
 
 /// The run stopped at a limit, cleanly: exit code 3, no result, a message
