@@ -160,8 +160,31 @@ impl Drop for Expr {
     }
 }
 
+/// Whether an operand holds a body (a lambda, or a tuple that may hold one).
+fn surface_nests(o: &ast::SurfaceOperand) -> bool {
+    matches!(o, ast::SurfaceOperand::Lambda(_) | ast::SurfaceOperand::Tuple(..))
+}
+
+/// Whether a surface body holds no other body: its fields drop without
+/// recursion, and nothing needs to be taken apart (or allocated).
+fn surface_shallow(b: &ast::SurfaceBody) -> bool {
+    match b {
+        ast::SurfaceBody::Def(..) => false,
+        ast::SurfaceBody::App { head, args, tail, .. } => {
+            tail.is_none()
+                && !surface_nests(head)
+                && args.iter().all(|a| match a {
+                    ast::SurfaceArg::Operand(o) | ast::SurfaceArg::Splice(o) => !surface_nests(o),
+                })
+        }
+    }
+}
+
 impl Drop for ast::SurfaceBody {
     fn drop(&mut self) {
+        if surface_shallow(self) {
+            return;
+        }
         let mut stack: Vec<ast::SurfaceBody> = Vec::new();
         let mut ops: Vec<ast::SurfaceOperand> = Vec::new();
         let take = |b: &mut ast::SurfaceBody, stack: &mut Vec<ast::SurfaceBody>, ops: &mut Vec<ast::SurfaceOperand>| {
@@ -179,12 +202,21 @@ impl Drop for ast::SurfaceBody {
                     }
                 }
                 ast::SurfaceBody::App { head, args, tail, .. } => {
-                    ops.push(std::mem::replace(head, ast::SurfaceOperand::Int(0, Default::default())));
-                    ops.extend(std::mem::take(args).into_iter().map(|a| match a {
-                        ast::SurfaceArg::Operand(o) | ast::SurfaceArg::Splice(o) => o,
-                    }));
+                    if surface_nests(head) {
+                        ops.push(std::mem::replace(head, ast::SurfaceOperand::Int(0, Default::default())));
+                    }
+                    ops.extend(
+                        std::mem::take(args)
+                            .into_iter()
+                            .map(|a| match a {
+                                ast::SurfaceArg::Operand(o) | ast::SurfaceArg::Splice(o) => o,
+                            })
+                            .filter(surface_nests),
+                    );
                     if let Some(t) = tail {
-                        stack.push(std::mem::replace(&mut t.body, ast::SurfaceBody::hole()));
+                        if !surface_shallow(&t.body) {
+                            stack.push(std::mem::replace(&mut t.body, ast::SurfaceBody::hole()));
+                        }
                     }
                 }
             }

@@ -2,8 +2,6 @@
 //! the values that expressions compute. Iterative (terms may be 10^6 deep);
 //! every binder gets a fresh graph variable.
 
-use std::collections::HashMap;
-
 use super::lit::Lit;
 use super::node::{hole, GVar, Graph, Kind, NodeBody, NodeCmd, NodeId, NodeLambda, NodeParam, Readiness, VarState};
 use crate::expr::Expr;
@@ -23,10 +21,59 @@ enum Task<'t> {
     SelfRec(GVar, NodeId),
 }
 
+/// What each term variable in scope means in the graph: a table indexed
+/// by the variable for a program's own variables (dense ids, millions of
+/// them in a long program), a hash map for the few of a computed value.
+enum VarMap {
+    /// Invariant: [`VarMap::UNSET`] where a variable is not in scope.
+    Dense(Vec<GVar>),
+    Hashed(rustc_hash::FxHashMap<VarId, GVar>),
+}
+
+impl VarMap {
+    const UNSET: GVar = VarId(u32::MAX);
+
+    fn get(&self, v: VarId) -> Option<GVar> {
+        match self {
+            VarMap::Dense(t) => t.get(v.0 as usize).copied().filter(|w| *w != Self::UNSET),
+            VarMap::Hashed(m) => m.get(&v).copied(),
+        }
+    }
+
+    /// Sets what `v` means; returns what it meant.
+    fn insert(&mut self, v: VarId, w: GVar) -> Option<GVar> {
+        match self {
+            VarMap::Dense(t) => {
+                let i = v.0 as usize;
+                if i >= t.len() {
+                    t.resize(i + 1, Self::UNSET);
+                }
+                let old = std::mem::replace(&mut t[i], w);
+                (old != Self::UNSET).then_some(old)
+            }
+            VarMap::Hashed(m) => m.insert(v, w),
+        }
+    }
+
+    /// Takes `v` out of scope.
+    fn remove(&mut self, v: VarId) {
+        match self {
+            VarMap::Dense(t) => {
+                if let Some(x) = t.get_mut(v.0 as usize) {
+                    *x = Self::UNSET;
+                }
+            }
+            VarMap::Hashed(m) => {
+                m.remove(&v);
+            }
+        }
+    }
+}
+
 /// Builds nodes from terms.
 pub struct Importer {
     /// What each term variable in scope means in the graph.
-    map: HashMap<VarId, GVar>,
+    map: VarMap,
     /// Nodes made, in creation (pre-)order.
     pub made: Vec<NodeId>,
     /// What the term variables are.
@@ -50,7 +97,7 @@ impl Importer {
     /// An importer of source terms (variables are the front end's).
     pub fn source() -> Importer {
         Importer {
-            map: HashMap::new(),
+            map: VarMap::Dense(Vec::new()),
             made: Vec::new(),
             vars: TermVars::Source,
         }
@@ -59,7 +106,7 @@ impl Importer {
     /// An importer of computed values (free variables are graph variables).
     pub fn values() -> Importer {
         Importer {
-            map: HashMap::new(),
+            map: VarMap::Hashed(Default::default()),
             made: Vec::new(),
             vars: TermVars::Graph,
         }
@@ -71,7 +118,7 @@ impl Importer {
     /// of the term (for names).
     pub fn foreign(free: impl IntoIterator<Item = (VarId, GVar)>, origins: rustc_hash::FxHashMap<VarId, VarId>) -> Importer {
         Importer {
-            map: free.into_iter().collect(),
+            map: VarMap::Hashed(free.into_iter().collect()),
             made: Vec::new(),
             vars: TermVars::Foreign(origins),
         }
@@ -90,8 +137,8 @@ impl Importer {
     }
 
     fn lookup(&self, g: &Graph, v: VarId) -> GVar {
-        match self.map.get(&v) {
-            Some(w) => *w,
+        match self.map.get(v) {
+            Some(w) => w,
             None => {
                 debug_assert!(
                     matches!(self.vars, TermVars::Graph) || (v.0 as usize) < g.vars.len(),
@@ -144,9 +191,11 @@ impl Importer {
             let made = match task {
                 Task::Unbind(v, old) => {
                     match old {
-                        Some(w) => self.map.insert(v, w),
-                        None => self.map.remove(&v),
-                    };
+                        Some(w) => {
+                            self.map.insert(v, w);
+                        }
+                        None => self.map.remove(v),
+                    }
                     continue;
                 }
                 Task::SelfRec(v, rec) => {
@@ -222,7 +271,7 @@ impl Importer {
                     parent,
                     slot,
                 );
-                let old = self.map.get(&fix.name).copied();
+                let old = self.map.get(fix.name);
                 // Popped in this order: [name := in] lam [name := out] body [restore].
                 tasks.push(Task::Unbind(fix.name, old));
                 tasks.push(Task::Body(&fix.body, id, 1));
@@ -303,8 +352,10 @@ impl Importer {
                         let mut inner = vec![Task::Lambda(&r.lam, id, 0)];
                         self.run(g, &mut inner);
                         match old {
-                            Some(w) => self.map.insert(r.name, w),
-                            None => self.map.remove(&r.name),
+                            Some(w) => {
+                                self.map.insert(r.name, w);
+                            }
+                            None => self.map.remove(r.name),
                         };
                         g.var_mut(name).set_bound(VarState::SelfRec(id));
                     }

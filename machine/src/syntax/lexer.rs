@@ -3,7 +3,9 @@
 //! Whitespace and single quotes (the paper's typesetting of staging
 //! annotations) are skipped. Comments are trivia: [`lex`] drops them, and
 //! [`lex_with_comments`] hands them over with their spans (for `deepcps
-//! fmt`, which keeps them). An expression string `"..."` is one token; its
+//! fmt`, which keeps them). The parser reads a [`Stream`] instead: tokens
+//! lexed as it goes, a few ahead, so a long program is never held as a
+//! list of tokens. An expression string `"..."` is one token; its
 //! content is parsed later by [`crate::expr::parse`].
 
 use logos::Logos;
@@ -165,6 +167,109 @@ pub struct Token {
     pub tok: Tok,
     /// Where it stands.
     pub span: Span,
+}
+
+/// The tokens of a file as the parser pulls them, lexed on demand with a
+/// lookahead of a few tokens, so that a file of millions of tokens is never
+/// held as a list. Comments are skipped. A lexing error ends the stream
+/// with [`Tok::Eof`] at its place and is kept: [`Stream::lex_error`] finds
+/// the first one of the whole file, which the parser reports before any
+/// error of its own, as if the file had been lexed first.
+pub struct Stream<'a> {
+    lexer: logos::Lexer<'a, Tok>,
+    file: FileId,
+    /// Lexed tokens not yet consumed; the last is [`Tok::Eof`] once the
+    /// input is exhausted.
+    ahead: std::collections::VecDeque<Token>,
+    /// The first lexing error met, if any.
+    error: Option<Diagnostic>,
+    /// Whether [`Tok::Eof`] has been queued (nothing more is lexed).
+    done: bool,
+}
+
+impl<'a> Stream<'a> {
+    /// The tokens of `text`, the whole of `file`.
+    pub fn new(text: &'a str, file: FileId) -> Stream<'a> {
+        let mut s = Stream {
+            lexer: Tok::lexer(text),
+            file,
+            ahead: std::collections::VecDeque::new(),
+            error: None,
+            done: false,
+        };
+        s.pull();
+        s
+    }
+
+    /// Lexes one more token into the queue (nothing once `Eof` is queued).
+    fn pull(&mut self) {
+        if self.done {
+            return;
+        }
+        while let Some(result) = self.lexer.next() {
+            let range = self.lexer.span();
+            let span = Span::new(self.file, range.start, range.end);
+            match result {
+                Ok(tok) if tok.is_comment() => continue,
+                Ok(tok) => {
+                    self.ahead.push_back(Token { tok, span });
+                    return;
+                }
+                Err(()) => {
+                    self.error = Some(lex_error(self.lexer.source(), span));
+                    self.ahead.push_back(Token { tok: Tok::Eof, span });
+                    self.done = true;
+                    return;
+                }
+            }
+        }
+        let end = self.lexer.source().len();
+        self.ahead.push_back(Token {
+            tok: Tok::Eof,
+            span: Span::new(self.file, end, end),
+        });
+        self.done = true;
+    }
+
+    /// The next token (the stream always holds it).
+    pub fn current(&self) -> &Token {
+        debug_assert!(!self.ahead.is_empty(), "the stream lost its current token");
+        &self.ahead[0]
+    }
+
+    /// The token `k` places ahead (`0`: the next one); [`Tok::Eof`] past
+    /// the end.
+    pub fn peek(&mut self, k: usize) -> &Token {
+        while self.ahead.len() <= k && !self.done {
+            self.pull();
+        }
+        let i = k.min(self.ahead.len() - 1);
+        &self.ahead[i]
+    }
+
+    /// Takes the next token; at the end, [`Tok::Eof`] again and again.
+    pub fn next_token(&mut self) -> Token {
+        let t = if self.ahead.len() > 1 || !self.done {
+            self.ahead.pop_front()
+        } else {
+            None
+        };
+        if self.ahead.is_empty() {
+            self.pull();
+        }
+        t.unwrap_or_else(|| self.ahead[0].clone())
+    }
+
+    /// The first lexing error of the whole file, if any: the stream lexes
+    /// the rest of the file to find one (after the parser failed, whose
+    /// error a lexing error takes the place of).
+    pub fn lex_error(&mut self) -> Option<Diagnostic> {
+        while !self.done {
+            self.ahead.clear();
+            self.pull();
+        }
+        self.error.take()
+    }
 }
 
 /// Splits `text` (the whole of `file`) into tokens, ending with [`Tok::Eof`];

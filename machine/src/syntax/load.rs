@@ -171,7 +171,7 @@ enum Mode {
 fn load(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, mode: Mode) -> Result<(Program, FileKind), Vec<Diagnostic>> {
     let allow_free = mode == Mode::Format;
     let text = sources.get(file).text.clone();
-    let main = parse_file(&text, file).map_err(|d| vec![d])?;
+    let mut main = parse_file(&text, file).map_err(|d| vec![d])?;
     let mut libs = Libs::default();
     if !allow_free {
         let mut stack = vec![file];
@@ -182,18 +182,20 @@ fn load(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, mode: Mode) 
     let libs = libs.files;
     let has_defs = !main.defs.is_empty() || (mode == Mode::Check && !main.includes.is_empty());
     let library_hole = mode != Mode::Run && main.main.is_none() && has_defs;
-    let hole = ast::SurfaceBody::hole();
-    let Some(body) = main.main.as_ref().or(library_hole.then_some(&hole)) else {
-        return Err(vec![no_main_body(&text, file, &main)]);
+    let body = match main.main.take() {
+        Some(body) => body,
+        None if library_hole => ast::SurfaceBody::hole(),
+        None => return Err(vec![no_main_body(&text, file, &main)]),
     };
+    let mut body = Some(body);
     let mut r = Resolver::new(allow_free);
     let mut all_defs: Vec<&ast::Def> = Vec::new();
     for lib in &libs {
         all_defs.extend(lib.defs.iter());
     }
     all_defs.extend(main.defs.iter());
-    let defs: Vec<ast::Def> = all_defs.into_iter().cloned().collect();
-    let body = r.defs(&defs, SExp::Const(true), &mut |r, natural| {
+    let mut defs: Vec<ast::Def> = all_defs.into_iter().cloned().collect();
+    let body = r.defs(&mut defs, SExp::Const(true), &mut |r, natural| {
         if library_hole {
             // A library on its own: the scope of its definitions is a hole
             // that the source printer leaves out.
@@ -207,7 +209,7 @@ fn load(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, mode: Mode) 
                 span: Span::new(file, text.len(), text.len()),
             }
         } else {
-            r.body(body, natural)
+            r.body(body.take().unwrap_or_else(ast::SurfaceBody::hole), natural)
         }
     });
     if !r.errors.is_empty() {
@@ -267,8 +269,9 @@ impl Libs {
         }
         defs.extend(self.files[i].defs.iter().cloned());
         let mut r = Resolver::new(false);
-        let hole = ast::SurfaceBody::hole();
-        r.defs(&defs, SExp::Const(true), &mut |r, natural| r.body(&hole, natural));
+        r.defs(&mut defs, SExp::Const(true), &mut |r, natural| {
+            r.body(ast::SurfaceBody::hole(), natural)
+        });
         if r.errors.is_empty() {
             Ok(())
         } else {

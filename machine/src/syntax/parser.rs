@@ -12,7 +12,9 @@ use crate::diag::Diagnostic;
 use crate::expr::parse::parse_expr;
 use crate::span::{FileId, Span};
 use crate::syntax::ast::{Def, File, Ident, SurfaceArg, SurfaceBody, SurfaceLambda, SurfaceOperand, SurfaceParam, SurfaceSExp};
-use crate::syntax::lexer::{lex, Tok, Token};
+use crate::syntax::lexer::{Stream, Tok, Token};
+
+use rustc_hash::FxHashMap;
 
 /// How deeply brackets may nest.
 pub const MAX_NESTING: usize = 2_000;
@@ -21,14 +23,14 @@ type PResult<T> = Result<T, Diagnostic>;
 
 /// Parses the text of `file`.
 pub fn parse_file(text: &str, file: FileId) -> PResult<File> {
-    let tokens = lex(text, file)?;
-    let mut p = Parser {
-        tokens,
-        pos: 0,
-        text,
-        depth: 0,
-    };
-    p.file()
+    let mut p = Parser::new(text, file);
+    let parsed = p.file();
+    // A lexing error anywhere in the file is reported first, as if the
+    // file had been lexed before it was parsed.
+    match p.toks.lex_error() {
+        Some(e) => Err(e),
+        None => parsed,
+    }
 }
 
 /// The spans of the operands of the application whose body starts at byte
@@ -38,14 +40,13 @@ pub fn parse_file(text: &str, file: FileId) -> PResult<File> {
 /// no application starts there. For diagnostics, which only know the span
 /// of a failing body.
 pub fn operand_spans(text: &str, file: FileId, start: usize) -> Option<(Vec<Span>, bool)> {
-    let tokens = lex(text, file).ok()?;
-    let pos = tokens.iter().position(|t| t.span.start as usize == start)?;
-    let mut p = Parser {
-        tokens,
-        pos,
-        text,
-        depth: 0,
-    };
+    let mut p = Parser::new(text, file);
+    while (p.span().start as usize) < start && *p.peek() != Tok::Eof {
+        p.bump();
+    }
+    if p.span().start as usize != start || *p.peek() == Tok::Eof {
+        return None;
+    }
     p.stage_opt().ok()?;
     if !p.at_operand() {
         return None;
@@ -78,11 +79,29 @@ pub fn operand_spans(text: &str, file: FileId, start: usize) -> Option<(Vec<Span
     Some((out, head_is_if))
 }
 
+/// `v` in an allocation of its length: a program's millions of short
+/// argument and parameter lists would otherwise keep the spare room of
+/// their growth (four elements for one or two).
+fn exact<T>(mut v: Vec<T>) -> Vec<T> {
+    if v.capacity() == v.len() {
+        v
+    } else {
+        let mut out = Vec::with_capacity(v.len());
+        out.append(&mut v);
+        out
+    }
+}
+
 struct Parser<'a> {
-    tokens: Vec<Token>,
-    pos: usize,
+    /// The tokens, lexed as they are read.
+    toks: Stream<'a>,
+    /// The span of the token read last.
+    prev: Span,
     text: &'a str,
     depth: usize,
+    /// Every name read so far, shared by its occurrences (a name is
+    /// allocated once per file, not once per occurrence).
+    names: FxHashMap<&'a str, Arc<str>>,
 }
 
 /// A statement waiting for the body that follows it.
@@ -100,29 +119,43 @@ enum Frame {
 }
 
 impl<'a> Parser<'a> {
-    fn peek(&self) -> &Tok {
-        &self.tokens[self.pos].tok
+    fn new(text: &'a str, file: FileId) -> Parser<'a> {
+        let toks = Stream::new(text, file);
+        let prev = toks.current().span;
+        Parser {
+            toks,
+            prev,
+            text,
+            depth: 0,
+            names: FxHashMap::default(),
+        }
     }
 
-    fn peek_at(&self, k: usize) -> &Tok {
-        let i = (self.pos + k).min(self.tokens.len() - 1);
-        &self.tokens[i].tok
+    fn peek(&self) -> &Tok {
+        &self.toks.current().tok
+    }
+
+    fn peek_at(&mut self, k: usize) -> &Tok {
+        &self.toks.peek(k).tok
     }
 
     fn span(&self) -> Span {
-        self.tokens[self.pos].span
+        self.toks.current().span
     }
 
     fn prev_span(&self) -> Span {
-        self.tokens[self.pos.saturating_sub(1)].span
+        self.prev
     }
 
     fn bump(&mut self) -> Token {
-        let t = self.tokens[self.pos].clone();
-        if self.pos + 1 < self.tokens.len() {
-            self.pos += 1;
-        }
+        let t = self.toks.next_token();
+        self.prev = t.span;
         t
+    }
+
+    /// The shared text of a name.
+    fn name(&mut self, text: &'a str) -> Arc<str> {
+        self.names.entry(text).or_insert_with(|| Arc::from(text)).clone()
     }
 
     fn slice(&self, span: Span) -> &'a str {
@@ -190,8 +223,9 @@ impl<'a> Parser<'a> {
 
     fn ident(&mut self) -> PResult<Ident> {
         let t = self.expect(Tok::Ident, "a name")?;
+        let text = self.slice(t.span);
         Ok(Ident {
-            name: Arc::from(self.slice(t.span)),
+            name: self.name(text),
             span: t.span,
         })
     }
@@ -205,16 +239,10 @@ impl<'a> Parser<'a> {
             includes.push((raw[1..raw.len() - 1].to_string(), t.span));
         }
         let mut defs = Vec::new();
-        loop {
-            let save = self.pos;
+        while self.at_def() {
+            let start = self.span();
             let stage = self.stage_opt()?;
-            match self.peek() {
-                Tok::Let | Tok::Fix => defs.push(self.def(stage, self.tokens[save].span)?),
-                _ => {
-                    self.pos = save;
-                    break;
-                }
-            }
+            defs.push(self.def(stage, start)?);
         }
         let main = if *self.peek() == Tok::Eof { None } else { Some(self.body()?) };
         if *self.peek() != Tok::Eof {
@@ -223,16 +251,38 @@ impl<'a> Parser<'a> {
         Ok(File { includes, defs, main })
     }
 
+    /// Whether a definition starts here: `let`, `fix`, or a staging
+    /// annotation followed by one. The annotation is looked through, not
+    /// read: one that does not end in `:` is not a definition's.
+    fn at_def(&mut self) -> bool {
+        match self.peek() {
+            Tok::Let | Tok::Fix => true,
+            Tok::At => {
+                let mut k = 1;
+                loop {
+                    match self.peek_at(k) {
+                        Tok::Colon => return matches!(self.peek_at(k + 1), Tok::Let | Tok::Fix),
+                        Tok::Eof | Tok::LBrace | Tok::RBrace => return false,
+                        _ => k += 1,
+                    }
+                }
+            }
+            _ => false,
+        }
+    }
+
     /// `stage? stmt`, where the statement's continuation (a `let`/`fix` scope
     /// or a braceless tail) is parsed by the loop, not by recursion.
     fn body(&mut self) -> PResult<SurfaceBody> {
-        let mut frames: Vec<Frame> = Vec::new();
+        // Boxed: the list of a long chain grows by doubling, which would
+        // copy (and for a moment hold twice) every statement's parts.
+        let mut frames: Vec<Box<Frame>> = Vec::new();
         let innermost = loop {
             let start = self.span();
             let stage = self.stage_opt()?;
             if matches!(self.peek(), Tok::Let | Tok::Fix) {
                 let def = self.def(stage, start)?;
-                frames.push(Frame::Def(def));
+                frames.push(Box::new(Frame::Def(def)));
                 continue;
             }
             if !self.at_operand() {
@@ -264,8 +314,9 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
+            let args = exact(args);
             match tail {
-                Some((params, sname, lam_start)) => frames.push(Frame::Tail {
+                Some((params, sname, lam_start)) => frames.push(Box::new(Frame::Tail {
                     stage,
                     head,
                     args,
@@ -273,7 +324,7 @@ impl<'a> Parser<'a> {
                     sname,
                     start,
                     lam_start,
-                }),
+                })),
                 None => {
                     let span = start.to(self.prev_span());
                     break SurfaceBody::App {
@@ -289,7 +340,7 @@ impl<'a> Parser<'a> {
         let end = self.prev_span();
         let mut body = innermost;
         while let Some(frame) = frames.pop() {
-            body = match frame {
+            body = match *frame {
                 Frame::Def(def) => SurfaceBody::Def(Box::new(def), Box::new(body)),
                 Frame::Tail {
                     stage,
@@ -410,7 +461,7 @@ impl<'a> Parser<'a> {
             Tok::Dollar => {
                 self.bump();
                 SurfaceOperand::Builtin(Ident {
-                    name: Arc::from(&text[1..]),
+                    name: self.name(&text[1..]),
                     span: t,
                 })
             }
@@ -480,7 +531,7 @@ impl<'a> Parser<'a> {
                 }
                 self.bump();
                 self.leave();
-                SurfaceOperand::Tuple(elems, t.to(self.prev_span()))
+                SurfaceOperand::Tuple(exact(elems), t.to(self.prev_span()))
             }
             Tok::LParen => {
                 let params = self.params()?;
@@ -518,7 +569,7 @@ impl<'a> Parser<'a> {
             }
             self.eat(Tok::Comma);
         }
-        Ok(params)
+        Ok(exact(params))
     }
 
     fn sname_opt(&mut self) -> PResult<Option<Ident>> {
@@ -605,5 +656,66 @@ impl<'a> Parser<'a> {
             }
             _ => Err(self.expected("a staging expression (a name, `always`, `never`, `!`, `(`)")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> PResult<File> {
+        parse_file(text, FileId(0))
+    }
+
+    #[test]
+    fn a_lexing_error_after_the_parsed_text_is_reported() {
+        // "f x" parses on its own; the stray character after it must not be
+        // taken for the end of the file.
+        let e = parse("f x\n# y\n").err().map(|d| d.message);
+        assert_eq!(e.as_deref(), Some("unexpected character `#`"));
+    }
+
+    #[test]
+    fn a_lexing_error_wins_over_an_earlier_parse_error() {
+        let e = parse("f ( x\ng \"abc\n").err().map(|d| d.message);
+        assert_eq!(e.as_deref(), Some("unterminated expression string"));
+    }
+
+    #[test]
+    fn a_staged_definition_is_told_from_a_staged_statement() {
+        let f = parse("@always: let x = 1\n@always: f x\n").expect("parses");
+        assert_eq!(f.defs.len(), 1);
+        assert!(matches!(&f.defs[0], Def::Let { stage: Some(_), .. }));
+        assert!(matches!(&f.main, Some(SurfaceBody::App { stage: Some(_), .. })));
+        let f = parse("@a & !b: f x\n").expect("parses");
+        assert!(f.defs.is_empty());
+    }
+
+    #[test]
+    fn a_name_read_twice_shares_its_text() {
+        let f = parse("f x x\n").expect("parses");
+        let Some(SurfaceBody::App { args, .. }) = &f.main else {
+            panic!("an application")
+        };
+        let names: Vec<&Arc<str>> = args
+            .iter()
+            .filter_map(|a| match a {
+                SurfaceArg::Operand(SurfaceOperand::Name(i)) => Some(&i.name),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(names.len(), 2);
+        assert!(Arc::ptr_eq(names[0], names[1]));
+    }
+
+    #[test]
+    fn operand_spans_find_the_application_at_a_place() {
+        let text = "f x (a)\ng 1 (y) { y }\n";
+        let start = text.find('g').expect("g");
+        let (spans, is_if) = operand_spans(text, FileId(0), start).expect("an application");
+        assert!(!is_if);
+        let shown: Vec<&str> = spans.iter().map(|s| &text[s.range()]).collect();
+        assert_eq!(shown, ["g", "1", "(y) { y }"]);
+        assert!(operand_spans(text, FileId(0), start + 1).is_none());
     }
 }

@@ -7,7 +7,8 @@
 //! unbound names, unknown built-ins, duplicate parameters and two rest
 //! parameters in one list.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 use crate::diag::Diagnostic;
@@ -68,9 +69,9 @@ impl Resolver {
     pub fn new(allow_free: bool) -> Resolver {
         Resolver {
             vars: Vars::default(),
-            scopes: HashMap::new(),
+            scopes: HashMap::default(),
             allow_free,
-            free: HashMap::new(),
+            free: HashMap::default(),
             errors: Vec::new(),
             more_errors: 0,
         }
@@ -170,10 +171,21 @@ impl Resolver {
     /// Binds the parameters of a lambda (checking duplicates and rest
     /// parameters) and its staging parameter.
     fn bind_params(&mut self, params: &[ast::SurfaceParam], sname: Option<&ast::Ident>, span: Span) -> (VarId, Vec<Param>) {
-        let mut seen: HashMap<&str, Span> = HashMap::new();
+        // The names bound so far: a list for the usual few parameters (no
+        // allocation), a map for long lists.
+        let mut few: SmallVec<[(&str, Span); 8]> = SmallVec::new();
+        let mut many: HashMap<&str, Span> = HashMap::default();
         let mut rest: Option<Span> = None;
         for p in params.iter().map(|p| (&p.name, p.rest)).chain(sname.map(|s| (s, false))) {
-            if let Some(first) = seen.insert(&p.0.name, p.0.span) {
+            let name: &str = &p.0.name;
+            let again = if params.len() < 8 {
+                let first = few.iter().rev().find(|(n, _)| *n == name).map(|(_, s)| *s);
+                few.push((name, p.0.span));
+                first
+            } else {
+                many.insert(name, p.0.span)
+            };
+            if let Some(first) = again {
                 self.error(
                     Diagnostic::error(
                         "duplicate",
@@ -240,7 +252,7 @@ impl Resolver {
         })
     }
 
-    fn operand(&mut self, o: &ast::SurfaceOperand) -> Atom {
+    fn operand(&mut self, o: &mut ast::SurfaceOperand) -> Atom {
         match o {
             ast::SurfaceOperand::Name(i) => Atom::Var(self.lookup(i)),
             ast::SurfaceOperand::Builtin(i) => match Builtin::from_dollar_name(&i.name) {
@@ -261,12 +273,12 @@ impl Resolver {
             ast::SurfaceOperand::Bool(v, _) => Atom::Bool(*v),
             ast::SurfaceOperand::Stage(v, _) => Atom::Stage(*v),
             ast::SurfaceOperand::Expr(e) => Atom::Expr(Box::new(self.expr(e))),
-            ast::SurfaceOperand::Tuple(xs, _) => Atom::Tuple(self.args(xs)),
+            ast::SurfaceOperand::Tuple(xs, _) => Atom::Tuple(self.args(xs, 0)),
             ast::SurfaceOperand::Lambda(l) => Atom::Lambda(Box::new(self.lambda(l))),
         }
     }
 
-    fn arg(&mut self, a: &ast::SurfaceArg) -> Arg {
+    fn arg(&mut self, a: &mut ast::SurfaceArg) -> Arg {
         match a {
             ast::SurfaceArg::Operand(o) => Arg::Atom(self.operand(o)),
             ast::SurfaceArg::Splice(o) => Arg::Splice(self.operand(o)),
@@ -274,8 +286,9 @@ impl Resolver {
     }
 
     /// Resolves arguments; a splice of a literal tuple is its elements.
-    fn args(&mut self, args: &[ast::SurfaceArg]) -> Vec<Arg> {
-        let mut out = Vec::with_capacity(args.len());
+    /// The list has room for `extra` more (a tail lambda's).
+    fn args(&mut self, args: &mut [ast::SurfaceArg], extra: usize) -> Vec<Arg> {
+        let mut out = Vec::with_capacity(args.len() + extra);
         for a in args {
             match self.arg(a) {
                 Arg::Splice(x @ Atom::Tuple(_)) => out.extend(x.into_tuple().unwrap_or_default()),
@@ -285,9 +298,10 @@ impl Resolver {
         out
     }
 
-    fn lambda(&mut self, l: &ast::SurfaceLambda) -> Lambda {
+    /// Resolves a lambda, taking its body out of the surface tree.
+    fn lambda(&mut self, l: &mut ast::SurfaceLambda) -> Lambda {
         let (sparam, params) = self.bind_params(&l.params, l.sname.as_ref(), l.span);
-        let body = self.body(&l.body, SExp::Var(sparam));
+        let body = self.body(std::mem::replace(&mut l.body, ast::SurfaceBody::hole()), SExp::Var(sparam));
         self.unbind_lambda(sparam, &params);
         Lambda {
             sparam,
@@ -299,10 +313,10 @@ impl Resolver {
 
     /// Resolves one file's leading definitions and then `rest`, which resolves
     /// the remainder of the program in their scope.
-    pub fn defs(&mut self, defs: &[ast::Def], natural: SExp, rest: &mut dyn FnMut(&mut Resolver, SExp) -> Body) -> Body {
+    pub fn defs(&mut self, defs: &mut [ast::Def], natural: SExp, rest: &mut dyn FnMut(&mut Resolver, SExp) -> Body) -> Body {
         let mut frames = Vec::new();
         let mut natural = natural;
-        for d in defs {
+        for d in defs.iter_mut() {
             let f = self.def_frame(d, natural.clone());
             natural = SExp::Var(Self::frame_sparam(&f));
             frames.push(f);
@@ -314,7 +328,7 @@ impl Resolver {
         body
     }
 
-    fn def_frame(&mut self, d: &ast::Def, natural: SExp) -> Frame {
+    fn def_frame(&mut self, d: &mut ast::Def, natural: SExp) -> Frame {
         match d {
             ast::Def::Let {
                 stage,
@@ -449,18 +463,21 @@ impl Resolver {
     }
 
     /// Resolves a body whose natural staging is `natural`. Chains of `let`,
-    /// `fix` and tail lambdas are walked by a loop.
-    pub fn body(&mut self, b: &ast::SurfaceBody, natural: SExp) -> Body {
-        let mut frames: Vec<Frame> = Vec::new();
+    /// `fix` and tail lambdas are walked by a loop, and each statement of
+    /// the surface tree is freed once resolved (a long program is never
+    /// held twice).
+    pub fn body(&mut self, b: ast::SurfaceBody, natural: SExp) -> Body {
+        // Boxed: the list of a long chain grows by doubling.
+        let mut frames: Vec<Box<Frame>> = Vec::new();
         let mut cur = b;
         let mut natural = natural;
         let innermost = loop {
-            match cur {
+            let next = match &mut cur {
                 ast::SurfaceBody::Def(d, rest) => {
                     let f = self.def_frame(d, natural.clone());
                     natural = SExp::Var(Self::frame_sparam(&f));
-                    frames.push(f);
-                    cur = rest;
+                    frames.push(Box::new(f));
+                    std::mem::replace(&mut **rest, ast::SurfaceBody::hole())
                 }
                 ast::SurfaceBody::App {
                     stage,
@@ -472,12 +489,12 @@ impl Resolver {
                     let stage = stage.as_ref().map_or_else(|| natural.clone(), |s| self.sexp(s));
                     let head_is_expr = matches!(head, ast::SurfaceOperand::Expr(_));
                     let h = self.operand(head);
-                    let mut rargs: Vec<Arg> = self.args(args);
+                    let mut rargs: Vec<Arg> = self.args(args, usize::from(tail.is_some()));
                     match tail {
                         Some(lam) => {
                             let (sparam, params) = self.bind_params(&lam.params, lam.sname.as_ref(), lam.span);
                             natural = SExp::Var(sparam);
-                            frames.push(Frame::Tail {
+                            frames.push(Box::new(Frame::Tail {
                                 stage,
                                 span: *span,
                                 head: h,
@@ -486,8 +503,8 @@ impl Resolver {
                                 params,
                                 lam_span: lam.span,
                                 expr_sugar: head_is_expr && args.is_empty(),
-                            });
-                            cur = &lam.body;
+                            }));
+                            std::mem::replace(&mut lam.body, ast::SurfaceBody::hole())
                         }
                         None => {
                             // `"e" (x) { b }`, braced: the lambda is applied to `e`.
@@ -510,11 +527,12 @@ impl Resolver {
                         }
                     }
                 }
-            }
+            };
+            cur = next;
         };
         let mut body = innermost;
         while let Some(f) = frames.pop() {
-            body = self.close(f, body);
+            body = self.close(*f, body);
         }
         body
     }
