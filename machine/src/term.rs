@@ -74,6 +74,14 @@ impl Vars {
         id
     }
 
+    /// Sets where the binder of `v` stands (a variable the front end made:
+    /// its description is its own).
+    pub fn set_span(&mut self, v: VarId, span: Span) {
+        let o = self.origin[v.0 as usize] as usize;
+        debug_assert_eq!(o, v.0 as usize, "{v:?} shares the description of another variable");
+        self.sources[o].span = span;
+    }
+
     /// The description of `v`.
     pub fn info(&self, v: VarId) -> &VarInfo {
         &self.sources[self.origin[v.0 as usize] as usize]

@@ -91,6 +91,103 @@ impl SurfaceBody {
     }
 }
 
+/// One statement of a chain (LANGUAGE.md §2: sequential code), as the
+/// parser reads it and the resolver takes it: a chain is links up to its
+/// last statement, each link's continuation being the rest of the chain.
+/// Spans of a link end where the link ends; the chain's end is known only
+/// at its last statement.
+#[derive(Debug)]
+pub enum Link {
+    /// A `let`/`fix` header: the rest of the chain is its scope.
+    Def(Def),
+    /// An application whose last argument is a braceless lambda: the rest
+    /// of the chain is that lambda's body.
+    Tail {
+        /// `@e:`, if written.
+        stage: Option<SurfaceSExp>,
+        /// The head.
+        head: SurfaceOperand,
+        /// The arguments before the tail lambda.
+        args: Vec<SurfaceArg>,
+        /// The tail lambda's parameters.
+        params: Vec<SurfaceParam>,
+        /// The tail lambda's `[y]`.
+        sname: Option<Ident>,
+        /// The statement's first token.
+        start: Span,
+        /// The tail lambda's `(`.
+        lam_start: Span,
+    },
+    /// The last statement: an application without a tail lambda.
+    Last {
+        /// `@e:`, if written.
+        stage: Option<SurfaceSExp>,
+        /// The head.
+        head: SurfaceOperand,
+        /// The arguments.
+        args: Vec<SurfaceArg>,
+        /// The statement.
+        span: Span,
+    },
+}
+
+impl SurfaceBody {
+    /// The next link of the chain this body starts, and the body after it
+    /// (`None` after the last statement). The body is taken apart.
+    pub fn split_link(mut self) -> (Link, Option<SurfaceBody>) {
+        match &mut self {
+            SurfaceBody::Def(d, rest) => {
+                let hole = || Def::Let {
+                    stage: None,
+                    sname: None,
+                    name: Ident {
+                        name: Arc::from(""),
+                        span: Span::default(),
+                    },
+                    value: SurfaceArg::Operand(SurfaceOperand::Int(0, Span::default())),
+                    span: Span::default(),
+                };
+                let def = std::mem::replace(&mut **d, hole());
+                let rest = std::mem::replace(&mut **rest, SurfaceBody::hole());
+                (Link::Def(def), Some(rest))
+            }
+            SurfaceBody::App {
+                stage,
+                head,
+                args,
+                tail,
+                span,
+            } => match tail.take() {
+                None => {
+                    let link = Link::Last {
+                        stage: stage.take(),
+                        head: std::mem::replace(head, SurfaceOperand::Int(0, Span::default())),
+                        args: std::mem::take(args),
+                        span: *span,
+                    };
+                    (link, None)
+                }
+                Some(mut lam) => {
+                    let body = std::mem::replace(&mut lam.body, SurfaceBody::hole());
+                    let link = Link::Tail {
+                        stage: stage.take(),
+                        head: std::mem::replace(head, SurfaceOperand::Int(0, Span::default())),
+                        args: std::mem::take(args),
+                        params: std::mem::take(&mut lam.params),
+                        sname: lam.sname.take(),
+                        start: Span { end: span.start, ..*span },
+                        lam_start: Span {
+                            end: lam.span.start,
+                            ..lam.span
+                        },
+                    };
+                    (link, Some(body))
+                }
+            },
+        }
+    }
+}
+
 /// A staging expression as written.
 #[derive(Clone, Debug)]
 pub enum SurfaceSExp {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::diag::Diagnostic;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast;
-use crate::syntax::parser::parse_file;
+use crate::syntax::parser::{parse_file, parse_head, Chain};
 use crate::syntax::resolve::Resolver;
 use crate::term::{Application, Atom, Body, Cmd, Program, SExp, Sugar};
 
@@ -171,23 +171,28 @@ enum Mode {
 fn load(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, mode: Mode) -> Result<(Program, FileKind), Vec<Diagnostic>> {
     let allow_free = mode == Mode::Format;
     let text = sources.get(file).text.clone();
-    let mut main = parse_file(&text, file).map_err(|d| vec![d])?;
+    // The main body is read a statement at a time as it is resolved.
+    let (main, mut chain) = parse_head(&text, file).map_err(|d| vec![d])?;
     let mut libs = Libs::default();
     if !allow_free {
         let mut stack = vec![file];
         for (inc, span) in &main.includes {
-            include(fs, file, inc, *span, sources, &mut stack, &mut libs)?;
+            if let Err(e) = include(fs, file, inc, *span, sources, &mut stack, &mut libs) {
+                // The file's own syntax errors come first.
+                if let Some(d) = chain.as_mut().and_then(Chain::first_error) {
+                    return Err(vec![d]);
+                }
+                return Err(e);
+            }
         }
     }
     let libs = libs.files;
     let has_defs = !main.defs.is_empty() || (mode == Mode::Check && !main.includes.is_empty());
-    let library_hole = mode != Mode::Run && main.main.is_none() && has_defs;
-    let body = match main.main.take() {
-        Some(body) => body,
-        None if library_hole => ast::SurfaceBody::hole(),
-        None => return Err(vec![no_main_body(&text, file, &main)]),
-    };
-    let mut body = Some(body);
+    let library_hole = mode != Mode::Run && chain.is_none() && has_defs;
+    if chain.is_none() && !library_hole {
+        return Err(vec![no_main_body(&text, file, &main)]);
+    }
+    let mut failed: Option<Diagnostic> = None;
     let mut r = Resolver::new(allow_free);
     let mut all_defs: Vec<&ast::Def> = Vec::new();
     for lib in &libs {
@@ -209,9 +214,19 @@ fn load(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, mode: Mode) 
                 span: Span::new(file, text.len(), text.len()),
             }
         } else {
-            r.body(body.take().unwrap_or_else(ast::SurfaceBody::hole), natural)
+            let mut next = || match chain.as_mut()?.next_link()? {
+                Ok(link) => Some(link),
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            };
+            r.chain(&mut next, natural).unwrap_or_else(|| Body::hollow(Span::default()))
         }
     });
+    if let Some(d) = failed {
+        return Err(vec![d]);
+    }
     if !r.errors.is_empty() {
         return Err(r.take_errors());
     }
@@ -384,5 +399,55 @@ mod tests {
         ] {
             assert_eq!(shown_path(Path::new(path)), shown, "{path}");
         }
+    }
+
+    /// Loads `text` as `main.dcps` beside the given files; the messages of
+    /// the errors, or the program.
+    fn load_text(text: &str, others: &[(&str, &str)]) -> Result<Program, Vec<String>> {
+        let mut files: HashMap<PathBuf, Vec<u8>> = HashMap::new();
+        files.insert("main.dcps".into(), text.as_bytes().to_vec());
+        for (name, t) in others {
+            files.insert((*name).into(), t.as_bytes().to_vec());
+        }
+        load_program(&MemFs(files), Path::new("main.dcps"), &mut SourceMap::new()).map_err(|ds| ds.into_iter().map(|d| d.message).collect())
+    }
+
+    #[test]
+    fn a_syntax_error_of_the_main_body_comes_before_a_missing_include() {
+        let e = load_text("include \"missing.dcps\"\nf 1 (x)\ng x )\n", &[]).err();
+        assert_eq!(e, Some(vec!["expected an argument, `}` or end of file, found `)`".to_string()]));
+        let e = load_text("include \"missing.dcps\"\nf 1 (x)\ng x\n", &[]).err();
+        let e = e.expect("the include fails");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].starts_with("cannot include `missing.dcps`"), "{e:?}");
+    }
+
+    #[test]
+    fn a_syntax_error_late_in_the_main_body_hides_name_errors_before_it() {
+        let e = load_text("f 1 (x)\nunknown x (y)\ng y # z\n", &[]).err();
+        assert_eq!(e, Some(vec!["unexpected character `#`".to_string()]));
+        let e = load_text("f 1 (x)\nunknown x (y)\ng y (\n", &[]).err();
+        let e = e.expect("a parse error");
+        assert_eq!(e.len(), 1);
+        assert!(e[0].starts_with("expected"), "{e:?}");
+    }
+
+    #[test]
+    fn a_tail_lambdas_anonymous_staging_parameter_spans_the_rest_of_the_chain() {
+        let text = "lib 1 (x)\n@always: lib x (y) {\n  $exit y\n}\n";
+        let others = [];
+        let p = load_text(&format!("let lib = (a, k) {{ k a }}\n{text}"), &others).expect("it loads");
+        let offset = "let lib = (a, k) { k a }\n".len();
+        let x = (0..p.vars.len() as u32)
+            .map(crate::term::VarId)
+            .find(|v| p.vars.name(*v) == Some("x"))
+            .expect("x");
+        // `x`'s lambda is the one after it in the table: its staging
+        // parameter comes first.
+        let sparam = crate::term::VarId(x.0 - 1);
+        assert_eq!(p.vars.info(sparam).kind, crate::term::VarKind::Stage);
+        let span = p.vars.info(sparam).span;
+        let lam = offset + text.find("(x)").expect("(x)");
+        assert_eq!(span.range(), lam..offset + text.trim_end().len());
     }
 }

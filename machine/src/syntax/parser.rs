@@ -1,8 +1,10 @@
 //! The recursive-descent parser of DeepCPS (LANGUAGE.md §3.1), with exact spans.
 //!
 //! Sequential code (`let`/`fix` chains and braceless tail lambdas, the usual
-//! shape of CPS) is parsed by a loop, so a program of a million statements
-//! does not deepen the stack. Brackets (braced lambdas, tuples, parentheses in
+//! shape of CPS) is parsed by a loop, a [`Link`] at a time, so a program of
+//! a million statements does not deepen the stack; a file's main body can
+//! be read that way by its consumer ([`parse_head`], [`Chain`]) instead of
+//! as one tree. Brackets (braced lambdas, tuples, parentheses in
 //! staging expressions) recurse, and their nesting is limited to
 //! [`MAX_NESTING`] with a diagnostic.
 
@@ -11,7 +13,7 @@ use std::sync::Arc;
 use crate::diag::Diagnostic;
 use crate::expr::parse::parse_expr;
 use crate::span::{FileId, Span};
-use crate::syntax::ast::{Def, File, Ident, SurfaceArg, SurfaceBody, SurfaceLambda, SurfaceOperand, SurfaceParam, SurfaceSExp};
+use crate::syntax::ast::{Def, File, Ident, Link, SurfaceArg, SurfaceBody, SurfaceLambda, SurfaceOperand, SurfaceParam, SurfaceSExp};
 use crate::syntax::lexer::{Stream, Tok, Token};
 
 use rustc_hash::FxHashMap;
@@ -30,6 +32,77 @@ pub fn parse_file(text: &str, file: FileId) -> PResult<File> {
     match p.toks.lex_error() {
         Some(e) => Err(e),
         None => parsed,
+    }
+}
+
+/// Parses the includes and leading definitions of `file` (the returned
+/// file's `main` is `None`) and leaves its main body, if it has one, to be
+/// read a statement at a time from the [`Chain`]: a long program is then
+/// never held whole as a surface tree. Errors of the head, and a lexing
+/// error met before the main body, are returned here; any other error of
+/// the file comes from the chain.
+pub fn parse_head(text: &str, file: FileId) -> PResult<(File, Option<Chain<'_>>)> {
+    let mut p = Parser::new(text, file);
+    let head = match p.head() {
+        Ok(h) => h,
+        Err(e) => return Err(p.toks.lex_error().unwrap_or(e)),
+    };
+    if *p.peek() == Tok::Eof {
+        return match p.toks.lex_error() {
+            Some(e) => Err(e),
+            None => Ok((head, None)),
+        };
+    }
+    Ok((head, Some(Chain { p, done: false })))
+}
+
+/// The main body of a file, read a statement at a time ([`parse_head`]).
+pub struct Chain<'a> {
+    p: Parser<'a>,
+    /// Whether the last statement (or an error) was returned.
+    done: bool,
+}
+
+impl Chain<'_> {
+    /// The next statement of the main body; after the last one (a
+    /// [`Link::Last`]), `None`. An error ends the chain: it is the file's
+    /// first lexing error if it has one, else the parse error met.
+    pub fn next_link(&mut self) -> Option<PResult<Link>> {
+        if self.done {
+            return None;
+        }
+        let link = self.p.link().and_then(|l| {
+            if matches!(l, Link::Last { .. }) && *self.p.peek() != Tok::Eof {
+                return Err(self.p.expected("end of file"));
+            }
+            Ok(l)
+        });
+        let link = match link {
+            Ok(l @ Link::Last { .. }) => {
+                self.done = true;
+                match self.p.toks.lex_error() {
+                    Some(e) => Err(e),
+                    None => Ok(l),
+                }
+            }
+            Ok(l) => Ok(l),
+            Err(e) => {
+                self.done = true;
+                Err(self.p.toks.lex_error().unwrap_or(e))
+            }
+        };
+        Some(link)
+    }
+
+    /// The error the rest of the chain holds, if any (its statements are
+    /// read and dropped).
+    pub fn first_error(&mut self) -> Option<Diagnostic> {
+        while let Some(l) = self.next_link() {
+            if let Err(e) = l {
+                return Some(e);
+            }
+        }
+        None
     }
 }
 
@@ -102,20 +175,6 @@ struct Parser<'a> {
     /// Every name read so far, shared by its occurrences (a name is
     /// allocated once per file, not once per occurrence).
     names: FxHashMap<&'a str, Arc<str>>,
-}
-
-/// A statement waiting for the body that follows it.
-enum Frame {
-    Def(Def),
-    Tail {
-        stage: Option<SurfaceSExp>,
-        head: SurfaceOperand,
-        args: Vec<SurfaceArg>,
-        params: Vec<SurfaceParam>,
-        sname: Option<Ident>,
-        start: Span,
-        lam_start: Span,
-    },
 }
 
 impl<'a> Parser<'a> {
@@ -231,6 +290,17 @@ impl<'a> Parser<'a> {
     }
 
     fn file(&mut self) -> PResult<File> {
+        let mut f = self.head()?;
+        f.main = if *self.peek() == Tok::Eof { None } else { Some(self.body()?) };
+        if *self.peek() != Tok::Eof {
+            return Err(self.expected("end of file"));
+        }
+        Ok(f)
+    }
+
+    /// The includes and leading definitions of a file; the main body is
+    /// left to read.
+    fn head(&mut self) -> PResult<File> {
         let mut includes = Vec::new();
         while *self.peek() == Tok::Include {
             self.bump();
@@ -244,11 +314,11 @@ impl<'a> Parser<'a> {
             let stage = self.stage_opt()?;
             defs.push(self.def(stage, start)?);
         }
-        let main = if *self.peek() == Tok::Eof { None } else { Some(self.body()?) };
-        if *self.peek() != Tok::Eof {
-            return Err(self.expected("end of file"));
-        }
-        Ok(File { includes, defs, main })
+        Ok(File {
+            includes,
+            defs,
+            main: None,
+        })
     }
 
     /// Whether a definition starts here: `let`, `fix`, or a staging
@@ -271,78 +341,84 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `stage? stmt`, where the statement's continuation (a `let`/`fix` scope
-    /// or a braceless tail) is parsed by the loop, not by recursion.
+    /// One statement of a chain: `stage? stmt`, where a `let`/`fix` or a
+    /// braceless tail lambda leaves its continuation to the next links.
+    fn link(&mut self) -> PResult<Link> {
+        let start = self.span();
+        let stage = self.stage_opt()?;
+        if matches!(self.peek(), Tok::Let | Tok::Fix) {
+            return Ok(Link::Def(self.def(stage, start)?));
+        }
+        if !self.at_operand() {
+            return Err(self.expected("a statement (`let`, `fix` or an application)"));
+        }
+        let head = self.operand()?;
+        let mut args = Vec::new();
+        loop {
+            match self.peek() {
+                Tok::LParen => {
+                    let lam_start = self.span();
+                    let params = self.params()?;
+                    let sname = self.sname_opt()?;
+                    if *self.peek() == Tok::LBrace {
+                        let lam = self.braced_lambda_rest(params, sname, lam_start)?;
+                        args.push(SurfaceArg::Operand(SurfaceOperand::Lambda(Box::new(lam))));
+                    } else {
+                        return Ok(Link::Tail {
+                            stage,
+                            head,
+                            args: exact(args),
+                            params,
+                            sname,
+                            start,
+                            lam_start,
+                        });
+                    }
+                }
+                Tok::RBrace | Tok::Eof => break,
+                _ if self.at_arg() => args.push(self.arg()?),
+                _ => {
+                    return Err(self
+                        .misspelt_keyword(&head)
+                        .unwrap_or_else(|| self.expected("an argument, `}` or end of file")))
+                }
+            }
+        }
+        let span = start.to(self.prev_span());
+        Ok(Link::Last {
+            stage,
+            head,
+            args: exact(args),
+            span,
+        })
+    }
+
+    /// A chain of statements as one body: its links read by a loop, not by
+    /// recursion, and folded from the last.
     fn body(&mut self) -> PResult<SurfaceBody> {
         // Boxed: the list of a long chain grows by doubling, which would
         // copy (and for a moment hold twice) every statement's parts.
-        let mut frames: Vec<Box<Frame>> = Vec::new();
+        let mut links: Vec<Box<Link>> = Vec::new();
         let innermost = loop {
-            let start = self.span();
-            let stage = self.stage_opt()?;
-            if matches!(self.peek(), Tok::Let | Tok::Fix) {
-                let def = self.def(stage, start)?;
-                frames.push(Box::new(Frame::Def(def)));
-                continue;
-            }
-            if !self.at_operand() {
-                return Err(self.expected("a statement (`let`, `fix` or an application)"));
-            }
-            let head = self.operand()?;
-            let mut args = Vec::new();
-            let mut tail = None;
-            loop {
-                match self.peek() {
-                    Tok::LParen => {
-                        let lam_start = self.span();
-                        let params = self.params()?;
-                        let sname = self.sname_opt()?;
-                        if *self.peek() == Tok::LBrace {
-                            let lam = self.braced_lambda_rest(params, sname, lam_start)?;
-                            args.push(SurfaceArg::Operand(SurfaceOperand::Lambda(Box::new(lam))));
-                        } else {
-                            tail = Some((params, sname, lam_start));
-                            break;
-                        }
-                    }
-                    Tok::RBrace | Tok::Eof => break,
-                    _ if self.at_arg() => args.push(self.arg()?),
-                    _ => {
-                        return Err(self
-                            .misspelt_keyword(&head)
-                            .unwrap_or_else(|| self.expected("an argument, `}` or end of file")))
-                    }
-                }
-            }
-            let args = exact(args);
-            match tail {
-                Some((params, sname, lam_start)) => frames.push(Box::new(Frame::Tail {
-                    stage,
-                    head,
-                    args,
-                    params,
-                    sname,
-                    start,
-                    lam_start,
-                })),
-                None => {
-                    let span = start.to(self.prev_span());
+            match self.link()? {
+                Link::Last { stage, head, args, span } => {
                     break SurfaceBody::App {
                         stage,
                         head,
                         args,
                         tail: None,
                         span,
-                    };
+                    }
                 }
+                other => links.push(Box::new(other)),
             }
         };
         let end = self.prev_span();
         let mut body = innermost;
-        while let Some(frame) = frames.pop() {
-            body = match *frame {
-                Frame::Def(def) => SurfaceBody::Def(Box::new(def), Box::new(body)),
-                Frame::Tail {
+        while let Some(link) = links.pop() {
+            body = match *link {
+                Link::Def(def) => SurfaceBody::Def(Box::new(def), Box::new(body)),
+                Link::Tail {
                     stage,
                     head,
                     args,
@@ -362,6 +438,8 @@ impl<'a> Parser<'a> {
                     })),
                     span: start.to(end),
                 },
+                // Never pushed: the loop ends at the last statement.
+                Link::Last { .. } => body,
             };
         }
         Ok(body)

@@ -61,6 +61,9 @@ enum Frame {
         params: Vec<Param>,
         lam_span: Span,
         expr_sugar: bool,
+        /// Whether the staging parameter is anonymous: its binder's span is
+        /// the lambda's, known only once the chain after it is.
+        anonymous: bool,
     },
 }
 
@@ -434,9 +437,15 @@ impl Resolver {
                 params,
                 lam_span,
                 expr_sugar,
+                anonymous,
             } => {
                 self.unbind_lambda(sparam, &params);
                 let whole = span.to(body.span);
+                if anonymous && lam_span.file == whole.file {
+                    // From the lambda's `(` to the end of the chain.
+                    let end = whole.end.max(lam_span.end);
+                    self.vars.set_span(sparam, Span { end, ..lam_span });
+                }
                 let lam = Atom::Lambda(Box::new(Lambda {
                     sparam,
                     params,
@@ -462,78 +471,95 @@ impl Resolver {
         }
     }
 
-    /// Resolves a body whose natural staging is `natural`. Chains of `let`,
-    /// `fix` and tail lambdas are walked by a loop, and each statement of
-    /// the surface tree is freed once resolved (a long program is never
-    /// held twice).
+    /// Resolves a body whose natural staging is `natural`, taking it apart
+    /// as it goes (a long program is never held twice).
     pub fn body(&mut self, b: ast::SurfaceBody, natural: SExp) -> Body {
+        let mut rest = Some(b);
+        let mut next = || {
+            let (link, after) = rest.take()?.split_link();
+            rest = after;
+            Some(link)
+        };
+        self.chain(&mut next, natural).unwrap_or_else(|| Body::hollow(Span::default()))
+    }
+
+    /// Resolves a chain of statements whose links `next` hands over in
+    /// order (from a surface body, or read from the source as they come:
+    /// `syntax::parser::Chain`). Chains of `let`, `fix` and tail lambdas are
+    /// walked by a loop, and each link is freed once resolved. `None` if
+    /// `next` ran dry before the last statement (its source failed).
+    pub fn chain(&mut self, next: &mut dyn FnMut() -> Option<ast::Link>, natural: SExp) -> Option<Body> {
         // Boxed: the list of a long chain grows by doubling.
         let mut frames: Vec<Box<Frame>> = Vec::new();
-        let mut cur = b;
         let mut natural = natural;
         let innermost = loop {
-            let next = match &mut cur {
-                ast::SurfaceBody::Def(d, rest) => {
-                    let f = self.def_frame(d, natural.clone());
+            match next()? {
+                ast::Link::Def(mut d) => {
+                    let f = self.def_frame(&mut d, natural.clone());
                     natural = SExp::Var(Self::frame_sparam(&f));
                     frames.push(Box::new(f));
-                    std::mem::replace(&mut **rest, ast::SurfaceBody::hole())
                 }
-                ast::SurfaceBody::App {
+                ast::Link::Tail {
                     stage,
-                    head,
-                    args,
-                    tail,
+                    mut head,
+                    mut args,
+                    params,
+                    sname,
+                    start,
+                    lam_start,
+                } => {
+                    let stage = stage.as_ref().map_or_else(|| natural.clone(), |s| self.sexp(s));
+                    let head_is_expr = matches!(head, ast::SurfaceOperand::Expr(_));
+                    let h = self.operand(&mut head);
+                    let rargs = self.args(&mut args, 1);
+                    let (sparam, params) = self.bind_params(&params, sname.as_ref(), lam_start);
+                    natural = SExp::Var(sparam);
+                    frames.push(Box::new(Frame::Tail {
+                        stage,
+                        span: start,
+                        head: h,
+                        args: rargs,
+                        sparam,
+                        params,
+                        lam_span: lam_start,
+                        expr_sugar: head_is_expr && args.is_empty(),
+                        anonymous: sname.is_none(),
+                    }));
+                }
+                ast::Link::Last {
+                    stage,
+                    mut head,
+                    mut args,
                     span,
                 } => {
                     let stage = stage.as_ref().map_or_else(|| natural.clone(), |s| self.sexp(s));
                     let head_is_expr = matches!(head, ast::SurfaceOperand::Expr(_));
-                    let h = self.operand(head);
-                    let mut rargs: Vec<Arg> = self.args(args, usize::from(tail.is_some()));
-                    match tail {
-                        Some(lam) => {
-                            let (sparam, params) = self.bind_params(&lam.params, lam.sname.as_ref(), lam.span);
-                            natural = SExp::Var(sparam);
-                            frames.push(Box::new(Frame::Tail {
-                                stage,
-                                span: *span,
-                                head: h,
-                                args: rargs,
-                                sparam,
-                                params,
-                                lam_span: lam.span,
-                                expr_sugar: head_is_expr && args.is_empty(),
-                            }));
-                            std::mem::replace(&mut lam.body, ast::SurfaceBody::hole())
+                    let h = self.operand(&mut head);
+                    let mut rargs = self.args(&mut args, 0);
+                    // `"e" (x) { b }`, braced: the lambda is applied to `e`.
+                    let (head, args) = match rargs.as_mut_slice() {
+                        [Arg::Atom(lam @ Atom::Lambda(_))] if head_is_expr => {
+                            let lam = std::mem::replace(lam, Atom::Int(0));
+                            (lam, vec![Arg::Atom(h)])
                         }
-                        None => {
-                            // `"e" (x) { b }`, braced: the lambda is applied to `e`.
-                            let (head, args) = match rargs.as_mut_slice() {
-                                [Arg::Atom(lam @ Atom::Lambda(_))] if head_is_expr => {
-                                    let lam = std::mem::replace(lam, Atom::Int(0));
-                                    (lam, vec![Arg::Atom(h)])
-                                }
-                                _ => (h, rargs),
-                            };
-                            break Body {
-                                stage,
-                                cmd: Cmd::App(Application {
-                                    head,
-                                    args,
-                                    sugar: Sugar::None,
-                                }),
-                                span: *span,
-                            };
-                        }
-                    }
+                        _ => (h, rargs),
+                    };
+                    break Body {
+                        stage,
+                        cmd: Cmd::App(Application {
+                            head,
+                            args,
+                            sugar: Sugar::None,
+                        }),
+                        span,
+                    };
                 }
-            };
-            cur = next;
+            }
         };
         let mut body = innermost;
         while let Some(f) = frames.pop() {
             body = self.close(*f, body);
         }
-        body
+        Some(body)
     }
 }
