@@ -6,7 +6,7 @@
 # the end and read the paper's residual, help, a resize, quitting with the
 # terminal restored; then a long run (1.2 million steps) that keeps the
 # screen updating and pauses on a key; a panic that gives the terminal back;
-# SIGTERM and SIGHUP that give it back too; Ctrl-C while paused saying how
+# SIGTERM, SIGHUP and SIGINT that give it back too; Ctrl-C while paused saying how
 # to quit; Ctrl-C stopping `deepcps run` with the counts so far; bench's
 # table and progress; compile's progress line on a long build; and a
 # runaway program ended at the memory limit in the debugger.
@@ -155,10 +155,10 @@ wait_for "cooked"
 t capture-pane -p -t "$cur" | grep -qF "paused" && fail "the debugger's screen was left behind"
 echo "ok: after a panic, exit code 101, the message on the normal screen, the terminal cooked"
 
-echo "== SIGTERM and SIGHUP give the terminal back"
+echo "== SIGTERM, SIGHUP and SIGINT (kill -INT) give the terminal back"
 # tmux's view of the pane: on the alternate screen or not, cursor shown or not.
 screen_state() { t display -p -t "$cur" '#{alternate_on} #{cursor_flag}'; }
-for sig in TERM:143 HUP:129; do
+for sig in TERM:143 HUP:129 INT:130; do
   name=${sig%:*}
   code=${sig#*:}
   start corpus/paper/arith_built.dcps "‖ paused │ step 0 │"
@@ -172,7 +172,7 @@ for sig in TERM:143 HUP:129; do
   wait_for "cooked"
   [ "$(screen_state)" = "0 1" ] || fail "after SIG$name the pane is not back on the main screen with the cursor shown: $(screen_state)"
 done
-echo "ok: SIGTERM and SIGHUP: exit codes 143 and 129, the main screen, the cursor shown, the terminal cooked"
+echo "ok: SIGTERM, SIGHUP and SIGINT: exit codes 143, 129 and 130, the main screen, the cursor shown, the terminal cooked"
 
 echo "== Ctrl-C while paused says how to quit; the exit value shows after a run from far down"
 start corpus/paper/arith_built.dcps "‖ paused │ step 0 │" 100 20

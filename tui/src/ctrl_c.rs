@@ -15,11 +15,27 @@ pub static INTERRUPT: AtomicBool = AtomicBool::new(false);
 /// Whether a reduction is in progress (one that reads [`INTERRUPT`]).
 static REDUCING: AtomicBool = AtomicBool::new(false);
 
+/// Whether the debugger holds the terminal: it watches SIGINT itself
+/// (`debug/signals.rs`) and gives the terminal back before it exits, so
+/// the handler leaves SIGINT to it.
+static TERMINAL_HELD: AtomicBool = AtomicBool::new(false);
+
+/// The debugger takes (`true`) or gives back (`false`) the terminal; while
+/// it holds it, [`interrupt`] does nothing. (Ctrl-C pressed in the
+/// debugger is a key, not a signal: only a SIGINT sent from outside, by
+/// `kill -INT`, reaches the handler then.)
+pub fn hold_terminal(on: bool) {
+    TERMINAL_HELD.store(on, Ordering::SeqCst);
+}
+
 /// What Ctrl-C does (the binary's handler calls this): during a reduction
 /// the first press asks it to stop (it reports the counts so far); a second
 /// press, or a press at any other time, ends the process with
 /// [`EXIT_INTERRUPTED`].
 pub fn interrupt() {
+    if TERMINAL_HELD.load(Ordering::SeqCst) {
+        return;
+    }
     if REDUCING.load(Ordering::Relaxed) && !INTERRUPT.swap(true, Ordering::Relaxed) {
         return;
     }

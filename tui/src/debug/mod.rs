@@ -21,7 +21,7 @@
 //! - [`style`]: the palettes (256 colours, 16 colours, `NO_COLOR`);
 //! - [`term`]: the real terminal (raw mode, restored by a guard and a
 //!   panic hook) and the event loop;
-//! - [`signals`]: SIGTERM and SIGHUP noted for the event loop, which
+//! - [`signals`]: SIGTERM, SIGHUP and SIGINT noted for the event loop, which
 //!   restores the terminal and exits with 128 + the signal.
 //!
 //! Imports go one way: `term` → `ui` → `app` → `keys` → `panes`,

@@ -1,5 +1,7 @@
 //! The signals that end the debugger while it holds the terminal: SIGTERM
-//! (`kill`) and SIGHUP (the terminal closed). Their default action would
+//! (`kill`), SIGHUP (the terminal closed) and SIGINT sent from outside
+//! (`kill -INT`; the binary's Ctrl-C handler leaves it to the debugger
+//! meanwhile, see `ctrl_c::hold_terminal`). Their default action would
 //! end the process on the alternate screen, in raw mode, with the cursor
 //! hidden; instead a handler notes the signal ([`Signals::caught`]), the
 //! event loop sees it within a poll, gives the terminal back as `q` does
@@ -34,7 +36,11 @@ const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The watched signals, with their names.
 #[cfg(unix)]
-const WATCHED: [(i32, &str); 2] = [(signal_hook::consts::SIGTERM, "SIGTERM"), (signal_hook::consts::SIGHUP, "SIGHUP")];
+const WATCHED: [(i32, &str); 3] = [
+    (signal_hook::consts::SIGTERM, "SIGTERM"),
+    (signal_hook::consts::SIGHUP, "SIGHUP"),
+    (signal_hook::consts::SIGINT, "SIGINT"),
+];
 #[cfg(not(unix))]
 const WATCHED: [(i32, &str); 0] = [];
 
@@ -63,7 +69,7 @@ pub struct Signals {
 }
 
 impl Signals {
-    /// Watches SIGTERM and SIGHUP from now on (nothing caught yet); an
+    /// Watches SIGTERM, SIGHUP and SIGINT from now on (nothing caught yet); an
     /// error if the handlers cannot be installed.
     pub fn watch() -> Result<Signals, String> {
         let flags = FLAGS.get_or_init(register).as_ref().map_err(Clone::clone)?;

@@ -1,7 +1,7 @@
 //! The real terminal: raw mode, the alternate screen and mouse capture,
 //! restored when the debugger ends, however it ends (a guard's `Drop`, a
-//! panic hook that restores before the panic message is printed, SIGTERM
-//! and SIGHUP seen by the loop: [`super::signals`]); and the event loop
+//! panic hook that restores before the panic message is printed, SIGTERM,
+//! SIGHUP and SIGINT seen by the loop: [`super::signals`]); and the event loop
 //! that joins keys, the engine's frames, signals and drawing.
 
 use std::io::{self, Stdout};
@@ -93,9 +93,18 @@ pub fn run(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max
         .ok_or("deepcps: the debugger's worker did not answer")?;
     let mut app = App::new(first, Palette::detect());
     let signals = Signals::watch()?;
-    let mut guard = Guard::enter().map_err(|e| format!("deepcps: cannot set up the terminal: {e}"))?;
+    crate::ctrl_c::hold_terminal(true);
+    let guard = Guard::enter().map_err(|e| format!("deepcps: cannot set up the terminal: {e}"));
+    let mut guard = match guard {
+        Ok(g) => g,
+        Err(e) => {
+            crate::ctrl_c::hold_terminal(false);
+            return Err(e);
+        }
+    };
     let ended = event_loop(&mut guard, &mut app, &mut engine, &signals);
     drop(guard);
+    crate::ctrl_c::hold_terminal(false);
     // A hung-up terminal fails the reads and the drawing too: the signal
     // is what ended the debugger.
     match signals.caught() {
