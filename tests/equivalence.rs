@@ -17,8 +17,9 @@ use deepcps_machine::reference::Reducer;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_tests::builders::{load_builder_program, BuilderGen};
 use deepcps_tests::compare::{compare, kind};
-use deepcps_tests::{dcps_files, directive, graph_report, load_source, reference_report, root, StagedGen, TEST_MAX_STEPS};
+use deepcps_tests::{dcps_files, directive, every_machine, graph_report, load_source, reference_report, root, StagedGen, TEST_MAX_STEPS};
 
 /// The step limit of generated programs: every bounded loop they hold ends
 /// well before it; the endless ones reach it.
@@ -161,6 +162,42 @@ fn generated_programs_agree() {
         failures.join("\n\n"),
         seeds.len()
     );
+}
+
+/// Programs built by the paper's actions (`deepcps_tests::builders`: random
+/// expressions through the stack and AST styles, build-time loops, the
+/// program built returned, run, or run twice) behave the same on every
+/// machine. `DEEPCPS_EQUIV_BUILDERS=N` sets how many (default 300).
+#[test]
+fn generated_builder_programs_agree() {
+    let cases = env_u64("DEEPCPS_EQUIV_BUILDERS", 300);
+    let limits = Limits {
+        max_steps: 20_000,
+        ..Limits::default()
+    };
+    let (mut failures, mut outcomes) = (Vec::new(), std::collections::BTreeMap::new());
+    for seed in 0..cases {
+        let src = BuilderGen::new(seed).program();
+        let program = load_builder_program(&src).unwrap_or_else(|e| panic!("seed {seed} does not load:\n{src}\n{e}"));
+        let reports = every_machine(program, &limits, 2);
+        let (_, reference) = &reports[0];
+        *outcomes.entry(kind(reference)).or_insert(0u64) += 1;
+        for (name, r) in &reports[1..] {
+            if let Err(e) = compare(r, reference) {
+                failures.push(format!("seed {seed}, {name}:\n=== program\n{src}\n{e}"));
+            }
+        }
+    }
+    eprintln!("{cases} builder programs, by outcome: {outcomes:?}");
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures.iter().take(3).cloned().collect::<Vec<_>>().join("\n\n")
+    );
+    // The set reaches both ends a built program has: an exit value, and a
+    // runtime error of the residual (a division by zero).
+    assert!(outcomes.get("exit").copied().unwrap_or(0) > cases / 2, "{outcomes:?}");
+    assert!(outcomes.keys().any(|k| k.starts_with("error")), "{outcomes:?}");
 }
 
 /// What the generated programs exercise, counted over a fixed set of seeds

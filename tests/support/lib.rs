@@ -6,7 +6,8 @@
 //! the snapshot tests. [`graph_report`] and [`reference_report`] run a
 //! loaded program on each machine, for the equivalence test, and
 //! [`every_machine`] on all of them (fast runs and parallel rounds too);
-//! [`gen`] holds the equivalence test's generator of staged programs.
+//! [`gen`] holds the equivalence test's generator of staged programs, and
+//! [`builders`] its generator of programs built by the paper's actions.
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +22,7 @@ use deepcps_machine::term::Program;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
+pub mod builders;
 pub mod compare;
 pub mod fuzzcheck;
 pub mod gen;
