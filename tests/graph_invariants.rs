@@ -11,6 +11,7 @@ use deepcps_machine::reference::Reducer;
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::Program;
+use deepcps_tests::builders::{load_builder_program, BuilderGen};
 use deepcps_tests::{load_source, root, Gen, StagedGen};
 
 /// Steps both machines side by side, checking the graph after each step.
@@ -95,4 +96,26 @@ fn invariants_hold_after_every_step_of_staged_generated_programs() {
         ran += 1;
     }
     assert!(ran * 2 > cases, "most generated programs load ({ran} of {cases})");
+}
+
+/// The same on programs built by the paper's actions
+/// (`deepcps_tests::builders`): the builders' staged shapes, body for body
+/// against the reference. `DEEPCPS_BUILDER_CASES` sets how many.
+#[test]
+fn invariants_hold_after_every_step_of_builder_programs() {
+    let cases: u64 = std::env::var("DEEPCPS_BUILDER_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    let mut steps = 0;
+    for seed in 0..cases {
+        let src = BuilderGen::new(seed).program();
+        let p = load_builder_program(&src).unwrap_or_else(|e| panic!("seed {seed} does not load:\n{src}\n{e}"));
+        match lockstep(p, 20_000) {
+            Ok(n) => steps += n,
+            Err(e) => panic!("builder seed {seed}: {e}\n--- program ---\n{src}"),
+        }
+    }
+    // A built program takes hundreds of steps (77 a number on the stack style).
+    assert!(steps > 100 * cases, "the builder programs take steps ({steps} in {cases} programs)");
 }
