@@ -3,8 +3,17 @@
 
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use crate::expr::Expr;
 use crate::span::Span;
+
+/// The arguments of an application as written: the usual one or two in
+/// place (a program's millions of statements then allocate no list).
+pub type Args = SmallVec<[SurfaceArg; 2]>;
+
+/// The parameters of a lambda as written: the usual one or two in place.
+pub type Params = SmallVec<[SurfaceParam; 2]>;
 
 /// A name with its place.
 #[derive(Clone, Debug)]
@@ -51,7 +60,7 @@ pub enum Def {
         /// The recursive name.
         name: Ident,
         /// The recursive lambda.
-        lam: SurfaceLambda,
+        lam: Box<SurfaceLambda>,
         /// The span of the whole header.
         span: Span,
     },
@@ -69,7 +78,7 @@ pub enum SurfaceBody {
         /// The head: what is applied.
         head: SurfaceOperand,
         /// The arguments (braced lambdas included).
-        args: Vec<SurfaceArg>,
+        args: Args,
         /// A last lambda written without braces.
         tail: Option<Box<SurfaceLambda>>,
         /// From the staging annotation to the end of the body.
@@ -84,7 +93,7 @@ impl SurfaceBody {
         SurfaceBody::App {
             stage: None,
             head: SurfaceOperand::Int(0, Span::default()),
-            args: Vec::new(),
+            args: Args::new(),
             tail: None,
             span: Span::default(),
         }
@@ -108,9 +117,9 @@ pub enum Link {
         /// The head.
         head: SurfaceOperand,
         /// The arguments before the tail lambda.
-        args: Vec<SurfaceArg>,
+        args: Args,
         /// The tail lambda's parameters.
-        params: Vec<SurfaceParam>,
+        params: Params,
         /// The tail lambda's `[y]`.
         sname: Option<Ident>,
         /// The statement's first token.
@@ -125,7 +134,7 @@ pub enum Link {
         /// The head.
         head: SurfaceOperand,
         /// The arguments.
-        args: Vec<SurfaceArg>,
+        args: Args,
         /// The statement.
         span: Span,
     },
@@ -268,7 +277,7 @@ pub struct SurfaceParam {
 #[derive(Clone, Debug)]
 pub struct SurfaceLambda {
     /// The parameters.
-    pub params: Vec<SurfaceParam>,
+    pub params: Params,
     /// `[y]`.
     pub sname: Option<Ident>,
     /// The body, staged as written or naturally.

@@ -13,7 +13,9 @@ use std::sync::Arc;
 use crate::diag::Diagnostic;
 use crate::expr::parse::parse_expr;
 use crate::span::{FileId, Span};
-use crate::syntax::ast::{Def, File, Ident, Link, SurfaceArg, SurfaceBody, SurfaceLambda, SurfaceOperand, SurfaceParam, SurfaceSExp};
+use crate::syntax::ast::{
+    Args, Def, File, Ident, Link, Params, SurfaceArg, SurfaceBody, SurfaceLambda, SurfaceOperand, SurfaceParam, SurfaceSExp,
+};
 use crate::syntax::lexer::{Stream, Tok, Token};
 
 use rustc_hash::FxHashMap;
@@ -353,7 +355,7 @@ impl<'a> Parser<'a> {
             return Err(self.expected("a statement (`let`, `fix` or an application)"));
         }
         let head = self.operand()?;
-        let mut args = Vec::new();
+        let mut args = Args::new();
         loop {
             match self.peek() {
                 Tok::LParen => {
@@ -367,7 +369,7 @@ impl<'a> Parser<'a> {
                         return Ok(Link::Tail {
                             stage,
                             head,
-                            args: exact(args),
+                            args,
                             params,
                             sname,
                             start,
@@ -385,12 +387,7 @@ impl<'a> Parser<'a> {
             }
         }
         let span = start.to(self.prev_span());
-        Ok(Link::Last {
-            stage,
-            head,
-            args: exact(args),
-            span,
-        })
+        Ok(Link::Last { stage, head, args, span })
     }
 
     /// A chain of statements as one body: its links read by a loop, not by
@@ -462,7 +459,7 @@ impl<'a> Parser<'a> {
             if *self.peek() != Tok::LBrace {
                 return Err(self.expected("`{` (the body of a `fix` lambda must be braced)"));
             }
-            let lam = self.braced_lambda_rest(params, lsname, lam_start)?;
+            let lam = Box::new(self.braced_lambda_rest(params, lsname, lam_start)?);
             Def::Fix {
                 stage,
                 sname,
@@ -623,9 +620,9 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn params(&mut self) -> PResult<Vec<SurfaceParam>> {
+    fn params(&mut self) -> PResult<Params> {
         self.expect(Tok::LParen, "`(`")?;
-        let mut params = Vec::new();
+        let mut params = Params::new();
         loop {
             match self.peek() {
                 Tok::RParen => {
@@ -647,7 +644,7 @@ impl<'a> Parser<'a> {
             }
             self.eat(Tok::Comma);
         }
-        Ok(exact(params))
+        Ok(params)
     }
 
     fn sname_opt(&mut self) -> PResult<Option<Ident>> {
@@ -661,7 +658,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The `{ body }` of a lambda whose parameters were just read.
-    fn braced_lambda_rest(&mut self, params: Vec<SurfaceParam>, sname: Option<Ident>, start: Span) -> PResult<SurfaceLambda> {
+    fn braced_lambda_rest(&mut self, params: Params, sname: Option<Ident>, start: Span) -> PResult<SurfaceLambda> {
         self.enter()?;
         let open = self.expect(Tok::LBrace, "`{`")?.span;
         let body = self.body()?;
