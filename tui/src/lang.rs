@@ -1,0 +1,132 @@
+//! The commands on languages (`--lang DIR`): loading a language folder and
+//! an input of it into the program of its action calls, with the
+//! diagnostics of each failure printed in the form of every other, and
+//! `check --lang`. `run`, `compile`, `debug`, `test` and `bench` take the
+//! loaded program from here.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::lang::{load_language, Built, Ending, Language, Origins};
+use deepcps_machine::span::SourceMap;
+use deepcps_machine::syntax::load::{cannot_read, io_reason};
+use deepcps_machine::syntax::RealFs;
+use deepcps_machine::term::Program;
+
+use crate::commands::{Ctx, STDIN_NAME};
+use crate::exit::{EXIT_OK, EXIT_STATIC};
+
+/// A language and an input of it, for a command.
+#[derive(Clone, Debug)]
+pub struct LangInput {
+    /// The language folder.
+    pub dir: PathBuf,
+    /// The input file (`-`: standard input).
+    pub input: PathBuf,
+}
+
+/// An input loaded: its program of action calls, the sources (the
+/// generated program first) and the way back to the input.
+pub struct Loaded {
+    /// The program.
+    pub program: Program,
+    /// Its sources.
+    pub sources: SourceMap,
+    /// The way back to the input.
+    pub origins: Origins,
+}
+
+/// Loads the language in `dir`; its diagnostics rendered if it does not
+/// load.
+pub fn language(dir: &Path, color: bool) -> Result<Language, String> {
+    let mut sources = SourceMap::new();
+    load_language(&RealFs, dir, &mut sources).map_err(|ds| render(&sources, &ds, color))
+}
+
+fn render(sources: &SourceMap, ds: &[Diagnostic], color: bool) -> String {
+    ds.iter().map(|d| d.render(sources, color)).collect()
+}
+
+/// Reads the input `file` of `lang` (bytes from `stdin` for `-`) and
+/// builds the program of its action calls; the diagnostics rendered if it
+/// does not build.
+pub fn build(lang: &Language, file: &Path, stdin: &mut dyn Read, ending: Ending, color: bool) -> Result<Loaded, String> {
+    let (name, path, bytes) = if file == Path::new("-") {
+        let mut bytes = Vec::new();
+        if let Err(e) = stdin.read_to_end(&mut bytes) {
+            return Err(Diagnostic::error_nowhere("io", format!("cannot read standard input: {}", io_reason(&e)))
+                .render(&SourceMap::new(), color));
+        }
+        (STDIN_NAME.to_string(), None, bytes)
+    } else {
+        let bytes = std::fs::read(file).map_err(|e| cannot_read(file, &e).render(&SourceMap::new(), color))?;
+        (file.display().to_string(), Some(file.to_path_buf()), bytes)
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let mut s = SourceMap::new();
+            let at = e.utf8_error().valid_up_to();
+            let id = s.add(name, path, String::from_utf8_lossy(e.as_bytes()).into_owned());
+            let span = deepcps_machine::span::Span::new(id, at, at + 1);
+            return Err(Diagnostic::error("utf8", "the input is not valid UTF-8", span, format!("invalid byte at offset {at}")).render(&s, color));
+        }
+    };
+    match lang.build(&RealFs, &name, path, text, ending) {
+        Ok(Built { program, sources, origins }) => Ok(Loaded { program, sources, origins }),
+        Err((sources, ds)) => Err(render(&sources, &ds, color)),
+    }
+}
+
+/// Loads `l.dir` and the input `l.input`, as [`build`] does.
+pub fn load(l: &LangInput, stdin: &mut dyn Read, ending: Ending, color: bool) -> Result<Loaded, String> {
+    let lang = language(&l.dir, color)?;
+    build(&lang, &l.input, stdin, ending, color)
+}
+
+impl Ctx<'_> {
+    /// `deepcps check --lang DIR [INPUT]`: checks the language, and the
+    /// input if given (it parses, and the program of its calls loads).
+    pub fn check_lang(self, dir: &Path, input: Option<&Path>) -> u8 {
+        let lang = match language(dir, self.color) {
+            Ok(l) => l,
+            Err(text) => {
+                let _ = write!(self.err, "{text}");
+                return EXIT_STATIC;
+            }
+        };
+        let Some(input) = input else {
+            let _ = writeln!(
+                self.out,
+                "{}: ok (the language `{}`: {}, {}, {})",
+                dir.display(),
+                lang.name,
+                count(lang.grammar.rules.len(), "rule"),
+                count(lang.grammar.sites.len(), "action call"),
+                count(lang.defs.len(), "definition")
+            );
+            return EXIT_OK;
+        };
+        match build(&lang, input, self.input, Ending::Residual, self.color) {
+            Ok(loaded) => {
+                let name = loaded.sources.get(loaded.origins.input).name.clone();
+                let _ = writeln!(self.out, "{name}: ok ({} in `{}`)", count(loaded.origins.lines.len(), "action call"), lang.name);
+                EXIT_OK
+            }
+            Err(text) => {
+                let _ = write!(self.err, "{text}");
+                EXIT_STATIC
+            }
+        }
+    }
+}
+
+
+fn count(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
