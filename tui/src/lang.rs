@@ -40,8 +40,68 @@ pub struct Loaded {
 /// Loads the language in `dir`; its diagnostics rendered if it does not
 /// load.
 pub fn language(dir: &Path, color: bool) -> Result<Language, String> {
+    language_diags(dir).map_err(|(sources, ds)| render(&sources, &ds, color))
+}
+
+/// Loads the language in `dir`; its diagnostics, with their sources, if it
+/// does not load.
+pub fn language_diags(dir: &Path) -> Result<Language, (SourceMap, Vec<Diagnostic>)> {
     let mut sources = SourceMap::new();
-    load_language(&RealFs, dir, &mut sources).map_err(|ds| render(&sources, &ds, color))
+    load_language(&RealFs, dir, &mut sources).map_err(|ds| (sources, ds))
+}
+
+/// The language folder an input file belongs to: the nearest folder
+/// above it holding a language definition whose `inputs` ending the file
+/// has.
+pub fn language_of(file: &Path) -> Option<PathBuf> {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        let here = if d.as_os_str().is_empty() { Path::new(".") } else { d };
+        if deepcps_machine::lang::is_language_dir(here) {
+            let def = std::fs::read_to_string(here.join(deepcps_machine::lang::DEFINITION_FILE)).ok()?;
+            let ending = inputs_ending(&def)?;
+            return file.to_string_lossy().ends_with(&ending).then(|| here.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The `inputs ".EXT"` line of a definition's text, read without checking
+/// the rest (discovery reads every folder's definition).
+pub fn inputs_ending(def: &str) -> Option<String> {
+    def.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("inputs")?.trim();
+        let inner = rest.strip_prefix('"')?;
+        Some(inner[..inner.find('"')?].to_string())
+    })
+}
+
+/// Builds the input `file` (read from disk, named `name` in diagnostics)
+/// of the language in `dir`; the diagnostics and their sources if the
+/// language or the input does not load.
+pub fn build_file(dir: &Path, file: &Path, name: &str) -> Result<Loaded, (SourceMap, Vec<Diagnostic>)> {
+    let lang = language_diags(dir)?;
+    let bytes = std::fs::read(file).map_err(|e| (SourceMap::new(), vec![cannot_read(file, &e)]))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let mut s = SourceMap::new();
+        let at = e.utf8_error().valid_up_to();
+        let id = s.add(name, Some(file.to_path_buf()), String::from_utf8_lossy(e.as_bytes()).into_owned());
+        let span = deepcps_machine::span::Span::new(id, at, at + 1);
+        let d = Diagnostic::error("utf8", "the input is not valid UTF-8", span, format!("invalid byte at offset {at}"));
+        (s, vec![d])
+    })?;
+    lang.build(&RealFs, name, Some(file.to_path_buf()), text, Ending::Residual)
+        .map(|Built { program, sources, origins }| Loaded { program, sources, origins })
+}
+
+/// The program of `sources` loaded again from its first file, the
+/// generated program of action calls (a run consumes its program).
+pub fn reload(sources: &SourceMap) -> Option<Program> {
+    let main = sources.files().first()?;
+    let mut again = SourceMap::new();
+    let id = again.add(main.name.clone(), main.path.clone(), main.text.clone());
+    deepcps_machine::syntax::load_from(&RealFs, id, &mut again, false).ok()
 }
 
 fn render(sources: &SourceMap, ds: &[Diagnostic], color: bool) -> String {

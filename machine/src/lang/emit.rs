@@ -139,12 +139,16 @@ impl Origins {
         let chosen = if named.is_empty() { calls } else { named };
         match chosen.as_slice() {
             [] => d,
-            [one] => d.with_secondary(one.place, format!("the action `{action}` was called for this input")),
+            [one] => {
+                let mut d = d;
+                d.secondary.insert(0, (one.place, format!("the action `{action}` was called for this input")));
+                d
+            }
             several => {
                 let n = several.len();
                 let mut d = d;
-                for o in several.iter().take(3) {
-                    d = d.with_secondary(o.place, format!("one of the {n} inputs `{action}` was called for"));
+                for (i, o) in several.iter().take(3).enumerate() {
+                    d.secondary.insert(i, (o.place, format!("one of the {n} inputs `{action}` was called for")));
                 }
                 d
             }
