@@ -157,8 +157,14 @@ enum Command {
     /// Debug a program in the terminal: step, step back, run to
     /// breakpoints, watch the term, its lambda graph and staging chains.
     Debug {
-        /// The program.
+        /// The program, or with `--lang` an input of the language.
         file: PathBuf,
+        /// The language of the input (a folder holding `language.lang`):
+        /// the debugger runs its actions on the input, and the status line
+        /// names the action being run and the part of the input it was
+        /// called for.
+        #[arg(long, value_name = "DIR")]
+        lang: Option<PathBuf>,
         /// Reduction threads of runs to the end or to a breakpoint-free
         /// stop (default: all cores; 1 is the sequential machine). Steps,
         /// `e` (reduce the focused body's subtree) and runs with
@@ -370,10 +376,11 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
         }
         Command::Debug {
             file,
+            lang,
             threads,
             snapshot_memory,
             max_nodes,
-        } => ctx.debug(file, threads, snapshot_memory, max_nodes as u64),
+        } => ctx.debug(file, lang, threads, snapshot_memory, max_nodes as u64),
         Command::Chains { file, step, max_nodes } => views::show(&file, step, max_nodes as u64, View::Chains, ctx.out, ctx.err, ctx.color),
         Command::Dump {
             file,

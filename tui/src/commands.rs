@@ -331,11 +331,25 @@ impl Ctx<'_> {
 
     /// `deepcps debug`: checks the program, the threads and the terminal,
     /// then runs the debugger; the exit code.
-    pub fn debug(mut self, file: PathBuf, threads: Option<usize>, snapshot_mb: usize, max_nodes: u64) -> u8 {
+    /// With `lang`, `file` is an input of the language in that folder.
+    pub fn debug(mut self, file: PathBuf, lang: Option<PathBuf>, threads: Option<usize>, snapshot_mb: usize, max_nodes: u64) -> u8 {
         // The program is checked here first, so that its diagnostics come
         // before anything about the terminal (the worker loads it again).
         let mut sources = SourceMap::new();
-        if let Err(ds) = load_program(&RealFs, &file, &mut sources) {
+        if let Some(dir) = &lang {
+            let l = crate::lang::LangInput {
+                dir: dir.clone(),
+                input: file.clone(),
+            };
+            if file.as_os_str() == "-" {
+                let _ = writeln!(self.err, "deepcps: `deepcps debug` reads the input from a file, not standard input");
+                return EXIT_STATIC;
+            }
+            if let Err(text) = crate::lang::load(&l, self.input, Ending::Residual, self.color) {
+                let _ = write!(self.err, "{text}");
+                return EXIT_STATIC;
+            }
+        } else if let Err(ds) = load_program(&RealFs, &file, &mut sources) {
             self.diags(&sources, &ds);
             return EXIT_STATIC;
         }
@@ -353,7 +367,7 @@ impl Ctx<'_> {
             );
             return EXIT_STATIC;
         }
-        match crate::debug::term::run(file, par, snapshot_mb.saturating_mul(1_000_000), self.color, max_nodes) {
+        match crate::debug::term::run(file, lang, par, snapshot_mb.saturating_mul(1_000_000), self.color, max_nodes) {
             Ok(Ended::Quit) => EXIT_OK,
             Ok(Ended::Signal(caught)) => {
                 let _ = writeln!(self.err, "deepcps: {} received: the debugger ended", caught.name());

@@ -95,8 +95,9 @@ pub fn build_file(dir: &Path, file: &Path, name: &str) -> Result<Loaded, (Source
         .map(|Built { program, sources, origins }| Loaded { program, sources, origins })
 }
 
-/// The program of `sources` loaded again from its first file, the
-/// generated program of action calls (a run consumes its program).
+/// The program of `sources` loaded again from its first file as it was
+/// read (a run consumes its program): a program's main file, or a
+/// language input's generated program of action calls.
 pub fn reload(sources: &SourceMap) -> Option<Program> {
     let main = sources.files().first()?;
     let mut again = SourceMap::new();

@@ -441,8 +441,13 @@ impl P<'_> {
             T::Sym('(') => {
                 self.bump();
                 let e = self.alt()?;
-                self.sym(')')?;
-                Ok(Some(e))
+                let full = span.to(self.sym(')')?);
+                // A bracketed sequence or choice is placed with its brackets.
+                Ok(Some(match e {
+                    Expr::Seq(items, _) => Expr::Seq(items, full),
+                    Expr::Alt(alts, _) => Expr::Alt(alts, full),
+                    other => other,
+                }))
             }
             T::Sym(c @ ('@' | '^')) => {
                 self.bump();

@@ -20,6 +20,7 @@ pub mod def;
 pub mod emit;
 pub mod engine;
 pub mod grammar;
+pub mod progress;
 pub mod scan;
 
 use std::collections::HashMap;

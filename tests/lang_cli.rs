@@ -1,0 +1,179 @@
+//! Languages from the command line (`--lang DIR`), driven in-process:
+//! the shipped languages against the paper's hand-written programs, their
+//! snapshots, `compile --lang` against `run --exec`, and every error path
+//! as data: `tests/inputs/lang_errors/CASE/` (a language folder whose
+//! `expected` file holds the exit code of `check --lang` and lines its
+//! stderr must hold) and `tests/inputs/lang_input_errors/NAME.EXT` (an
+//! input of a shipped language, its `NAME.expected` likewise for `run`).
+
+use std::path::Path;
+
+use deepcps_tests::{deepcps, root};
+
+/// The language folder of an input's ending.
+fn language_for(ext: &str) -> &'static str {
+    match ext {
+        "arith" => "corpus/lang/arith_stack",
+        "env" => "corpus/lang/arith_env",
+        _ => panic!("no shipped language takes `.{ext}` inputs"),
+    }
+}
+
+/// Checks a run against an `expected` file: the exit code on its first
+/// line, then lines that stderr must hold.
+fn assert_expected(what: &str, expected: &str, code: u8, err: &str) {
+    let mut lines = expected.lines();
+    let want: u8 = lines.next().and_then(|l| l.trim().parse().ok()).unwrap_or_else(|| panic!("{what}: no exit code"));
+    assert_eq!(code, want, "{what}: exit code; stderr:\n{err}");
+    for line in lines.filter(|l| !l.trim().is_empty()) {
+        assert!(err.contains(line), "{what}: stderr lacks `{line}`:\n{err}");
+    }
+    assert!(!err.contains("panicked"), "{what}: {err}");
+}
+
+#[test]
+fn every_definition_error_is_a_diagnostic_at_its_place() {
+    let base = root().join("tests/inputs/lang_errors");
+    let mut cases: Vec<_> = std::fs::read_dir(&base).expect("cases").flatten().map(|e| e.path()).collect();
+    cases.sort();
+    assert!(cases.len() >= 15, "{} cases", cases.len());
+    for case in cases {
+        let rel = case.strip_prefix(root()).expect("under the root").display().to_string();
+        let expected = std::fs::read_to_string(case.join("expected")).expect("expected");
+        let r = deepcps(&["check", "--lang", &rel]);
+        assert_expected(&rel, &expected, r.code, &r.err);
+        assert_eq!(r.out, "", "{rel}");
+        // The definition is checked before any input is read: `run` on a
+        // missing input reports the definition, not the input.
+        let r = deepcps(&["run", "--lang", &rel, "no-such-input.txt"]);
+        assert_expected(&format!("{rel} (run)"), &expected, r.code, &r.err);
+        assert!(!r.err.contains("no-such-input"), "{rel}: the input was read: {}", r.err);
+    }
+}
+
+#[test]
+fn every_input_error_is_a_diagnostic_on_the_input() {
+    let base = root().join("tests/inputs/lang_input_errors");
+    let mut inputs: Vec<_> = std::fs::read_dir(&base)
+        .expect("inputs")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e != "expected"))
+        .collect();
+    inputs.sort();
+    assert!(inputs.len() >= 6, "{} inputs", inputs.len());
+    for input in inputs {
+        let rel = input.strip_prefix(root()).expect("under the root").display().to_string();
+        let ext = input.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let expected = std::fs::read_to_string(input.with_extension("expected")).expect("expected");
+        let r = deepcps(&["run", "--lang", language_for(ext), &rel]);
+        assert_expected(&rel, &expected, r.code, &r.err);
+        assert_eq!(r.out, "", "{rel}");
+    }
+}
+
+#[test]
+fn the_headline_input_prints_the_papers_residual_in_both_styles() {
+    let paper = deepcps(&["run", "corpus/paper/arith_built.dcps"]);
+    assert_eq!(paper.code, 0, "{}", paper.err);
+    let ast = deepcps(&["run", "corpus/paper/arith_ast.dcps"]);
+    assert_eq!(ast.out, paper.out);
+    for lang in ["corpus/lang/arith_stack", "corpus/lang/arith_ast"] {
+        let input = format!("{lang}/headline.arith");
+        let r = deepcps(&["run", "--lang", lang, &input]);
+        assert_eq!((r.code, r.err.as_str()), (0, ""), "{lang}");
+        assert_eq!(r.out, paper.out, "{lang}: not the paper's residual");
+        let exec = deepcps(&["run", "--exec", "--lang", lang, &input]);
+        let by_hand = deepcps(&["run", "corpus/paper/arith_run.dcps"]);
+        assert_eq!((exec.code, exec.out.as_str()), (0, by_hand.out.as_str()), "{lang}: {}", exec.err);
+    }
+}
+
+#[test]
+fn the_environment_language_refers_to_the_bound_value() {
+    let by_hand = deepcps(&["run", "corpus/paper/arith_env.dcps"]);
+    let r = deepcps(&["run", "--lang", "corpus/lang/arith_env", "corpus/lang/arith_env/bind.env"]);
+    assert_eq!((r.code, r.out.as_str()), (0, by_hand.out.as_str()), "{}", r.err);
+    assert!(!r.out.contains("lookup") && !r.out.contains("'x'"), "{}", r.out);
+}
+
+#[test]
+fn shipped_languages_check_and_pass_their_snapshots() {
+    let mut dirs: Vec<_> = std::fs::read_dir(root().join("corpus/lang")).expect("corpus/lang").flatten().map(|e| e.path()).collect();
+    dirs.sort();
+    assert!(dirs.len() >= 3);
+    for dir in &dirs {
+        let rel = dir.strip_prefix(root()).expect("under the root").display().to_string();
+        let r = deepcps(&["check", "--lang", &rel]);
+        assert_eq!(r.code, 0, "{rel}: {}", r.err);
+        assert!(r.out.contains(": ok (the language"), "{}", r.out);
+    }
+    let r = deepcps(&["test", "--threads", "1", "corpus/lang"]);
+    assert_eq!(r.code, 0, "{}", r.out);
+    assert!(r.out.contains(" 0 failed"), "{}", r.out);
+    assert!(!r.out.contains(" 0 passed"), "{}", r.out);
+}
+
+#[test]
+fn check_lang_with_an_input_parses_it() {
+    let r = deepcps(&["check", "--lang", "corpus/lang/arith_stack", "corpus/lang/arith_stack/headline.arith"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains("9 action calls"), "{}", r.out);
+    let r = deepcps(&["check", "--lang", "corpus/lang/arith_stack", "tests/inputs/lang_input_errors/bad_char.arith"]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("unexpected character"), "{}", r.err);
+}
+
+#[test]
+fn deep_input_nesting_is_a_diagnostic_not_an_overflow() {
+    let dir = std::env::temp_dir().join(format!("deepcps-lang-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let input = dir.join("deep.arith");
+    let n = 5_000;
+    std::fs::write(&input, format!("{}1{}", "(".repeat(n), ")".repeat(n))).expect("write");
+    let r = deepcps(&["run", "--lang", "corpus/lang/arith_stack", &input.display().to_string()]);
+    assert_eq!(r.code, 2, "{}", r.err);
+    assert!(r.err.contains("nests more than"), "{}", r.err);
+    // Within the bound, nesting works.
+    std::fs::write(&input, format!("{}1{}+2", "(".repeat(100), ")".repeat(100))).expect("write");
+    let r = deepcps(&["run", "--exec", "--lang", "corpus/lang/arith_stack", &input.display().to_string()]);
+    assert_eq!((r.code, r.out.as_str()), (0, "3\n"), "{}", r.err);
+}
+
+#[test]
+fn exec_needs_a_language() {
+    let r = deepcps(&["run", "--exec", "corpus/paper/arith_built.dcps"]);
+    assert_eq!(r.code, 2);
+    assert!(r.err.contains("--lang"), "{}", r.err);
+}
+
+#[test]
+fn an_input_read_from_standard_input() {
+    let mut argv: Vec<std::ffi::OsString> = ["deepcps", "run", "--exec", "--lang", "corpus/lang/arith_stack", "-"].iter().map(Into::into).collect();
+    argv.shrink_to_fit();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    std::env::set_current_dir(root()).expect("root");
+    let code = deepcps::main_with_input(argv, &mut "2*(3+4)".as_bytes(), &mut out, &mut err);
+    assert_eq!((code, String::from_utf8_lossy(&out).as_ref()), (0, "14\n"), "{}", String::from_utf8_lossy(&err));
+}
+
+#[test]
+fn compiled_inputs_print_what_exec_prints() {
+    if std::process::Command::new("cc").arg("--version").output().is_err() {
+        panic!("`cc` is needed to compile");
+    }
+    let dir = std::env::temp_dir().join(format!("deepcps-lang-cc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (lang, input) in [
+        ("corpus/lang/arith_stack", "corpus/lang/arith_stack/precedence.arith"),
+        ("corpus/lang/arith_env", "corpus/lang/arith_env/nested.env"),
+    ] {
+        let exe = dir.join(Path::new(input).file_stem().expect("stem"));
+        let r = deepcps(&["compile", "--lang", lang, input, "-o", &exe.display().to_string()]);
+        assert_eq!(r.code, 0, "{input}: {}", r.err);
+        let ran = std::process::Command::new(&exe).output().expect("runs");
+        let exec = deepcps(&["run", "--exec", "--lang", lang, input]);
+        assert_eq!(exec.code, 0, "{}", exec.err);
+        assert_eq!(String::from_utf8_lossy(&ran.stdout), exec.out, "{input}");
+    }
+}
