@@ -177,3 +177,47 @@ fn compiled_inputs_print_what_exec_prints() {
         assert_eq!(String::from_utf8_lossy(&ran.stdout), exec.out, "{input}");
     }
 }
+
+#[test]
+fn the_debugger_names_the_action_being_run_and_its_input() {
+    use deepcps::debug::worker::{Engine, Request, Worker};
+    use deepcps::lang::LangInput;
+    use deepcps_machine::graph::par::Parallel;
+    std::env::set_current_dir(root()).expect("root");
+    let l = LangInput {
+        dir: "corpus/lang/arith_stack".into(),
+        input: "corpus/lang/arith_stack/headline.arith".into(),
+    };
+    let w = Worker::load_lang(&l, Parallel::sequential(), false, u64::MAX).expect("loads");
+    let mut engine = Engine::inline(w);
+    let first = engine.frames().expect("frames").remove(0);
+    let next = first.next.clone().unwrap_or_default();
+    assert!(next.starts_with("action: none called yet (9 to call)"), "{next}");
+    // Step until the action `mul` runs: its input is `4*2`, at 1:3 of the
+    // input (after the directive line, line 2).
+    let mut seen = Vec::new();
+    for _ in 0..400 {
+        engine.send(Request::Step(1));
+        let f = engine.frames().expect("frames").pop().expect("a frame");
+        let next = f.next.clone().unwrap_or_default();
+        if let Some(action) = next.split(" · ").next() {
+            if seen.last() != Some(&action.to_string()) {
+                seen.push(action.to_string());
+            }
+        }
+        if f.end.is_some() {
+            break;
+        }
+    }
+    assert!(
+        seen.iter().any(|s| s == "action 5/9 `mul` for `4*2` at corpus/lang/arith_stack/headline.arith:2:3"),
+        "{seen:#?}"
+    );
+    assert!(seen.iter().any(|s| s.starts_with("action 9/9 `end`")), "{seen:#?}");
+    // In input order, each action once.
+    let numbers: Vec<usize> = seen
+        .iter()
+        .filter_map(|s| s.strip_prefix("action ")?.split('/').next()?.parse().ok())
+        .collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+}

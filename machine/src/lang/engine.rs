@@ -201,19 +201,20 @@ impl Engine<'_> {
     }
 
     /// Matches `e` at the current position; on failure the position and
-    /// `frame` are as before. `seq` is where the innermost sequence began
-    /// (an action's place runs from there).
-    fn eval(&mut self, e: &G, frame: &mut Frame, seq: usize) -> bool {
+    /// `frame` are as before. `from` is where the rule invocation began: an
+    /// action's place in the input runs from there to the last token read
+    /// (`4*2` for the `mul` of `term = factor ("*" factor @mul)*`).
+    fn eval(&mut self, e: &G, frame: &mut Frame, from: usize) -> bool {
         match e {
             G::Lit(i) => self.terminal(Kind::Lit(*i), frame),
             G::Class(i) => self.terminal(Kind::Class(*i), frame),
             G::Rule(r) => self.rule(*r, frame),
             G::Empty => true,
-            G::Action(s) => self.action(*s, frame, seq),
+            G::Action(s) => self.action(*s, frame, from),
             G::Seq(items) => {
                 let (pos, mark) = (self.pos, frame.mark());
                 for i in items {
-                    if !self.eval(i, frame, pos) {
+                    if !self.eval(i, frame, from) {
                         self.pos = pos;
                         frame.reset(mark);
                         return false;
@@ -221,27 +222,27 @@ impl Engine<'_> {
                 }
                 true
             }
-            G::Alt(alts) => alts.iter().any(|a| self.eval(a, frame, seq)) && self.fatal.is_none(),
+            G::Alt(alts) => alts.iter().any(|a| self.eval(a, frame, from)) && self.fatal.is_none(),
             G::Opt(inner) => {
-                self.eval(inner, frame, seq);
+                self.eval(inner, frame, from);
                 self.fatal.is_none()
             }
             G::Star(inner) => {
                 while self.fatal.is_none() {
                     let pos = self.pos;
-                    if !self.eval(inner, frame, seq) || self.pos == pos {
+                    if !self.eval(inner, frame, from) || self.pos == pos {
                         break;
                     }
                 }
                 self.fatal.is_none()
             }
             G::Plus(inner) => {
-                if !self.eval(inner, frame, seq) {
+                if !self.eval(inner, frame, from) {
                     return false;
                 }
                 while self.fatal.is_none() {
                     let pos = self.pos;
-                    if !self.eval(inner, frame, seq) || self.pos == pos {
+                    if !self.eval(inner, frame, from) || self.pos == pos {
                         break;
                     }
                 }
@@ -262,7 +263,7 @@ impl Engine<'_> {
         }
     }
 
-    fn action(&mut self, s: u32, frame: &mut Frame, seq: usize) -> bool {
+    fn action(&mut self, s: u32, frame: &mut Frame, from: usize) -> bool {
         let site = &self.g.sites[s as usize];
         let mut args = Vec::with_capacity(site.args.len());
         for &class in &site.args {
@@ -288,8 +289,8 @@ impl Engine<'_> {
                 }
             }
         }
-        let place = if self.pos > seq {
-            let first = self.toks[seq].span;
+        let place = if self.pos > from {
+            let first = self.toks[from].span;
             first.to(self.toks[self.pos - 1].span)
         } else {
             self.toks.get(self.pos).map(|t| t.span).unwrap_or_default()
