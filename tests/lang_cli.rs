@@ -101,7 +101,7 @@ fn the_environment_language_refers_to_the_bound_value() {
 fn shipped_languages_check_and_pass_their_snapshots() {
     let mut dirs: Vec<_> = std::fs::read_dir(root().join("corpus/lang")).expect("corpus/lang").flatten().map(|e| e.path()).collect();
     dirs.sort();
-    assert!(dirs.len() >= 3);
+    assert!(dirs.len() >= 5);
     for dir in &dirs {
         let rel = dir.strip_prefix(root()).expect("under the root").display().to_string();
         let r = deepcps(&["check", "--lang", &rel]);
@@ -167,6 +167,10 @@ fn compiled_inputs_print_what_exec_prints() {
     for (lang, input) in [
         ("corpus/lang/arith_stack", "corpus/lang/arith_stack/precedence.arith"),
         ("corpus/lang/arith_env", "corpus/lang/arith_env/nested.env"),
+        ("corpus/lang/matrix", "corpus/lang/matrix/cormen.mat"),
+        ("corpus/lang/imp", "corpus/lang/imp/gcd.imp"),
+        ("corpus/lang/imp", "corpus/lang/imp/factorial.imp"),
+        ("corpus/lang/imp", "corpus/lang/imp/branches.imp"),
     ] {
         let exe = dir.join(Path::new(input).file_stem().expect("stem"));
         let r = deepcps(&["compile", "--lang", lang, input, "-o", &exe.display().to_string()]);
@@ -220,4 +224,52 @@ fn the_debugger_names_the_action_being_run_and_its_input() {
         .filter_map(|s| s.strip_prefix("action ")?.split('/').next()?.parse().ok())
         .collect();
     assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+}
+
+#[test]
+fn imp_programs_compute_what_they_say() {
+    for (input, value) in [("gcd", "21"), ("factorial", "3628800"), ("branches", "5")] {
+        let file = format!("corpus/lang/imp/{input}.imp");
+        let r = deepcps(&["run", "--exec", "--lang", "corpus/lang/imp", &file]);
+        assert_eq!((r.code, r.out.trim()), (0, value), "{input}: {}", r.err);
+        // The residual holds a loop function and no builder.
+        let r = deepcps(&["run", "--lang", "corpus/lang/imp", &file]);
+        assert!(r.out.contains("fix loop(V)"), "{}", r.out);
+        for builder in ["build", "merge", "Snext", "Tlambda"] {
+            assert!(!r.out.contains(builder), "{input}: `{builder}` left in\n{}", r.out);
+        }
+    }
+}
+
+#[test]
+fn matrix_chains_multiply_in_the_optimal_order() {
+    // The textbook chain: ((A1 (A2 A3)) ((A4 A5) A6)).
+    let r = deepcps(&["run", "--lang", "corpus/lang/matrix", "corpus/lang/matrix/cormen.mat"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let products: Vec<&str> = r.out.lines().filter(|l| l.contains('*')).map(str::trim).collect();
+    assert_eq!(
+        products,
+        [
+            "@pt: \"M_1*M_2\" (prod)[pt]",
+            "@pt: \"M*prod\" (prod)[pt]",
+            "@pt: \"M_3*M_4\" (prod_1)[pt]",
+            "@pt: \"prod_1*M_5\" (prod_1)[pt]",
+            "@pt: \"prod*prod_1\" (prod)[pt]",
+        ]
+    );
+    // The product is the naive left-to-right one.
+    let dir = std::env::temp_dir().join(format!("deepcps-lang-mat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let check = dir.join("check.dcps");
+    let exec = deepcps(&["run", "--exec", "--lang", "corpus/lang/matrix", "corpus/lang/matrix/cormen.mat"]);
+    std::fs::write(
+        &check,
+        format!(
+            "\"matrix(30, 35, 1)*matrix(35, 15, 2)*matrix(15, 5, 3)*matrix(5, 10, 4)*matrix(10, 20, 5)*matrix(20, 25, 6) == {}\" (ok)\n$exit ok\n",
+            exec.out.trim().trim_matches('"')
+        ),
+    )
+    .expect("write");
+    let r = deepcps(&["run", &check.display().to_string()]);
+    assert_eq!((r.code, r.out.as_str()), (0, "true\n"), "{}", r.err);
 }

@@ -12,7 +12,7 @@
 //! alt     ::= seq ('|' seq)*
 //! seq     ::= postfix+
 //! postfix ::= primary ('?' | '*' | '+')?
-//! primary ::= STRING | NAME | 'epsilon' | '(' alt ')'
+//! primary ::= STRING | (NAME ':')? NAME | 'epsilon' | '(' alt ')'
 //!           | ('@' | '^') NAME ('(' NAME (',' NAME)* ')')?
 //! ```
 //!
@@ -62,6 +62,8 @@ pub enum Expr {
     Lit(String, Span),
     /// A name: a token class or a rule (told apart by the checker).
     Ref(Named),
+    /// `label:TOKEN`: a token whose value an action takes by its label.
+    Label(Named, Named),
     /// `epsilon`: nothing.
     Empty(Span),
     /// An action call: `@f(args)` here, `^f(args)` before everything the
@@ -69,7 +71,8 @@ pub enum Expr {
     Action {
         /// The action.
         name: Named,
-        /// Token classes whose latest values (in this rule) are passed.
+        /// Token classes or labels whose latest values (in this rule) are
+        /// passed.
         args: Vec<Named>,
         /// Written `^`.
         hoist: bool,
@@ -95,6 +98,7 @@ impl Expr {
             Expr::Lit(_, s) | Expr::Empty(s) | Expr::Seq(_, s) | Expr::Alt(_, s) => *s,
             Expr::Opt(_, s) | Expr::Star(_, s) | Expr::Plus(_, s) => *s,
             Expr::Ref(n) => n.span,
+            Expr::Label(l, n) => l.span.to(n.span),
             Expr::Action { span, .. } => *span,
         }
     }
@@ -202,7 +206,7 @@ fn lex(text: &str, file: FileId) -> R<Vec<(T, Span)>> {
             }
             i += 1;
             out.push((T::Str(text[s + 1..i - 1].to_string()), Span::new(file, s, i)));
-        } else if "=;|?*+()@^,".contains(c as char) {
+        } else if "=;|?*+()@^,:".contains(c as char) {
             out.push((T::Sym(c as char), Span::new(file, i, i + 1)));
             i += 1;
         } else {
@@ -436,7 +440,13 @@ impl P<'_> {
             T::Name(n) if matches!(n.as_str(), "rule" | "token" | "skip") => Ok(None),
             T::Name(n) => {
                 self.bump();
-                Ok(Some(Expr::Ref(Named { name: n, span })))
+                let named = Named { name: n, span };
+                if *self.peek() == T::Sym(':') {
+                    self.bump();
+                    let token = self.name("the token the label names")?;
+                    return Ok(Some(Expr::Label(named, token)));
+                }
+                Ok(Some(Expr::Ref(named)))
             }
             T::Sym('(') => {
                 self.bump();

@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 
 use crate::diag::Diagnostic;
-use crate::lang::grammar::{Grammar, G};
+use crate::lang::grammar::{ArgRef, Grammar, G};
 use crate::lang::scan::{Kind, Tok};
 use crate::span::Span;
 
@@ -42,8 +42,9 @@ enum Item {
 struct Frame {
     front: Vec<Item>,
     back: Vec<Item>,
-    /// Tokens this invocation matched itself (not its sub-rules).
-    matched: Vec<usize>,
+    /// Tokens this invocation matched itself (not its sub-rules), with
+    /// their labels.
+    matched: Vec<(usize, Option<u32>)>,
 }
 
 impl Frame {
@@ -206,8 +207,8 @@ impl Engine<'_> {
     /// (`4*2` for the `mul` of `term = factor ("*" factor @mul)*`).
     fn eval(&mut self, e: &G, frame: &mut Frame, from: usize) -> bool {
         match e {
-            G::Lit(i) => self.terminal(Kind::Lit(*i), frame),
-            G::Class(i) => self.terminal(Kind::Class(*i), frame),
+            G::Lit(i) => self.terminal(Kind::Lit(*i), None, frame),
+            G::Class(i, label) => self.terminal(Kind::Class(*i), *label, frame),
             G::Rule(r) => self.rule(*r, frame),
             G::Empty => true,
             G::Action(s) => self.action(*s, frame, from),
@@ -251,9 +252,9 @@ impl Engine<'_> {
         }
     }
 
-    fn terminal(&mut self, k: Kind, frame: &mut Frame) -> bool {
+    fn terminal(&mut self, k: Kind, label: Option<u32>, frame: &mut Frame) -> bool {
         if self.kind() == k {
-            frame.matched.push(self.pos);
+            frame.matched.push((self.pos, label));
             self.pos += 1;
             true
         } else {
@@ -266,22 +267,22 @@ impl Engine<'_> {
     fn action(&mut self, s: u32, frame: &mut Frame, from: usize) -> bool {
         let site = &self.g.sites[s as usize];
         let mut args = Vec::with_capacity(site.args.len());
-        for &class in &site.args {
-            let found = frame
-                .matched
-                .iter()
-                .rev()
-                .find(|&&t| self.toks.get(t).is_some_and(|tok| tok.kind == Kind::Class(class)));
+        for &arg in &site.args {
+            let found = frame.matched.iter().rev().find(|&&(t, label)| match arg {
+                ArgRef::Label(l) => label == Some(l),
+                ArgRef::Class(c) => self.toks.get(t).is_some_and(|tok| tok.kind == Kind::Class(c)),
+            });
             match found {
-                Some(&t) => args.push(t),
+                Some(&(t, _)) => args.push(t),
                 None => {
                     let span = self.toks.get(self.pos).map(|t| t.span).unwrap_or_default();
+                    let what = match arg {
+                        ArgRef::Class(c) => format!("a {} token", self.g.classes[c as usize].name),
+                        ArgRef::Label(l) => format!("the token labelled `{}`", self.g.labels[l as usize]),
+                    };
                     self.fatal = Some(Diagnostic::error(
                         "input",
-                        format!(
-                            "the action `{}` needs a {} token, and this part of its rule matched none",
-                            site.action, self.g.classes[class as usize].name
-                        ),
+                        format!("the action `{}` needs {what}, and this part of its rule matched none", site.action),
                         span,
                         "the action is called here",
                     ));

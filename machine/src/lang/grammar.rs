@@ -16,8 +16,9 @@ use crate::syntax::suggest::nearest;
 pub enum G {
     /// Literal number `i` of [`Grammar::lits`].
     Lit(u32),
-    /// Token class number `i` of [`Grammar::classes`].
-    Class(u32),
+    /// Token class number `i` of [`Grammar::classes`], with the number of
+    /// its label in [`Grammar::labels`] if it has one.
+    Class(u32, Option<u32>),
     /// Rule number `i`.
     Rule(u32),
     /// Nothing.
@@ -41,12 +42,22 @@ pub enum G {
 pub struct Site {
     /// The action's name.
     pub action: String,
-    /// The token classes whose latest values are passed.
-    pub args: Vec<u32>,
+    /// The tokens whose latest values are passed.
+    pub args: Vec<ArgRef>,
     /// Called before what the rule has produced so far.
     pub hoist: bool,
     /// Where the call is written.
     pub span: Span,
+}
+
+/// What an action's argument names: the latest token of a class, or the
+/// latest token matched under a label, in the action's rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgRef {
+    /// Token class `i`.
+    Class(u32),
+    /// Label `i`.
+    Label(u32),
 }
 
 /// A token class.
@@ -76,6 +87,8 @@ pub struct Grammar {
     pub lits: Vec<String>,
     /// Token classes.
     pub classes: Vec<Class>,
+    /// Labels of tokens (`rows:NUM`).
+    pub labels: Vec<String>,
     /// Rules; rule 0 is where parsing starts.
     pub rules: Vec<GRule>,
     /// Action sites, numbered in order of writing.
@@ -171,7 +184,7 @@ struct Compiler {
 impl Compiler {
     /// Compiles `e` of rule `rule`; `seen` holds the token classes written
     /// before it in the rule (what an action may take).
-    fn expr(&mut self, e: &Expr, rule: &str, seen: &mut Vec<u32>) -> G {
+    fn expr(&mut self, e: &Expr, rule: &str, seen: &mut Vec<ArgRef>) -> G {
         match e {
             Expr::Lit(s, _) => {
                 let n = self.g.lits.len() as u32;
@@ -181,10 +194,31 @@ impl Compiler {
                 }
                 G::Lit(i)
             }
+            Expr::Label(label, n) => {
+                let Some(&i) = self.class_ix.get(&n.name) else {
+                    self.errors.push(Diagnostic::error(
+                        "lang",
+                        format!("`{}` is not a token, so it cannot be labelled", n.name),
+                        n.span,
+                        "a label names a token (`rows:NUM`)",
+                    ));
+                    return G::Empty;
+                };
+                let l = match self.g.labels.iter().position(|x| *x == label.name) {
+                    Some(l) => l as u32,
+                    None => {
+                        self.g.labels.push(label.name.clone());
+                        self.g.labels.len() as u32 - 1
+                    }
+                };
+                seen.push(ArgRef::Label(l));
+                seen.push(ArgRef::Class(i));
+                G::Class(i, Some(l))
+            }
             Expr::Ref(n) => {
                 if let Some(&i) = self.class_ix.get(&n.name) {
-                    seen.push(i);
-                    return G::Class(i);
+                    seen.push(ArgRef::Class(i));
+                    return G::Class(i, None);
                 }
                 if let Some(&i) = self.rule_ix.get(&n.name) {
                     return G::Rule(i);
@@ -208,14 +242,25 @@ impl Compiler {
             Expr::Action { name, args, hoist, span } => {
                 let mut classes = Vec::new();
                 for a in args {
+                    let label = self.g.labels.iter().position(|x| *x == a.name).map(|l| ArgRef::Label(l as u32));
+                    if let Some(l) = label.filter(|l| seen.contains(l)) {
+                        classes.push(l);
+                        continue;
+                    }
                     match self.class_ix.get(&a.name) {
-                        Some(&i) if seen.contains(&i) => classes.push(i),
+                        Some(&i) if seen.contains(&ArgRef::Class(i)) => classes.push(ArgRef::Class(i)),
                         Some(_) => self.errors.push(Diagnostic::error(
                             "lang",
                             format!("the token `{}` is not matched before this action in rule `{rule}`", a.name),
                             a.span,
                             "no value to pass yet",
                         ).with_note("an action takes the latest value of a token matched earlier in its own rule")),
+                        None if label.is_some() => self.errors.push(Diagnostic::error(
+                            "lang",
+                            format!("the label `{}` is not matched before this action in rule `{rule}`", a.name),
+                            a.span,
+                            "no value to pass yet",
+                        )),
                         None => self.errors.push(Diagnostic::error(
                             "lang",
                             format!("`{}` is not a token, so it has no value to pass", a.name),
@@ -244,7 +289,7 @@ impl Compiler {
 /// Whether `g` can match without consuming input, given which rules can.
 fn nullable(g: &G, rules: &[bool]) -> bool {
     match g {
-        G::Lit(_) | G::Class(_) => false,
+        G::Lit(_) | G::Class(..) => false,
         G::Empty | G::Action(_) | G::Opt(_) | G::Star(_) => true,
         G::Rule(r) => rules[*r as usize],
         G::Seq(items) => items.iter().all(|i| nullable(i, rules)),
@@ -256,7 +301,7 @@ fn nullable(g: &G, rules: &[bool]) -> bool {
 /// The rules `g` may call before it consumes anything.
 fn first_calls(g: &G, rules: &[bool], out: &mut Vec<u32>) {
     match g {
-        G::Lit(_) | G::Class(_) | G::Empty | G::Action(_) => {}
+        G::Lit(_) | G::Class(..) | G::Empty | G::Action(_) => {}
         G::Rule(r) => out.push(*r),
         G::Seq(items) => {
             for i in items {
