@@ -273,3 +273,13 @@ fn matrix_chains_multiply_in_the_optimal_order() {
     let r = deepcps(&["run", &check.display().to_string()]);
     assert_eq!((r.code, r.out.as_str()), (0, "true\n"), "{}", r.err);
 }
+
+#[test]
+fn bench_runs_the_inputs_of_languages() {
+    let r = deepcps(&["bench", "--threads", "1", "corpus/lang"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.out, r.err);
+    for input in ["arith_stack/headline.arith", "imp/gcd.imp", "matrix/cormen.mat"] {
+        assert!(r.out.contains(&format!("corpus/lang/{input}")), "{input}: {}", r.out);
+    }
+    assert!(r.out.contains(" 0 fail;"), "{}", r.out);
+}

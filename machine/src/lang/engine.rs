@@ -203,8 +203,9 @@ impl Engine<'_> {
 
     /// Matches `e` at the current position; on failure the position and
     /// `frame` are as before. `from` is where the rule invocation began: an
-    /// action's place in the input runs from there to the last token read
-    /// (`4*2` for the `mul` of `term = factor ("*" factor @mul)*`).
+    /// action's place in the input is the tokens it passes, or else runs
+    /// from there to the last token read (`4*2` for the `mul` of
+    /// `term = factor ("*" factor @mul)*`).
     fn eval(&mut self, e: &G, frame: &mut Frame, from: usize) -> bool {
         match e {
             G::Lit(i) => self.terminal(Kind::Lit(*i), None, frame),
@@ -290,7 +291,10 @@ impl Engine<'_> {
                 }
             }
         }
-        let place = if self.pos > from {
+        let place = if let (Some(&first), Some(&last)) = (args.iter().min(), args.iter().max()) {
+            // The tokens it passes.
+            self.toks[first].span.to(self.toks[last].span)
+        } else if self.pos > from {
             let first = self.toks[from].span;
             first.to(self.toks[self.pos - 1].span)
         } else {

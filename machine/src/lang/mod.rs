@@ -250,3 +250,6 @@ impl Language {
         Ok((toks, calls))
     }
 }
+
+#[cfg(test)]
+mod tests;
