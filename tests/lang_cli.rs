@@ -23,7 +23,10 @@ fn language_for(ext: &str) -> &'static str {
 /// line, then lines that stderr must hold.
 fn assert_expected(what: &str, expected: &str, code: u8, err: &str) {
     let mut lines = expected.lines();
-    let want: u8 = lines.next().and_then(|l| l.trim().parse().ok()).unwrap_or_else(|| panic!("{what}: no exit code"));
+    let want: u8 = lines
+        .next()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{what}: no exit code"));
     assert_eq!(code, want, "{what}: exit code; stderr:\n{err}");
     for line in lines.filter(|l| !l.trim().is_empty()) {
         assert!(err.contains(line), "{what}: stderr lacks `{line}`:\n{err}");
@@ -99,7 +102,11 @@ fn the_environment_language_refers_to_the_bound_value() {
 
 #[test]
 fn shipped_languages_check_and_pass_their_snapshots() {
-    let mut dirs: Vec<_> = std::fs::read_dir(root().join("corpus/lang")).expect("corpus/lang").flatten().map(|e| e.path()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(root().join("corpus/lang"))
+        .expect("corpus/lang")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     dirs.sort();
     assert!(dirs.len() >= 5);
     for dir in &dirs {
@@ -116,10 +123,20 @@ fn shipped_languages_check_and_pass_their_snapshots() {
 
 #[test]
 fn check_lang_with_an_input_parses_it() {
-    let r = deepcps(&["check", "--lang", "corpus/lang/arith_stack", "corpus/lang/arith_stack/headline.arith"]);
+    let r = deepcps(&[
+        "check",
+        "--lang",
+        "corpus/lang/arith_stack",
+        "corpus/lang/arith_stack/headline.arith",
+    ]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(r.out.contains("9 action calls"), "{}", r.out);
-    let r = deepcps(&["check", "--lang", "corpus/lang/arith_stack", "tests/inputs/lang_input_errors/bad_char.arith"]);
+    let r = deepcps(&[
+        "check",
+        "--lang",
+        "corpus/lang/arith_stack",
+        "tests/inputs/lang_input_errors/bad_char.arith",
+    ]);
     assert_eq!(r.code, 2);
     assert!(r.err.contains("unexpected character"), "{}", r.err);
 }
@@ -149,12 +166,20 @@ fn exec_needs_a_language() {
 
 #[test]
 fn an_input_read_from_standard_input() {
-    let mut argv: Vec<std::ffi::OsString> = ["deepcps", "run", "--exec", "--lang", "corpus/lang/arith_stack", "-"].iter().map(Into::into).collect();
+    let mut argv: Vec<std::ffi::OsString> = ["deepcps", "run", "--exec", "--lang", "corpus/lang/arith_stack", "-"]
+        .iter()
+        .map(Into::into)
+        .collect();
     argv.shrink_to_fit();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     std::env::set_current_dir(root()).expect("root");
     let code = deepcps::main_with_input(argv, &mut "2*(3+4)".as_bytes(), &mut out, &mut err);
-    assert_eq!((code, String::from_utf8_lossy(&out).as_ref()), (0, "14\n"), "{}", String::from_utf8_lossy(&err));
+    assert_eq!(
+        (code, String::from_utf8_lossy(&out).as_ref()),
+        (0, "14\n"),
+        "{}",
+        String::from_utf8_lossy(&err)
+    );
 }
 
 #[test]
@@ -214,7 +239,8 @@ fn the_debugger_names_the_action_being_run_and_its_input() {
         }
     }
     assert!(
-        seen.iter().any(|s| s == "action 5/9 `mul` for `4*2` at corpus/lang/arith_stack/headline.arith:2:3"),
+        seen.iter()
+            .any(|s| s == "action 5/9 `mul` for `4*2` at corpus/lang/arith_stack/headline.arith:2:3"),
         "{seen:#?}"
     );
     assert!(seen.iter().any(|s| s.starts_with("action 9/9 `end`")), "{seen:#?}");

@@ -41,6 +41,23 @@ fn with_detail(result: Result<(), String>, detail: Option<&str>) -> Result<(), S
     })
 }
 
+/// The printed result a `NAME.out` file holds: the file itself, or the
+/// `--- result` section of a snapshot that `deepcps test` wrote (which
+/// starts `outcome:`).
+pub fn printed_result(out_file: &str) -> &str {
+    if !out_file.starts_with("outcome: ") {
+        return out_file;
+    }
+    let Some(at) = out_file.find("\n--- result\n") else {
+        return out_file;
+    };
+    let rest = &out_file[at + "\n--- result\n".len()..];
+    match rest.find("\n--- diagnostics\n") {
+        Some(end) => &rest[..=end],
+        None => rest,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,22 +109,5 @@ mod tests {
         assert_eq!(judge(Some(&Expected::StaticError), "$exit nowhere\n"), Ok(()));
         let e = judge(Some(&Expected::StaticError), "$exit 1\n").expect_err("it loads");
         assert_eq!(e, "expected static-error, got exit 1");
-    }
-}
-
-/// The printed result a `NAME.out` file holds: the file itself, or the
-/// `--- result` section of a snapshot that `deepcps test` wrote (which
-/// starts `outcome:`).
-pub fn printed_result(out_file: &str) -> &str {
-    if !out_file.starts_with("outcome: ") {
-        return out_file;
-    }
-    let Some(at) = out_file.find("\n--- result\n") else {
-        return out_file;
-    };
-    let rest = &out_file[at + "\n--- result\n".len()..];
-    match rest.find("\n--- diagnostics\n") {
-        Some(end) => &rest[..=end],
-        None => rest,
     }
 }

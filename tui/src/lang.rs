@@ -116,8 +116,9 @@ pub fn build(lang: &Language, file: &Path, stdin: &mut dyn Read, ending: Ending,
     let (name, path, bytes) = if file == Path::new("-") {
         let mut bytes = Vec::new();
         if let Err(e) = stdin.read_to_end(&mut bytes) {
-            return Err(Diagnostic::error_nowhere("io", format!("cannot read standard input: {}", io_reason(&e)))
-                .render(&SourceMap::new(), color));
+            return Err(
+                Diagnostic::error_nowhere("io", format!("cannot read standard input: {}", io_reason(&e))).render(&SourceMap::new(), color),
+            );
         }
         (STDIN_NAME.to_string(), None, bytes)
     } else {
@@ -131,7 +132,9 @@ pub fn build(lang: &Language, file: &Path, stdin: &mut dyn Read, ending: Ending,
             let at = e.utf8_error().valid_up_to();
             let id = s.add(name, path, String::from_utf8_lossy(e.as_bytes()).into_owned());
             let span = deepcps_machine::span::Span::new(id, at, at + 1);
-            return Err(Diagnostic::error("utf8", "the input is not valid UTF-8", span, format!("invalid byte at offset {at}")).render(&s, color));
+            return Err(
+                Diagnostic::error("utf8", "the input is not valid UTF-8", span, format!("invalid byte at offset {at}")).render(&s, color),
+            );
         }
     };
     match lang.build(&RealFs, &name, path, text, ending) {
@@ -172,7 +175,12 @@ impl Ctx<'_> {
         match build(&lang, input, self.input, Ending::Residual, self.color) {
             Ok(loaded) => {
                 let name = loaded.sources.get(loaded.origins.input).name.clone();
-                let _ = writeln!(self.out, "{name}: ok ({} in `{}`)", count(loaded.origins.lines.len(), "action call"), lang.name);
+                let _ = writeln!(
+                    self.out,
+                    "{name}: ok ({} in `{}`)",
+                    count(loaded.origins.lines.len(), "action call"),
+                    lang.name
+                );
                 EXIT_OK
             }
             Err(text) => {
@@ -182,7 +190,6 @@ impl Ctx<'_> {
         }
     }
 }
-
 
 fn count(n: usize, word: &str) -> String {
     if n == 1 {

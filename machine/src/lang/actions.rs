@@ -63,7 +63,13 @@ pub fn read_actions(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap) 
                 ActionDef {
                     params: params
                         .iter()
-                        .map(|p| if p.rest { format!("!{}", p.name.name) } else { p.name.name.to_string() })
+                        .map(|p| {
+                            if p.rest {
+                                format!("!{}", p.name.name)
+                            } else {
+                                p.name.name.to_string()
+                            }
+                        })
                         .collect(),
                     rest: params.iter().any(|p| p.rest),
                     span,

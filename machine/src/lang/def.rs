@@ -296,8 +296,10 @@ impl P<'_> {
             self.bump();
             let once = |slot: &mut Option<Named>, v: Named| -> R<()> {
                 if let Some(old) = slot {
-                    return Err(Diagnostic::error("lang", format!("`{word}` is given twice"), span, "given again here")
-                        .with_secondary(old.span, "first given here"));
+                    return Err(
+                        Diagnostic::error("lang", format!("`{word}` is given twice"), span, "given again here")
+                            .with_secondary(old.span, "first given here"),
+                    );
                 }
                 *slot = Some(v);
                 Ok(())
@@ -367,7 +369,12 @@ impl P<'_> {
     fn marker(&mut self) -> R<String> {
         let s = self.string("a quoted marker")?;
         if s.name.is_empty() {
-            return Err(Diagnostic::error("lang", "an empty marker", s.span, "a marker needs at least one character"));
+            return Err(Diagnostic::error(
+                "lang",
+                "an empty marker",
+                s.span,
+                "a marker needs at least one character",
+            ));
         }
         Ok(s.name)
     }
@@ -390,7 +397,11 @@ impl P<'_> {
         }
         self.depth -= 1;
         let span = start.to(self.prev_span());
-        Ok(if alts.len() == 1 { alts.pop().unwrap_or(Expr::Empty(span)) } else { Expr::Alt(alts, span) })
+        Ok(if alts.len() == 1 {
+            alts.pop().unwrap_or(Expr::Empty(span))
+        } else {
+            Expr::Alt(alts, span)
+        })
     }
 
     fn seq(&mut self) -> R<Expr> {
@@ -403,7 +414,11 @@ impl P<'_> {
             return Err(self.error("a part of the rule (write `epsilon` for nothing)"));
         }
         let span = start.to(self.prev_span());
-        Ok(if items.len() == 1 { items.pop().unwrap_or(Expr::Empty(span)) } else { Expr::Seq(items, span) })
+        Ok(if items.len() == 1 {
+            items.pop().unwrap_or(Expr::Empty(span))
+        } else {
+            Expr::Seq(items, span)
+        })
     }
 
     fn postfix(&mut self) -> R<Option<Expr>> {

@@ -141,14 +141,16 @@ impl Origins {
             [] => d,
             [one] => {
                 let mut d = d;
-                d.secondary.insert(0, (one.place, format!("the action `{action}` was called for this input")));
+                d.secondary
+                    .insert(0, (one.place, format!("the action `{action}` was called for this input")));
                 d
             }
             several => {
                 let n = several.len();
                 let mut d = d;
                 for (i, o) in several.iter().take(3).enumerate() {
-                    d.secondary.insert(i, (o.place, format!("one of the {n} inputs `{action}` was called for")));
+                    d.secondary
+                        .insert(i, (o.place, format!("one of the {n} inputs `{action}` was called for")));
                 }
                 d
             }
@@ -157,7 +159,14 @@ impl Origins {
 }
 
 /// [`Language::build`].
-pub fn build(lang: &Language, fs: &dyn FileSystem, name: &str, path: Option<PathBuf>, text: String, ending: Ending) -> Result<Built, (SourceMap, Vec<Diagnostic>)> {
+pub fn build(
+    lang: &Language,
+    fs: &dyn FileSystem,
+    name: &str,
+    path: Option<PathBuf>,
+    text: String,
+    ending: Ending,
+) -> Result<Built, (SourceMap, Vec<Diagnostic>)> {
     // The input is parsed as file 0 of a map of its own; its spans move to
     // its place in the run's map once the generated program is loaded.
     let provisional = FileId(0);
@@ -197,7 +206,12 @@ pub fn build(lang: &Language, fs: &dyn FileSystem, name: &str, path: Option<Path
 fn write_program(lang: &Language, name: &str, text: &str, toks: &[Tok], calls: &[Call], ending: Ending) -> (String, Vec<Origin>) {
     let mut out = String::with_capacity(64 + calls.len() * 24);
     let mut lines = Vec::with_capacity(calls.len() + 2);
-    let _ = writeln!(out, "// The action calls of `{}` in the language `{}`.", name.replace('\n', " "), lang.name);
+    let _ = writeln!(
+        out,
+        "// The action calls of `{}` in the language `{}`.",
+        name.replace('\n', " "),
+        lang.name
+    );
     let _ = writeln!(out, "include \"{}\"", lang.actions);
     let first = toks.first().map(|t| t.span).unwrap_or_default();
     let last = toks.last().map(|t| t.span).unwrap_or_default();

@@ -112,7 +112,8 @@ pub fn compile(d: &Definition) -> Result<Grammar, Vec<Diagnostic>> {
     let mut c = Compiler::default();
     for t in &d.tokens {
         if let Some(&old) = c.class_ix.get(&t.name.name) {
-            c.errors.push(twice("token", &t.name.name, t.name.span, c.class_spans[old as usize]));
+            c.errors
+                .push(twice("token", &t.name.name, t.name.span, c.class_spans[old as usize]));
             continue;
         }
         c.class_ix.insert(t.name.name.clone(), c.g.classes.len() as u32);
@@ -124,13 +125,19 @@ pub fn compile(d: &Definition) -> Result<Grammar, Vec<Diagnostic>> {
     }
     for r in &d.rules {
         if let Some(&old) = c.rule_ix.get(&r.name.name) {
-            c.errors.push(twice("rule", &r.name.name, r.name.span, c.g.rules[old as usize].span));
+            c.errors
+                .push(twice("rule", &r.name.name, r.name.span, c.g.rules[old as usize].span));
             continue;
         }
         if let Some(&old) = c.class_ix.get(&r.name.name) {
             c.errors.push(
-                Diagnostic::error("lang", format!("`{}` is both a token and a rule", r.name.name), r.name.span, "a rule of that name")
-                    .with_secondary(c.class_spans[old as usize], "a token of that name"),
+                Diagnostic::error(
+                    "lang",
+                    format!("`{}` is both a token and a rule", r.name.name),
+                    r.name.span,
+                    "a rule of that name",
+                )
+                .with_secondary(c.class_spans[old as usize], "a token of that name"),
             );
             continue;
         }
@@ -142,9 +149,10 @@ pub fn compile(d: &Definition) -> Result<Grammar, Vec<Diagnostic>> {
         });
     }
     if d.rules.is_empty() {
-        c.errors.push(Diagnostic::error_nowhere("lang", "the language definition has no rule").with_note(
-            "the first rule is where parsing starts: `rule program = expr ;`",
-        ));
+        c.errors.push(
+            Diagnostic::error_nowhere("lang", "the language definition has no rule")
+                .with_note("the first rule is where parsing starts: `rule program = expr ;`"),
+        );
     }
     for r in &d.rules {
         let Some(&ix) = c.rule_ix.get(&r.name.name) else { continue };
@@ -224,12 +232,7 @@ impl Compiler {
                     return G::Rule(i);
                 }
                 let names: Vec<&str> = self.rule_ix.keys().chain(self.class_ix.keys()).map(String::as_str).collect();
-                let mut d = Diagnostic::error(
-                    "lang",
-                    format!("`{}` is neither a rule nor a token", n.name),
-                    n.span,
-                    "not defined",
-                );
+                let mut d = Diagnostic::error("lang", format!("`{}` is neither a rule nor a token", n.name), n.span, "not defined");
                 if let Some(s) = nearest(&n.name, names) {
                     d = d.with_note(format!("did you mean `{s}`?"));
                 } else {
@@ -249,24 +252,30 @@ impl Compiler {
                     }
                     match self.class_ix.get(&a.name) {
                         Some(&i) if seen.contains(&ArgRef::Class(i)) => classes.push(ArgRef::Class(i)),
-                        Some(_) => self.errors.push(Diagnostic::error(
-                            "lang",
-                            format!("the token `{}` is not matched before this action in rule `{rule}`", a.name),
-                            a.span,
-                            "no value to pass yet",
-                        ).with_note("an action takes the latest value of a token matched earlier in its own rule")),
+                        Some(_) => self.errors.push(
+                            Diagnostic::error(
+                                "lang",
+                                format!("the token `{}` is not matched before this action in rule `{rule}`", a.name),
+                                a.span,
+                                "no value to pass yet",
+                            )
+                            .with_note("an action takes the latest value of a token matched earlier in its own rule"),
+                        ),
                         None if label.is_some() => self.errors.push(Diagnostic::error(
                             "lang",
                             format!("the label `{}` is not matched before this action in rule `{rule}`", a.name),
                             a.span,
                             "no value to pass yet",
                         )),
-                        None => self.errors.push(Diagnostic::error(
-                            "lang",
-                            format!("`{}` is not a token, so it has no value to pass", a.name),
-                            a.span,
-                            "not a token",
-                        ).with_note("an action's arguments name tokens (`token NUM number`) matched earlier in its rule")),
+                        None => self.errors.push(
+                            Diagnostic::error(
+                                "lang",
+                                format!("`{}` is not a token, so it has no value to pass", a.name),
+                                a.span,
+                                "not a token",
+                            )
+                            .with_note("an action's arguments name tokens (`token NUM number`) matched earlier in its rule"),
+                        ),
                     }
                 }
                 self.g.sites.push(Site {

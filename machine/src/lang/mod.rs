@@ -85,8 +85,13 @@ pub fn load_language(fs: &dyn FileSystem, dir: &Path, sources: &mut SourceMap) -
     let g = grammar::compile(&d);
     let Some(actions) = d.actions.clone() else {
         errors.push(
-            Diagnostic::error("lang", "the definition does not name its actions file", top, "expected `actions \"FILE.dcps\"`")
-                .with_note("the actions file holds the DeepCPS definitions the grammar calls"),
+            Diagnostic::error(
+                "lang",
+                "the definition does not name its actions file",
+                top,
+                "expected `actions \"FILE.dcps\"`",
+            )
+            .with_note("the actions file holds the DeepCPS definitions the grammar calls"),
         );
         let mut errs = g.err().unwrap_or_default();
         errors.append(&mut errs);
@@ -100,13 +105,22 @@ pub fn load_language(fs: &dyn FileSystem, dir: &Path, sources: &mut SourceMap) -
         }
     };
     if actions.name.contains('"') || actions.name.contains('\\') {
-        return Err(vec![Diagnostic::error("lang", "the actions file's name holds `\"` or `\\`", actions.span, "name it plainly")]);
+        return Err(vec![Diagnostic::error(
+            "lang",
+            "the actions file's name holds `\"` or `\\`",
+            actions.span,
+            "name it plainly",
+        )]);
     }
     let apath = dir.join(&actions.name);
     let abytes = fs.read(&apath).map_err(|e| {
         vec![Diagnostic::error(
             "lang",
-            format!("cannot read the actions file `{}`: {}", crate::syntax::load::shown_path(&apath), crate::syntax::load::io_reason(&e)),
+            format!(
+                "cannot read the actions file `{}`: {}",
+                crate::syntax::load::shown_path(&apath),
+                crate::syntax::load::io_reason(&e)
+            ),
             actions.span,
             "named here",
         )]
@@ -168,7 +182,10 @@ pub fn load_language(fs: &dyn FileSystem, dir: &Path, sources: &mut SourceMap) -
                         what = what
                     ),
                     span,
-                    format!("passes {given}: the fragment, {}, the continuation", plural(given - 2, "token value")),
+                    format!(
+                        "passes {given}: the fragment, {}, the continuation",
+                        plural(given - 2, "token value")
+                    ),
                 )
                 .with_secondary(a.span, format!("`{name}` is defined here")),
             ),
@@ -239,7 +256,14 @@ impl Language {
     /// program is loaded into a fresh source map whose first file is the
     /// generated program (so that a run can load it again from there) and
     /// whose last is the input.
-    pub fn build(&self, fs: &dyn FileSystem, name: &str, path: Option<PathBuf>, text: String, ending: Ending) -> Result<Built, (SourceMap, Vec<Diagnostic>)> {
+    pub fn build(
+        &self,
+        fs: &dyn FileSystem,
+        name: &str,
+        path: Option<PathBuf>,
+        text: String,
+        ending: Ending,
+    ) -> Result<Built, (SourceMap, Vec<Diagnostic>)> {
         emit::build(self, fs, name, path, text, ending)
     }
 

@@ -75,18 +75,31 @@ fn parse_errors_say_what_was_expected() {
     let g = grammar(ARITH);
     let toks = scan(&g, "1+", FileId(1)).expect("scans");
     let e = parse(&g, &toks).expect_err("fails");
-    assert_eq!(e.message, "expected `(`, `let`, a name (ID) or a number (NUM), found the end of the input");
+    assert_eq!(
+        e.message,
+        "expected `(`, `let`, a name (ID) or a number (NUM), found the end of the input"
+    );
     let toks = scan(&g, "1 2", FileId(1)).expect("scans");
     let e = parse(&g, &toks).expect_err("fails");
-    assert!(e.message.starts_with("expected `+`, `-` or the end of the input, found a number"), "{}", e.message);
+    assert!(
+        e.message.starts_with("expected `+`, `-` or the end of the input, found a number"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
 fn scanning_errors() {
     let g = grammar(ARITH);
-    assert!(scan(&g, "1 # 2", FileId(1)).expect_err("fails").message.contains("unexpected character `#`"));
+    assert!(scan(&g, "1 # 2", FileId(1))
+        .expect_err("fails")
+        .message
+        .contains("unexpected character `#`"));
     assert!(scan(&g, "1 /* open", FileId(1)).expect_err("fails").message.contains("not closed"));
-    assert!(scan(&g, "123456789012345678901234", FileId(1)).expect_err("fails").message.contains("too large"));
+    assert!(scan(&g, "123456789012345678901234", FileId(1))
+        .expect_err("fails")
+        .message
+        .contains("too large"));
 }
 
 #[test]
@@ -97,10 +110,16 @@ fn grammar_checks() {
         compile(&d).err().map(|e| e[0].message.clone()).unwrap_or_default()
     };
     assert_eq!(check("rule a = a NUM | NUM ;"), "the rule `a` is left-recursive: a → a");
-    assert_eq!(check("rule a = b? c ; rule b = NUM ; rule c = a? \"x\" ;"), "the rule `a` is left-recursive: a → c → a");
+    assert_eq!(
+        check("rule a = b? c ; rule b = NUM ; rule c = a? \"x\" ;"),
+        "the rule `a` is left-recursive: a → c → a"
+    );
     assert_eq!(check("rule a = (NUM?)* ;"), "the rule `a` repeats a part that can match nothing");
     assert_eq!(check("rule a = b ;"), "`b` is neither a rule nor a token");
-    assert_eq!(check("rule a = @f(NUM) NUM ;"), "the token `NUM` is not matched before this action in rule `a`");
+    assert_eq!(
+        check("rule a = @f(NUM) NUM ;"),
+        "the token `NUM` is not matched before this action in rule `a`"
+    );
     assert_eq!(check("rule a = NUM ; rule a = NUM ;"), "the rule `a` is defined twice");
     assert_eq!(check(""), "the language definition has no rule");
     assert_eq!(check("rule a = x:NUM y:NUM @f(x, y) ;"), "");
@@ -110,7 +129,10 @@ fn grammar_checks() {
 fn definition_syntax_errors() {
     let err = |text: &str| parse_definition(text, FileId(0)).expect_err("fails").message;
     assert_eq!(err("rule a = NUM"), "expected `;`, found the end of the file");
-    assert_eq!(err("rule a = ;"), "expected a part of the rule (write `epsilon` for nothing), found `;`");
+    assert_eq!(
+        err("rule a = ;"),
+        "expected a part of the rule (write `epsilon` for nothing), found `;`"
+    );
     assert_eq!(err("grammar x"), "`grammar` does not start a line of a language definition");
     assert_eq!(err("actions \"a\" actions \"b\""), "`actions` is given twice");
     assert_eq!(err("skip tabs"), "`skip tabs` is not a kind of skipping");
@@ -145,11 +167,19 @@ fn parsing_is_linear_in_the_input() {
     let large = time(50_000);
     eprintln!("scan and parse: {small:?} at 10^4 tokens, {large:?} at 10^5");
     assert!(large.as_secs_f64() < 2.0, "10^5 tokens took {large:?}");
-    assert!(large.as_secs_f64() < 40.0 * small.as_secs_f64().max(1e-4), "{small:?} then {large:?}");
+    assert!(
+        large.as_secs_f64() < 40.0 * small.as_secs_f64().max(1e-4),
+        "{small:?} then {large:?}"
+    );
 }
 
 fn fs(files: &[(&str, &str)]) -> MemFs {
-    MemFs(files.iter().map(|(p, t)| (PathBuf::from(p), t.as_bytes().to_vec())).collect::<HashMap<_, _>>())
+    MemFs(
+        files
+            .iter()
+            .map(|(p, t)| (PathBuf::from(p), t.as_bytes().to_vec()))
+            .collect::<HashMap<_, _>>(),
+    )
 }
 
 const ACTIONS: &str = "let start(return) { return 0 }\nlet number(F, v, return) { \"F+v\" (F) return F }\nlet add(F, return) { return F }\nlet end(F, return) { return F }\n";
@@ -164,11 +194,22 @@ fn a_language_builds_the_program_of_its_calls() {
         Err((s, ds)) => panic!("{}", ds[0].render(&s, false)),
     };
     let generated = &built.sources.get(built.origins.generated).text;
-    assert!(generated.contains("start (F)\nnumber F 2 (F)\nnumber F 40 (F)\nadd F (F)\nend F (program)\n$exit program\n"), "{generated}");
+    assert!(
+        generated.contains("start (F)\nnumber F 2 (F)\nnumber F 40 (F)\nadd F (F)\nend F (program)\n$exit program\n"),
+        "{generated}"
+    );
     // Each call line leads back to its input.
     let input = &built.sources.get(built.origins.input).text;
-    let places: Vec<(&str, &str)> = built.origins.lines.iter().map(|o| (o.action.as_str(), &input[o.place.range()])).collect();
-    assert_eq!(places, [("start", "2"), ("number", "2"), ("number", "40"), ("add", "2 + 40"), ("end", "")]);
+    let places: Vec<(&str, &str)> = built
+        .origins
+        .lines
+        .iter()
+        .map(|o| (o.action.as_str(), &input[o.place.range()]))
+        .collect();
+    assert_eq!(
+        places,
+        [("start", "2"), ("number", "2"), ("number", "40"), ("add", "2 + 40"), ("end", "")]
+    );
 }
 
 #[test]
@@ -176,11 +217,17 @@ fn actions_are_held_to_their_definitions() {
     let load = |def: &str| {
         let files = fs(&[("l/language.lang", def), ("l/a.dcps", ACTIONS)]);
         let mut sources = SourceMap::new();
-        load_language(&files, "l".as_ref(), &mut sources).err().map(|e| e[0].message.clone()).unwrap_or_default()
+        load_language(&files, "l".as_ref(), &mut sources)
+            .err()
+            .map(|e| e[0].message.clone())
+            .unwrap_or_default()
     };
     let head = "actions \"a.dcps\"\ntoken NUM number\n";
     assert_eq!(load(&format!("{head}rule p = NUM @number(NUM) ;")), "");
-    assert_eq!(load(&format!("{head}rule p = NUM @numbr(NUM) ;")), "the action `numbr` is not defined in `l/a.dcps`");
+    assert_eq!(
+        load(&format!("{head}rule p = NUM @numbr(NUM) ;")),
+        "the action `numbr` is not defined in `l/a.dcps`"
+    );
     assert_eq!(
         load(&format!("{head}rule p = NUM @add(NUM) ;")),
         "the action `add` takes 2 parameters (F, return), and this call passes 3"
@@ -189,5 +236,8 @@ fn actions_are_held_to_their_definitions() {
         load(&format!("{head}start number\nrule p = NUM ;")),
         "the start action `number` takes 3 parameters (F, v, return); the run passes it 1, the continuation"
     );
-    assert_eq!(load("token NUM number\nrule p = NUM ;"), "the definition does not name its actions file");
+    assert_eq!(
+        load("token NUM number\nrule p = NUM ;"),
+        "the definition does not name its actions file"
+    );
 }

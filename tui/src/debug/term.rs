@@ -88,7 +88,14 @@ pub enum Ended {
 /// or the signal handlers cannot be set up, or the terminal fails.
 /// With `lang`, `file` is an input of the language in that folder and the
 /// debugger runs the program of its action calls.
-pub fn run(file: PathBuf, lang: Option<PathBuf>, par: Parallel, snapshot_bytes: usize, color: bool, max_nodes: u64) -> Result<Ended, String> {
+pub fn run(
+    file: PathBuf,
+    lang: Option<PathBuf>,
+    par: Parallel,
+    snapshot_bytes: usize,
+    color: bool,
+    max_nodes: u64,
+) -> Result<Ended, String> {
     let mut engine = match lang {
         Some(dir) => {
             let l = crate::lang::LangInput { dir, input: file };

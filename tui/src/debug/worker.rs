@@ -434,11 +434,7 @@ impl Worker {
         if m.live_nodes() > MOST_NODES {
             return Some("action: (the term is too large to tell)".to_string());
         }
-        let term = if self.session.end().is_some() {
-            None
-        } else {
-            Some(m.to_program())
-        };
+        let term = if self.session.end().is_some() { None } else { Some(m.to_program()) };
         let current = match &term {
             Some(p) => origins.current_call(&p.body),
             None => origins.lines.len().checked_sub(1),
@@ -448,13 +444,23 @@ impl Worker {
             None => format!("action: none called yet ({n} to call)"),
             Some((i, o)) => {
                 let text = &self.sources.get(o.place.file).text;
-                let excerpt: String = text.get(o.place.range()).unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+                let excerpt: String = text
+                    .get(o.place.range())
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let excerpt = if excerpt.chars().count() > 24 {
                     format!("{}…", excerpt.chars().take(24).collect::<String>())
                 } else {
                     excerpt
                 };
-                format!("action {}/{n} `{}` for `{excerpt}` at {}", i + 1, o.action, places.describe(o.place))
+                format!(
+                    "action {}/{n} `{}` for `{excerpt}` at {}",
+                    i + 1,
+                    o.action,
+                    places.describe(o.place)
+                )
             }
         })
     }

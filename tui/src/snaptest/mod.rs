@@ -210,9 +210,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 // `file_type` does not follow symbolic links: no cycles.
                 match entry.file_type() {
                     Ok(t) if t.is_dir() => dirs.push(path),
-                    Ok(_) if path.extension().is_some_and(|e| e == EXT) && crate::lang::language_of(&path).is_none() => {
-                        files.push(path)
-                    }
+                    Ok(_) if path.extension().is_some_and(|e| e == EXT) && crate::lang::language_of(&path).is_none() => files.push(path),
                     Ok(_) if crate::lang::language_of(&path).is_some() => files.push(path),
                     _ => {}
                 }
@@ -337,7 +335,11 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel, expect: &Expectati
     let mut diags: Vec<Diagnostic> = report.warnings.iter().cloned().map(explain).collect();
     if let Outcome::Error(e) = &report.outcome {
         let mut e = e.clone();
-        let again = if lang.is_some() { crate::lang::reload(&sources) } else { reload(again) };
+        let again = if lang.is_some() {
+            crate::lang::reload(&sources)
+        } else {
+            reload(again)
+        };
         if let Some(p) = again {
             add_calls(&mut e, p, report.counts.total());
         }
