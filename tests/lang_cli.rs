@@ -4,7 +4,8 @@
 //! as data: `tests/inputs/lang_errors/CASE/` (a language folder whose
 //! `expected` file holds the exit code of `check --lang` and lines its
 //! stderr must hold) and `tests/inputs/lang_input_errors/NAME.EXT` (an
-//! input of a shipped language, its `NAME.expected` likewise for `run`).
+//! input of a shipped language, or of `tests/inputs/lang_runtime`, whose
+//! actions compute while parsing; its `NAME.expected` likewise for `run`).
 
 use std::path::Path;
 
@@ -15,6 +16,8 @@ fn language_for(ext: &str) -> &'static str {
     match ext {
         "arith" => "corpus/lang/arith_stack",
         "env" => "corpus/lang/arith_env",
+        // The immediate interpreter: its actions fail at their own call.
+        "imm" => "tests/inputs/lang_runtime",
         _ => panic!("no shipped language takes `.{ext}` inputs"),
     }
 }

@@ -286,7 +286,12 @@ impl Ctx<'_> {
                 if let Ok(p) = reload(&sources) {
                     add_calls(&mut e, p, report.counts.total());
                 }
-                self.diags(&sources, &[explain(runtime_diagnostic(&e, &sources))]);
+                let d = runtime_diagnostic(&e, &sources);
+                let d = match &origins {
+                    Some(o) => o.explain_error(&e, d),
+                    None => d,
+                };
+                self.diags(&sources, &[d]);
                 EXIT_RUNTIME
             }
             Outcome::Limit(StopReason::Steps(n)) if stop_after && too_long => {

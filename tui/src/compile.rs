@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use deepcps_machine::compile::{call_with_exit, is_runtime_code, to_c, to_c_units, CUnit, Part};
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::error::RuntimeError;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
@@ -96,7 +97,8 @@ pub struct NoPart {
 /// Finds the run-time part of `program` (loaded from `file` into
 /// `sources`): the program itself if it is runtime code, else what its
 /// staging run exits with. `explain` words a staging failure's
-/// diagnostic (a language input's maps it back to the input).
+/// diagnostic from the error (a language input's maps it back to the
+/// input).
 pub fn run_time_part(
     program: Program,
     file: &Path,
@@ -104,7 +106,7 @@ pub fn run_time_part(
     limits: &Limits,
     par: &Parallel,
     color: bool,
-    explain: &dyn Fn(Diagnostic) -> Diagnostic,
+    explain: &dyn Fn(&RuntimeError, Diagnostic) -> Diagnostic,
 ) -> Result<RunTimePart, NoPart> {
     if is_runtime_code(&program.body) {
         return Ok(RunTimePart {
@@ -143,7 +145,7 @@ pub fn run_time_part(
             Err(NoPart {
                 text: format!(
                     "{}deepcps: staging failed; nothing compiled\n",
-                    explain(runtime_diagnostic(&e, sources)).render(sources, color)
+                    explain(&e, runtime_diagnostic(&e, sources)).render(sources, color)
                 ),
                 why: format!("staging failed: {}", e.kind.name()),
                 code: EXIT_RUNTIME,
@@ -190,8 +192,8 @@ impl Ctx<'_> {
                 Err(ds) => return self.static_errors(&sources, &ds),
             },
         };
-        let explain = |d: Diagnostic| match &origins {
-            Some(o) => o.explain(d),
+        let explain = |e: &RuntimeError, d: Diagnostic| match &origins {
+            Some(o) => o.explain_error(e, d),
             None => d,
         };
         let par = match parallel(args.threads) {

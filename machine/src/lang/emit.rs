@@ -22,6 +22,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::diag::Diagnostic;
+use crate::error::RuntimeError;
 use crate::lang::def::Pattern;
 use crate::lang::engine::Call;
 use crate::lang::scan::{Kind, Tok};
@@ -94,11 +95,26 @@ impl Origins {
         self.line_at(span.start)
     }
 
-    /// `d` with every place in the generated program replaced by the
-    /// input it was called for; when no place of `d` is in the input (a
-    /// failure inside an action's code), the input of the call of the
-    /// action holding the failure is added, as far as it can be told.
-    pub fn explain(&self, mut d: Diagnostic) -> Diagnostic {
+    /// The diagnostic `d` of the runtime error `e`, explained as
+    /// [`Origins::explain`] does; when a call site of `e` (shown or not)
+    /// is an action call of the generated program, that call's input is
+    /// the place that triggered the failure, and it is named first.
+    pub fn explain_error(&self, e: &RuntimeError, d: Diagnostic) -> Diagnostic {
+        let Some(o) = e.calls.iter().find_map(|s| self.origin(*s)) else {
+            return self.explain(d);
+        };
+        let (place, action) = (o.place, o.action.clone());
+        let (mut d, _) = self.map_places(d);
+        if !d.secondary.iter().any(|(s, _)| *s == place) {
+            d.secondary
+                .insert(0, (place, format!("the action `{action}` was called for this input")));
+        }
+        d
+    }
+
+    /// `d` with every place in the generated program replaced by the input
+    /// it was called for; whether there was one.
+    fn map_places(&self, mut d: Diagnostic) -> (Diagnostic, bool) {
         let mut in_input = false;
         if let Some((span, label)) = d.primary.clone() {
             if let Some(o) = self.origin(span) {
@@ -113,6 +129,15 @@ impl Origins {
                 in_input = true;
             }
         }
+        (d, in_input)
+    }
+
+    /// `d` with every place in the generated program replaced by the
+    /// input it was called for; when no place of `d` is in the input (a
+    /// failure inside an action's code), the input of the call of the
+    /// action holding the failure is added, as far as it can be told.
+    pub fn explain(&self, d: Diagnostic) -> Diagnostic {
+        let (d, in_input) = self.map_places(d);
         if in_input {
             return d;
         }

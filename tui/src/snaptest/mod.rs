@@ -343,7 +343,11 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel, expect: &Expectati
         if let Some(p) = again {
             add_calls(&mut e, p, report.counts.total());
         }
-        diags.push(explain(runtime_diagnostic(&e, &sources)));
+        let d = runtime_diagnostic(&e, &sources);
+        diags.push(match &origins {
+            Some(o) => o.explain_error(&e, d),
+            None => d,
+        });
     }
     if !diags.is_empty() {
         text.push_str("--- diagnostics\n");
