@@ -238,19 +238,6 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 impl Language {
-    /// The place of the definition file in `sources`, if registered.
-    pub fn definition_path(&self) -> PathBuf {
-        self.dir.join(DEFINITION_FILE)
-    }
-
-    /// Whether `path` is an input of this language by its ending.
-    pub fn is_input(&self, path: &Path) -> bool {
-        match &self.inputs {
-            Some(ext) => path.to_string_lossy().ends_with(ext.as_str()),
-            None => false,
-        }
-    }
-
     /// Reads the input `text` (named `name`, at `path` if on disk) and
     /// builds the program of its action calls, ended as `ending` says; the
     /// program is loaded into a fresh source map whose first file is the
