@@ -312,3 +312,17 @@ fn bench_runs_the_inputs_of_languages() {
     }
     assert!(r.out.contains(" 0 fail;"), "{}", r.out);
 }
+
+#[test]
+fn limits_stop_a_language_run_as_they_stop_a_program() {
+    let r = deepcps(&[
+        "run",
+        "--max-steps",
+        "10",
+        "--lang",
+        "corpus/lang/arith_stack",
+        "corpus/lang/arith_stack/headline.arith",
+    ]);
+    assert_eq!((r.code, r.out.as_str()), (3, ""), "{}", r.err);
+    assert!(r.err.contains("step limit"), "{}", r.err);
+}
