@@ -16,6 +16,7 @@ use deepcps_machine::term::Program;
 
 use crate::commands::{Ctx, STDIN_NAME};
 use crate::exit::{EXIT_OK, EXIT_STATIC};
+use crate::text::plural;
 
 /// A language and an input of it, for a command.
 #[derive(Clone, Debug)]
@@ -166,9 +167,9 @@ impl Ctx<'_> {
                 "{}: ok (the language `{}`: {}, {}, {})",
                 dir.display(),
                 lang.name,
-                count(lang.grammar.rules.len(), "rule"),
-                count(lang.grammar.sites.len(), "action call"),
-                count(lang.defs.len(), "definition")
+                plural(lang.grammar.rules.len(), "rule", "rules"),
+                plural(lang.grammar.sites.len(), "action call", "action calls"),
+                plural(lang.defs.len(), "definition", "definitions")
             );
             return EXIT_OK;
         };
@@ -178,7 +179,7 @@ impl Ctx<'_> {
                 let _ = writeln!(
                     self.out,
                     "{name}: ok ({} in `{}`)",
-                    count(loaded.origins.lines.len(), "action call"),
+                    plural(loaded.origins.lines.len(), "action call", "action calls"),
                     lang.name
                 );
                 EXIT_OK
@@ -188,13 +189,5 @@ impl Ctx<'_> {
                 EXIT_STATIC
             }
         }
-    }
-}
-
-fn count(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
     }
 }

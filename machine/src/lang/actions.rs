@@ -1,15 +1,20 @@
 //! The actions file of a language: checked as `deepcps check` checks a
 //! library, then its definitions (and those it includes) read for their
-//! names and parameter counts, so that every action call of the grammar
-//! can be held to the action it names before any input is read.
+//! names and parameter counts, and every action call of the grammar held
+//! to the action it names ([`check_calls`]) before any input is read.
 
 use std::collections::HashMap;
 
 use crate::diag::Diagnostic;
+use crate::lang::Language;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::ast::{Def, SurfaceArg, SurfaceOperand};
 use crate::syntax::parser::parse_file;
+use crate::syntax::suggest::nearest;
 use crate::syntax::{check_from, FileSystem};
+
+/// The names the generated program binds, which no action may take.
+const RESERVED: [&str; 2] = ["F", "program"];
 
 /// A definition of the actions file that an action call can name.
 #[derive(Clone, Debug)]
@@ -78,4 +83,100 @@ pub fn read_actions(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap) 
         }
     }
     Ok(defs)
+}
+
+/// Holds the start action, the end action and every action call of
+/// `lang`'s grammar to the definitions of its actions file (named
+/// `shown_actions` in messages); `places` are where the definition names
+/// the start and end actions. Pushes a diagnostic per call that does not
+/// fit.
+pub fn check_calls(lang: &Language, shown_actions: &str, places: (Span, Span), errors: &mut Vec<Diagnostic>) {
+    // `start (F)` passes the continuation alone.
+    if !lang.defs.get(&lang.start).is_some_and(|a| a.takes(1)) {
+        check_start(lang, places.0, shown_actions, errors);
+    }
+    // `end F (program)` passes the fragment and the continuation; an
+    // action call of the grammar its tokens between them.
+    check_call(lang, &lang.end, 2, places.1, "the end of the input", shown_actions, errors);
+    for s in &lang.grammar.sites {
+        check_call(lang, &s.action, s.args.len() + 2, s.span, "this call", shown_actions, errors);
+    }
+}
+
+/// A call of `name` with `given` arguments, written at `span`.
+fn check_call(lang: &Language, name: &str, given: usize, span: Span, what: &str, shown_actions: &str, errors: &mut Vec<Diagnostic>) {
+    if RESERVED.contains(&name) {
+        errors.push(Diagnostic::error(
+            "lang",
+            format!("an action cannot be named `{name}`"),
+            span,
+            "the program of action calls binds this name itself",
+        ));
+        return;
+    }
+    match lang.defs.get(name) {
+        None => {
+            let mut diag = Diagnostic::error(
+                "lang",
+                format!("the action `{name}` is not defined in `{shown_actions}`"),
+                span,
+                format!("{what} calls `{name}`"),
+            );
+            if let Some(s) = nearest(name, lang.defs.keys().map(String::as_str)) {
+                diag = diag.with_note(format!("did you mean `{s}`?"));
+            }
+            errors.push(diag);
+        }
+        Some(a) if !a.takes(given) => errors.push(
+            Diagnostic::error(
+                "lang",
+                format!(
+                    "the action `{name}` takes {} ({}), and {what} passes {given}",
+                    plural(a.params.len(), "parameter"),
+                    a.params.join(", "),
+                ),
+                span,
+                format!(
+                    "passes {given}: the fragment, {}, the continuation",
+                    plural(given.saturating_sub(2), "token value")
+                ),
+            )
+            .with_secondary(a.span, format!("`{name}` is defined here")),
+        ),
+        Some(_) => {}
+    }
+}
+
+/// The start action takes one argument, the continuation.
+fn check_start(lang: &Language, span: Span, shown_actions: &str, errors: &mut Vec<Diagnostic>) {
+    let name = &lang.start;
+    match lang.defs.get(name) {
+        None => errors.push(Diagnostic::error(
+            "lang",
+            format!("the start action `{name}` is not defined in `{shown_actions}`"),
+            span,
+            "the run calls it first, as `start (F)`",
+        )),
+        Some(a) => errors.push(
+            Diagnostic::error(
+                "lang",
+                format!(
+                    "the start action `{name}` takes {} ({}); the run passes it 1, the continuation",
+                    plural(a.params.len(), "parameter"),
+                    a.params.join(", ")
+                ),
+                span,
+                "the run calls it first, as `start (F)`",
+            )
+            .with_secondary(a.span, format!("`{name}` is defined here")),
+        ),
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }

@@ -29,16 +29,12 @@ use std::path::{Path, PathBuf};
 use crate::diag::Diagnostic;
 use crate::span::{FileId, SourceMap, Span};
 use crate::syntax::load::{add_source, cannot_read};
-use crate::syntax::suggest::nearest;
 use crate::syntax::FileSystem;
 
 pub use emit::{Built, Ending, Origins};
 
 /// The name of a language's definition inside its folder.
 pub const DEFINITION_FILE: &str = "language.lang";
-
-/// The names the generated program binds, which no action may take.
-const RESERVED: [&str; 2] = ["F", "program"];
 
 /// A checked language.
 #[derive(Clone, Debug)]
@@ -144,96 +140,11 @@ pub fn load_language(fs: &dyn FileSystem, dir: &Path, sources: &mut SourceMap) -
     let shown_actions = crate::syntax::load::shown_path(&apath);
     let start_span = d.start.as_ref().map_or(top, |n| n.span);
     let end_span = d.end.as_ref().map_or(top, |n| n.span);
-    // `start (F)` passes the continuation alone; `end F (program)` the
-    // fragment and the continuation.
-    if lang.defs.get(&lang.start).is_some_and(|a| !a.takes(1)) || !lang.defs.contains_key(&lang.start) {
-        check_start(&lang, start_span, &shown_actions, &mut errors);
-    }
-    let mut check = |name: &str, given: usize, span: Span, what: &str| {
-        if RESERVED.contains(&name) {
-            errors.push(Diagnostic::error(
-                "lang",
-                format!("an action cannot be named `{name}`"),
-                span,
-                "the program of action calls binds this name itself",
-            ));
-            return;
-        }
-        match lang.defs.get(name) {
-            None => {
-                let mut diag = Diagnostic::error(
-                    "lang",
-                    format!("the action `{name}` is not defined in `{shown_actions}`"),
-                    span,
-                    format!("{what} calls `{name}`"),
-                );
-                if let Some(s) = nearest(name, lang.defs.keys().map(String::as_str)) {
-                    diag = diag.with_note(format!("did you mean `{s}`?"));
-                }
-                errors.push(diag);
-            }
-            Some(a) if !a.takes(given) => errors.push(
-                Diagnostic::error(
-                    "lang",
-                    format!(
-                        "the action `{name}` takes {} ({}), and {what} passes {given}",
-                        plural(a.params.len(), "parameter"),
-                        a.params.join(", "),
-                        what = what
-                    ),
-                    span,
-                    format!(
-                        "passes {given}: the fragment, {}, the continuation",
-                        plural(given - 2, "token value")
-                    ),
-                )
-                .with_secondary(a.span, format!("`{name}` is defined here")),
-            ),
-            Some(_) => {}
-        }
-    };
-    check(&lang.end, 2, end_span, "the end of the input");
-    for s in &lang.grammar.sites {
-        check(&s.action, s.args.len() + 2, s.span, "this call");
-    }
+    actions::check_calls(&lang, &shown_actions, (start_span, end_span), &mut errors);
     if errors.is_empty() {
         Ok(lang)
     } else {
         Err(errors)
-    }
-}
-
-/// The start action takes one argument, the continuation.
-fn check_start(lang: &Language, span: Span, shown_actions: &str, errors: &mut Vec<Diagnostic>) {
-    let name = &lang.start;
-    match lang.defs.get(name) {
-        None => errors.push(Diagnostic::error(
-            "lang",
-            format!("the start action `{name}` is not defined in `{shown_actions}`"),
-            span,
-            "the run calls it first, as `start (F)`",
-        )),
-        Some(a) => errors.push(
-            Diagnostic::error(
-                "lang",
-                format!(
-                    "the start action `{name}` takes {} ({}); the run passes it 1, the continuation",
-                    plural(a.params.len(), "parameter"),
-                    a.params.join(", ")
-                ),
-                span,
-                "the run calls it first, as `start (F)`",
-            )
-            .with_secondary(a.span, format!("`{name}` is defined here")),
-        ),
-    }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
     }
 }
 
