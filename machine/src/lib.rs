@@ -93,6 +93,7 @@
 //! - [`session`]: the debugging session;
 //! - [`compile`]: the part of a program that runs in call order, as C
 //!   (`deepcps compile`), and what its runtime library computes;
+//! - [`lang`]: languages, a grammar driving a file of actions;
 //! - [`expect`]: a program's directives about its own run;
 //! - `clone` and `drop`: iterative `Clone` and `Drop` of deep terms.
 
@@ -104,6 +105,7 @@ pub mod error;
 pub mod expect;
 pub mod expr;
 pub mod graph;
+pub mod lang;
 pub mod memory;
 pub mod print;
 pub mod reference;

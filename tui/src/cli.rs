@@ -8,6 +8,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use deepcps_machine::lang::Ending;
 use deepcps_machine::run::Limits;
 
 use crate::args::{parse_megabytes, parse_seconds, parse_size, parse_threads};
@@ -38,8 +39,18 @@ struct Cli {
 enum Command {
     /// Reduce a program; print its exit value or its residual program.
     Run {
-        /// The program (`.dcps`; `-`: standard input).
+        /// The program (`.dcps`; `-`: standard input), or with `--lang` an
+        /// input of the language.
         file: PathBuf,
+        /// The language of the input: a folder holding `language.lang` and
+        /// its actions. The run prints the program the actions build for
+        /// the input (with `--exec`, runs it).
+        #[arg(long, value_name = "DIR")]
+        lang: Option<PathBuf>,
+        /// With `--lang`: run the built program (called with `$exit`) and
+        /// print its exit value instead of the program.
+        #[arg(long, requires = "lang")]
+        exec: bool,
         /// Print the step counts by rule kind (to stderr).
         #[arg(long)]
         stats: bool,
@@ -90,8 +101,14 @@ enum Command {
     /// Parse and resolve a program, or a library of definitions, without
     /// running it.
     Check {
-        /// The program or library (`-`: standard input).
-        file: PathBuf,
+        /// The program or library (`-`: standard input); with `--lang`, an
+        /// input of the language (optional).
+        #[arg(required_unless_present = "lang")]
+        file: Option<PathBuf>,
+        /// Check the language in this folder (its definition, actions and
+        /// every action call) before any input is read.
+        #[arg(long, value_name = "DIR")]
+        lang: Option<PathBuf>,
     },
     /// Print a source file in canonical form, its comments kept in place.
     Fmt {
@@ -140,8 +157,14 @@ enum Command {
     /// Debug a program in the terminal: step, step back, run to
     /// breakpoints, watch the term, its lambda graph and staging chains.
     Debug {
-        /// The program.
+        /// The program, or with `--lang` an input of the language.
         file: PathBuf,
+        /// The language of the input (a folder holding `language.lang`):
+        /// the debugger runs its actions on the input, and the status line
+        /// names the action being run and the part of the input it was
+        /// called for.
+        #[arg(long, value_name = "DIR")]
+        lang: Option<PathBuf>,
         /// Reduction threads of runs to the end or to a breakpoint-free
         /// stop (default: all cores; 1 is the sequential machine). Steps,
         /// `e` (reduce the focused body's subtree) and runs with
@@ -284,6 +307,8 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
     match command {
         Command::Run {
             file,
+            lang,
+            exec,
             stats,
             trace,
             threads,
@@ -304,6 +329,7 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
                 reference,
                 max_output,
                 fast: !no_fast,
+                lang: lang.map(|d| (d, if exec { Ending::Exec } else { Ending::Residual })),
             },
             Limits {
                 max_steps: stop_after.or(max_steps).unwrap_or(u64::MAX),
@@ -313,7 +339,11 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
                 max_output: Some(max_output),
             },
         ),
-        Command::Check { file } => ctx.check(&file),
+        Command::Check { file, lang } => match (lang, file) {
+            (Some(dir), file) => ctx.check_lang(&dir, file.as_deref()),
+            (None, Some(file)) => ctx.check(&file),
+            (None, None) => EXIT_STATIC,
+        },
         Command::Fmt {
             file,
             check,
@@ -346,10 +376,11 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
         }
         Command::Debug {
             file,
+            lang,
             threads,
             snapshot_memory,
             max_nodes,
-        } => ctx.debug(file, threads, snapshot_memory, max_nodes as u64),
+        } => ctx.debug(file, lang, threads, snapshot_memory, max_nodes as u64),
         Command::Chains { file, step, max_nodes } => views::show(&file, step, max_nodes as u64, View::Chains, ctx.out, ctx.err, ctx.color),
         Command::Dump {
             file,

@@ -12,6 +12,7 @@ use deepcps_machine::expect::Expectations;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
+use deepcps_machine::lang::Ending;
 use deepcps_machine::print::{comments, Printer};
 use deepcps_machine::reference::Reducer;
 use deepcps_machine::run::Rule;
@@ -59,6 +60,9 @@ pub struct RunOptions {
     pub max_output: usize,
     /// Whether the graph machine may take fast runs (`--no-fast`: not).
     pub fast: bool,
+    /// `--lang DIR`: the file is an input of the language in `DIR`; with
+    /// `--exec` the built program is run to its exit value.
+    pub lang: Option<(PathBuf, Ending)>,
 }
 
 /// The name diagnostics give a program read from standard input.
@@ -118,7 +122,7 @@ impl Ctx<'_> {
         load_from(&RealFs, id, sources, false)
     }
 
-    fn diags(&mut self, sources: &SourceMap, diags: &[Diagnostic]) {
+    pub(crate) fn diags(&mut self, sources: &SourceMap, diags: &[Diagnostic]) {
         for d in diags {
             let _ = write!(self.err, "{}", d.render(sources, self.color));
         }
@@ -145,6 +149,7 @@ impl Ctx<'_> {
             reference,
             max_output,
             fast,
+            lang,
         } = opts;
         // The oracle and a trace follow the sequential machine, step by
         // step: one thread. Only an explicit request for more is an error.
@@ -173,14 +178,40 @@ impl Ctx<'_> {
             },
         };
         let mut sources = SourceMap::new();
-        let program = match self.load_main(file, &mut sources) {
-            Ok(p) => p,
-            Err(ds) => {
-                self.diags(&sources, &ds);
-                return EXIT_STATIC;
+        let mut origins = None;
+        let program = match &lang {
+            Some((dir, ending)) => {
+                let l = crate::lang::LangInput {
+                    dir: dir.clone(),
+                    input: file.to_path_buf(),
+                };
+                match crate::lang::load(&l, self.input, *ending, self.color) {
+                    Ok(loaded) => {
+                        sources = loaded.sources;
+                        origins = Some(loaded.origins);
+                        loaded.program
+                    }
+                    Err(text) => {
+                        let _ = write!(self.err, "{text}");
+                        return EXIT_STATIC;
+                    }
+                }
             }
+            None => match self.load_main(file, &mut sources) {
+                Ok(p) => p,
+                Err(ds) => {
+                    self.diags(&sources, &ds);
+                    return EXIT_STATIC;
+                }
+            },
         };
-        self.directive_warning(&sources);
+        if origins.is_none() {
+            self.directive_warning(&sources);
+        }
+        let explain = |d: Diagnostic| match &origins {
+            Some(o) => o.explain(d),
+            None => d,
+        };
         let mut graph_stats = None;
         let mut live_nodes = None;
         let reducing = Reducing::start();
@@ -221,7 +252,8 @@ impl Ctx<'_> {
             }
         };
         drop(reducing);
-        self.diags(&sources, &report.warnings);
+        let warnings: Vec<Diagnostic> = report.warnings.iter().cloned().map(explain).collect();
+        self.diags(&sources, &warnings);
         let too_long = report.text.len() > max_output;
         let too_large = report
             .too_large
@@ -254,7 +286,12 @@ impl Ctx<'_> {
                 if let Ok(p) = reload(&sources) {
                     add_calls(&mut e, p, report.counts.total());
                 }
-                self.diags(&sources, &[runtime_diagnostic(&e, &sources)]);
+                let d = runtime_diagnostic(&e, &sources);
+                let d = match &origins {
+                    Some(o) => o.explain_error(&e, d),
+                    None => d,
+                };
+                self.diags(&sources, &[d]);
                 EXIT_RUNTIME
             }
             Outcome::Limit(StopReason::Steps(n)) if stop_after && too_long => {
@@ -299,11 +336,25 @@ impl Ctx<'_> {
 
     /// `deepcps debug`: checks the program, the threads and the terminal,
     /// then runs the debugger; the exit code.
-    pub fn debug(mut self, file: PathBuf, threads: Option<usize>, snapshot_mb: usize, max_nodes: u64) -> u8 {
+    /// With `lang`, `file` is an input of the language in that folder.
+    pub fn debug(mut self, file: PathBuf, lang: Option<PathBuf>, threads: Option<usize>, snapshot_mb: usize, max_nodes: u64) -> u8 {
         // The program is checked here first, so that its diagnostics come
         // before anything about the terminal (the worker loads it again).
         let mut sources = SourceMap::new();
-        if let Err(ds) = load_program(&RealFs, &file, &mut sources) {
+        if let Some(dir) = &lang {
+            let l = crate::lang::LangInput {
+                dir: dir.clone(),
+                input: file.clone(),
+            };
+            if file.as_os_str() == "-" {
+                let _ = writeln!(self.err, "deepcps: `deepcps debug` reads the input from a file, not standard input");
+                return EXIT_STATIC;
+            }
+            if let Err(text) = crate::lang::load(&l, self.input, Ending::Residual, self.color) {
+                let _ = write!(self.err, "{text}");
+                return EXIT_STATIC;
+            }
+        } else if let Err(ds) = load_program(&RealFs, &file, &mut sources) {
             self.diags(&sources, &ds);
             return EXIT_STATIC;
         }
@@ -321,7 +372,7 @@ impl Ctx<'_> {
             );
             return EXIT_STATIC;
         }
-        match crate::debug::term::run(file, par, snapshot_mb.saturating_mul(1_000_000), self.color, max_nodes) {
+        match crate::debug::term::run(file, lang, par, snapshot_mb.saturating_mul(1_000_000), self.color, max_nodes) {
             Ok(Ended::Quit) => EXIT_OK,
             Ok(Ended::Signal(caught)) => {
                 let _ = writeln!(self.err, "deepcps: {} received: the debugger ended", caught.name());

@@ -16,9 +16,11 @@ use std::time::Duration;
 
 use deepcps_machine::compile::{call_with_exit, is_runtime_code, to_c, to_c_units, CUnit, Part};
 use deepcps_machine::diag::Diagnostic;
+use deepcps_machine::error::RuntimeError;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
+use deepcps_machine::lang::Ending;
 use deepcps_machine::run::{Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, runtime_diagnostic, RealFs};
@@ -35,6 +37,10 @@ use crate::exit::{EXIT_INTERRUPTED, EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STAT
 pub struct CompileArgs {
     /// The program (`.dcps`).
     pub file: PathBuf,
+    /// The file is an input of the language in this folder: the program
+    /// its actions build is compiled.
+    #[arg(long, value_name = "DIR")]
+    pub lang: Option<PathBuf>,
     /// The executable to write (default: the program's name without
     /// `.dcps`, in the current directory; with `--emit-c`, that name with
     /// `.c`, and `-` for standard output).
@@ -90,7 +96,9 @@ pub struct NoPart {
 
 /// Finds the run-time part of `program` (loaded from `file` into
 /// `sources`): the program itself if it is runtime code, else what its
-/// staging run exits with.
+/// staging run exits with. `explain` words a staging failure's
+/// diagnostic from the error (a language input's maps it back to the
+/// input).
 pub fn run_time_part(
     program: Program,
     file: &Path,
@@ -98,6 +106,7 @@ pub fn run_time_part(
     limits: &Limits,
     par: &Parallel,
     color: bool,
+    explain: &dyn Fn(&RuntimeError, Diagnostic) -> Diagnostic,
 ) -> Result<RunTimePart, NoPart> {
     if is_runtime_code(&program.body) {
         return Ok(RunTimePart {
@@ -129,13 +138,14 @@ pub fn run_time_part(
         }
         Outcome::Residual => Err(static_error("staging left a residual program, not a program to run".into())),
         Outcome::Error(mut e) => {
-            if let Ok(p) = load_program(&RealFs, file, &mut SourceMap::new()) {
+            // The program again from its first file, as it was read.
+            if let Some(p) = crate::lang::reload(sources) {
                 add_calls(&mut e, p, m.counts.total());
             }
             Err(NoPart {
                 text: format!(
                     "{}deepcps: staging failed; nothing compiled\n",
-                    runtime_diagnostic(&e, sources).render(sources, color)
+                    explain(&e, runtime_diagnostic(&e, sources)).render(sources, color)
                 ),
                 why: format!("staging failed: {}", e.kind.name()),
                 code: EXIT_RUNTIME,
@@ -158,9 +168,33 @@ impl Ctx<'_> {
     pub fn compile(&mut self, args: &CompileArgs, limits: &Limits) -> u8 {
         let file = &args.file;
         let mut sources = SourceMap::new();
-        let program = match load_program(&RealFs, file, &mut sources) {
-            Ok(p) => p,
-            Err(ds) => return self.static_errors(&sources, &ds),
+        let mut origins = None;
+        let program = match &args.lang {
+            Some(dir) => {
+                let l = crate::lang::LangInput {
+                    dir: dir.clone(),
+                    input: file.clone(),
+                };
+                match crate::lang::load(&l, self.input, Ending::Residual, self.color) {
+                    Ok(loaded) => {
+                        sources = loaded.sources;
+                        origins = Some(loaded.origins);
+                        loaded.program
+                    }
+                    Err(text) => {
+                        let _ = write!(self.err, "{text}");
+                        return EXIT_STATIC;
+                    }
+                }
+            }
+            None => match load_program(&RealFs, file, &mut sources) {
+                Ok(p) => p,
+                Err(ds) => return self.static_errors(&sources, &ds),
+            },
+        };
+        let explain = |e: &RuntimeError, d: Diagnostic| match &origins {
+            Some(o) => o.explain_error(e, d),
+            None => d,
         };
         let par = match parallel(args.threads) {
             Ok(p) => p,
@@ -173,7 +207,7 @@ impl Ctx<'_> {
         if !is_runtime_code(&program.body) {
             progress.set_message("staging");
         }
-        let found = run_time_part(program, file, &sources, limits, &par, self.color);
+        let found = run_time_part(program, file, &sources, limits, &par, self.color, &explain);
         let RunTimePart { body, vars, part } = match found {
             Ok(p) => p,
             Err(no) => {

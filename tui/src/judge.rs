@@ -41,6 +41,23 @@ fn with_detail(result: Result<(), String>, detail: Option<&str>) -> Result<(), S
     })
 }
 
+/// The printed result a `NAME.out` file holds: the file itself, or the
+/// `--- result` section of a snapshot that `deepcps test` wrote (which
+/// starts `outcome:`).
+pub fn printed_result(out_file: &str) -> &str {
+    if !out_file.starts_with("outcome: ") {
+        return out_file;
+    }
+    let Some(at) = out_file.find("\n--- result\n") else {
+        return out_file;
+    };
+    let rest = &out_file[at + "\n--- result\n".len()..];
+    match rest.find("\n--- diagnostics\n") {
+        Some(end) => &rest[..=end],
+        None => rest,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,8 @@
 //! - [`bench`](mod@bench): `bench`, the batch runner (table, JSON, CSV, baseline, plot);
 //! - [`compile`](mod@compile): `compile`, a program's run-time part as C or
 //!   an executable;
-//! - [`debug`]: `debug`, the terminal debugger.
+//! - [`debug`]: `debug`, the terminal debugger;
+//! - [`lang`]: `--lang DIR`, inputs of a language built into programs.
 //!
 //! Nothing but this file imports [`cli`].
 //!
@@ -31,6 +32,7 @@ pub mod ctrl_c;
 pub mod debug;
 pub mod exit;
 pub mod judge;
+pub mod lang;
 pub mod memory;
 pub mod snaptest;
 pub mod text;

@@ -77,7 +77,7 @@ fn want(report: &Report, program: Program, sources: &SourceMap) -> Option<Want> 
 /// compares it with the machine's `report` of the same program, which took
 /// `machine_s` seconds.
 pub fn measure(job: &Job<'_>, program: Program, sources: &SourceMap, report: &Report, machine_s: f64) -> CompiledRun {
-    let rt = match run_time_part(program, job.path, sources, &job.limits, &job.par, false) {
+    let rt = match run_time_part(program, job.path, sources, &job.limits, &job.par, false, &|_, d| d) {
         Ok(rt) => rt,
         Err(no) => return CompiledRun::not_compiled(&no.why),
     };

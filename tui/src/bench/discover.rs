@@ -1,6 +1,8 @@
 //! Finding the programs of a bench run: every `.dcps` file under the given
-//! paths (a file given by name is taken whatever its extension), sorted by
-//! path, each with its directives read. Libraries (files of definitions
+//! paths, and every input of a language folder (by the ending its
+//! definition's `inputs` line gives; run as `run --lang` runs it), sorted
+//! by path, each with its directives read (a file given by name is taken
+//! whatever its extension). Libraries (files of definitions
 //! only, which `deepcps run` rejects with "the program has no main body")
 //! are left out and counted.
 
@@ -50,7 +52,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Found, String> {
         let bytes = std::fs::read(&path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
         let text = String::from_utf8_lossy(&bytes);
         let expect = Expectations::parse(&text).map_err(|e| format!("{name}:{}: {}", e.line, e.message))?;
-        if is_library(&name, &text) {
+        if crate::lang::language_of(&path).is_none() && is_library(&name, &text) {
             found.libraries.push(name);
             continue;
         }
@@ -71,7 +73,7 @@ fn walk(dir: &Path, files: &mut BTreeMap<String, PathBuf>) -> Result<(), String>
             let is_dir = entry.file_type().map(|t| t.is_dir()).unwrap_or(false);
             if is_dir {
                 stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "dcps") && path.is_file() {
+            } else if (path.extension().is_some_and(|x| x == "dcps") || crate::lang::language_of(&path).is_some()) && path.is_file() {
                 files.insert(path.display().to_string(), path);
             }
         }

@@ -219,7 +219,9 @@ fn run_all(args: &BenchArgs) -> Result<(json::BenchFile, Option<baseline::Baseli
             return None;
         }
         progress.set_message(p.name.clone());
-        let snapshot = std::fs::read_to_string(p.path.with_extension("out")).ok();
+        let snapshot = std::fs::read_to_string(p.path.with_extension("out"))
+            .ok()
+            .map(|text| crate::judge::printed_result(&text).to_string());
         let row = run::run(&Job {
             name: &p.name,
             path: &p.path,

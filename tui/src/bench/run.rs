@@ -154,9 +154,22 @@ fn judge(row: &mut Row, judged: Result<(), String>) {
 
 fn measure(job: &Job<'_>, start: Instant) -> Row {
     let mut sources = SourceMap::new();
-    let loaded = add_source(&mut sources, job.name, Some(job.path.to_path_buf()), job.bytes.to_vec())
-        .map_err(|d| vec![d])
-        .and_then(|id| load_from(&RealFs, id, &mut sources, false));
+    let loaded = match crate::lang::language_of(job.path) {
+        // An input of a language: the program of its action calls.
+        Some(dir) => match crate::lang::build_file(&dir, job.path, job.name) {
+            Ok(l) => {
+                sources = l.sources;
+                Ok(l.program)
+            }
+            Err((s, ds)) => {
+                sources = s;
+                Err(ds)
+            }
+        },
+        None => add_source(&mut sources, job.name, Some(job.path.to_path_buf()), job.bytes.to_vec())
+            .map_err(|d| vec![d])
+            .and_then(|id| load_from(&RealFs, id, &mut sources, false)),
+    };
     let program = match loaded {
         Ok(p) => p,
         Err(diags) => {

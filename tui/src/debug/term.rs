@@ -86,8 +86,26 @@ pub enum Ended {
 /// threads of `par`, its snapshots within `snapshot_bytes`; how it ended.
 /// Errors: the program does not load (its diagnostics), or the terminal
 /// or the signal handlers cannot be set up, or the terminal fails.
-pub fn run(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max_nodes: u64) -> Result<Ended, String> {
-    let mut engine = Engine::spawn(file, par, snapshot_bytes, color, max_nodes)?;
+/// With `lang`, `file` is an input of the language in that folder and the
+/// debugger runs the program of its action calls.
+pub fn run(
+    file: PathBuf,
+    lang: Option<PathBuf>,
+    par: Parallel,
+    snapshot_bytes: usize,
+    color: bool,
+    max_nodes: u64,
+) -> Result<Ended, String> {
+    let mut engine = match lang {
+        Some(dir) => {
+            let l = crate::lang::LangInput { dir, input: file };
+            Engine::spawn_with(
+                Box::new(move || super::worker::Worker::load_lang(&l, par, color, max_nodes)),
+                snapshot_bytes,
+            )?
+        }
+        None => Engine::spawn(file, par, snapshot_bytes, color, max_nodes)?,
+    };
     let first = engine
         .wait(Duration::from_secs(60))
         .ok_or("deepcps: the debugger's worker did not answer")?;

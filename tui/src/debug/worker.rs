@@ -19,6 +19,7 @@ use deepcps_machine::graph::node::NodeId;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::window::{BodyState, WindowSize};
 use deepcps_machine::graph::{Anchor, Machine, NextKind};
+use deepcps_machine::lang::{Ending, Origins};
 use deepcps_machine::run::Counts;
 use deepcps_machine::session::{Breakpoint, End, Session, Stop};
 use deepcps_machine::span::{FileId, SourceMap, Span};
@@ -27,6 +28,8 @@ use deepcps_machine::term::{Body, VarId, Vars};
 use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::program::ProgramView;
 use deepcps_machine::view::{LambdaGraph, Places, StagingGraph, Status};
+
+use crate::lang::LangInput;
 
 use super::chains::{chain_rows, ChainRow};
 use super::graph::{neighbourhood_below, Neighbourhood};
@@ -153,6 +156,9 @@ pub struct Worker {
     /// (empty after a whole view), and the parts it elided.
     window_bodies: Vec<NodeId>,
     window_elided: Vec<NodeId>,
+    /// For an input of a language: the way back from the program of its
+    /// action calls to the input.
+    origins: Option<Origins>,
 }
 
 /// The source names of the staging variables of `p`: the variable nodes of
@@ -183,7 +189,30 @@ impl Worker {
     /// diagnostics, rendered, if it does not load.
     pub fn load(file: &Path, par: Parallel, color: bool, max_nodes: u64) -> Result<Worker, String> {
         let mut sources = SourceMap::new();
-        match load_program(&RealFs, file, &mut sources) {
+        let loaded = load_program(&RealFs, file, &mut sources);
+        Worker::loaded(loaded, sources, file.display().to_string(), par, color, max_nodes)
+    }
+
+    /// Loads the input `l.input` of the language in `l.dir`: the session
+    /// runs the program of its action calls, and the status line names the
+    /// action being run and the input it was called for.
+    pub fn load_lang(l: &LangInput, par: Parallel, color: bool, max_nodes: u64) -> Result<Worker, String> {
+        let loaded = crate::lang::load(l, &mut std::io::empty(), Ending::Residual, color)?;
+        let file = l.input.display().to_string();
+        let mut w = Worker::loaded(Ok(loaded.program), loaded.sources, file, par, color, max_nodes)?;
+        w.origins = Some(loaded.origins);
+        Ok(w)
+    }
+
+    fn loaded(
+        loaded: Result<deepcps_machine::term::Program, Vec<Diagnostic>>,
+        sources: SourceMap,
+        file: String,
+        par: Parallel,
+        color: bool,
+        max_nodes: u64,
+    ) -> Result<Worker, String> {
+        match loaded {
             Ok(p) => Ok(Worker {
                 staging_names: staging_names(&p),
                 session: {
@@ -194,7 +223,7 @@ impl Worker {
                 max_nodes,
                 main_file: FileId(0),
                 sources,
-                file: file.display().to_string(),
+                file,
                 focus: None,
                 radius: 2,
                 running: None,
@@ -204,6 +233,7 @@ impl Worker {
                 recentred: false,
                 window_bodies: Vec::new(),
                 window_elided: Vec::new(),
+                origins: None,
             }),
             Err(ds) => Err(ds.iter().map(|d: &Diagnostic| d.render(&sources, color)).collect()),
         }
@@ -394,6 +424,47 @@ impl Worker {
         })
     }
 
+    /// For a language input: the action being run and the place in the
+    /// input it was called for (`action 3/9 `mul` for `4*2` at
+    /// input.arith:1:3`), read off the term unless it is very large.
+    fn action_place(&self, places: &Places) -> Option<String> {
+        const MOST_NODES: usize = 200_000;
+        let origins = self.origins.as_ref()?;
+        let m = self.session.machine();
+        if m.live_nodes() > MOST_NODES {
+            return Some("action: (the term is too large to tell)".to_string());
+        }
+        let term = if self.session.end().is_some() { None } else { Some(m.to_program()) };
+        let current = match &term {
+            Some(p) => origins.current_call(&p.body),
+            None => origins.lines.len().checked_sub(1),
+        };
+        let n = origins.lines.len();
+        Some(match current.and_then(|i| origins.lines.get(i).map(|o| (i, o))) {
+            None => format!("action: none called yet ({n} to call)"),
+            Some((i, o)) => {
+                let text = &self.sources.get(o.place.file).text;
+                let excerpt: String = text
+                    .get(o.place.range())
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let excerpt = if excerpt.chars().count() > 24 {
+                    format!("{}…", excerpt.chars().take(24).collect::<String>())
+                } else {
+                    excerpt
+                };
+                format!(
+                    "action {}/{n} `{}` for `{excerpt}` at {}",
+                    i + 1,
+                    o.action,
+                    places.describe(o.place)
+                )
+            }
+        })
+    }
+
     /// A frame of the current state; `full` adds the views.
     pub fn frame(&mut self, full: bool) -> ViewFrame {
         let view = if full { Some(Arc::new(self.views())) } else { None };
@@ -414,6 +485,13 @@ impl Worker {
             };
             format!("next: {what} at {}", places.describe(n.span))
         });
+        let next = match self.action_place(&places) {
+            Some(action) => Some(match next {
+                Some(n) => format!("{action} · {n}"),
+                None => action,
+            }),
+            None => next,
+        };
         ViewFrame {
             file: self.file.clone(),
             steps: s.steps(),
@@ -750,6 +828,11 @@ impl Engine {
     /// ([`Session::set_snapshot_budget`]); the load's diagnostics if it
     /// fails.
     pub fn spawn(file: PathBuf, par: Parallel, snapshot_bytes: usize, color: bool, max_nodes: u64) -> Result<Engine, String> {
+        Engine::spawn_with(Box::new(move || Worker::load(&file, par, color, max_nodes)), snapshot_bytes)
+    }
+
+    /// [`Engine::spawn`] with the worker made by `load` on the new thread.
+    pub fn spawn_with(load: Box<dyn FnOnce() -> Result<Worker, String> + Send>, snapshot_bytes: usize) -> Result<Engine, String> {
         let (to, commands) = channel::<Request>();
         let (frames, from) = channel::<ViewFrame>();
         let (loaded, load_result) = channel::<Result<(), String>>();
@@ -760,7 +843,7 @@ impl Engine {
             .name("deepcps-debug-worker".into())
             .stack_size(deepcps_machine::memory::stack(WORKER_STACK))
             .spawn(move || {
-                let mut w = match Worker::load(&file, par, color, max_nodes) {
+                let mut w = match load() {
                     Ok(w) => w,
                     Err(e) => {
                         let _ = loaded.send(Err(e));

@@ -1,9 +1,12 @@
 //! `deepcps test PATH... [--bless]`: the snapshot runner for corpora kept
 //! outside this repository.
 //!
-//! Every `.dcps` file under the paths (directories are searched
-//! recursively, in sorted order; files given by name are taken as they
-//! are) is run on the graph machine, as `deepcps run` runs it, within the
+//! Every `.dcps` file under the paths, and every input of a language
+//! folder (one holding `language.lang`; its inputs end as its `inputs`
+//! line says, and run as `deepcps run --lang` runs them, see
+//! [`crate::lang`]), is run (directories are searched recursively, in
+//! sorted order; files given by name are taken as they are) on the graph
+//! machine, as `deepcps run` runs it, within the
 //! step limit of a `// max-steps: N` leading-comment directive or the
 //! default one, on `--threads` reduction threads (default: all cores) or
 //! those of a `// threads: N` directive. Results and step counts do not
@@ -120,7 +123,7 @@ pub fn run(paths: &[PathBuf], bless: bool, threads: Option<usize>, out: &mut dyn
                 continue;
             }
         };
-        if is_library(&text) {
+        if crate::lang::language_of(file).is_none() && is_library(&text) {
             let _ = writeln!(out, "skip {} (a library: no main body)", file.display());
             skipped += 1;
             continue;
@@ -207,7 +210,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 // `file_type` does not follow symbolic links: no cycles.
                 match entry.file_type() {
                     Ok(t) if t.is_dir() => dirs.push(path),
-                    Ok(_) if path.extension().is_some_and(|e| e == EXT) => files.push(path),
+                    Ok(_) if path.extension().is_some_and(|e| e == EXT) && crate::lang::language_of(&path).is_none() => files.push(path),
+                    Ok(_) if crate::lang::language_of(&path).is_some() => files.push(path),
                     _ => {}
                 }
             }
@@ -261,9 +265,28 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel, expect: &Expectati
             .and_then(|id| load_from(&RealFs, id, &mut sources, false).ok())
     };
     let again = bytes.clone();
-    let loaded = add_source(&mut sources, &name, Some(file.to_path_buf()), bytes)
-        .map_err(|d| vec![d])
-        .and_then(|id| load_from(&RealFs, id, &mut sources, false));
+    let lang = crate::lang::language_of(file);
+    let mut origins = None;
+    let loaded = match &lang {
+        Some(dir) => match crate::lang::build_file(dir, file, &name) {
+            Ok(l) => {
+                sources = l.sources;
+                origins = Some(l.origins);
+                Ok(l.program)
+            }
+            Err((s, ds)) => {
+                sources = s;
+                Err(ds)
+            }
+        },
+        None => add_source(&mut sources, &name, Some(file.to_path_buf()), bytes)
+            .map_err(|d| vec![d])
+            .and_then(|id| load_from(&RealFs, id, &mut sources, false)),
+    };
+    let explain = |d: Diagnostic| match &origins {
+        Some(o) => o.explain(d),
+        None => d,
+    };
     let program = match loaded {
         Ok(p) => p,
         Err(ds) => {
@@ -309,13 +332,22 @@ pub fn snapshots(file: &Path, bytes: Vec<u8>, par: &Parallel, expect: &Expectati
             text.push('\n');
         }
     }
-    let mut diags = report.warnings.clone();
+    let mut diags: Vec<Diagnostic> = report.warnings.iter().cloned().map(explain).collect();
     if let Outcome::Error(e) = &report.outcome {
         let mut e = e.clone();
-        if let Some(p) = reload(again) {
+        let again = if lang.is_some() {
+            crate::lang::reload(&sources)
+        } else {
+            reload(again)
+        };
+        if let Some(p) = again {
             add_calls(&mut e, p, report.counts.total());
         }
-        diags.push(runtime_diagnostic(&e, &sources));
+        let d = runtime_diagnostic(&e, &sources);
+        diags.push(match &origins {
+            Some(o) => o.explain_error(&e, d),
+            None => d,
+        });
     }
     if !diags.is_empty() {
         text.push_str("--- diagnostics\n");
