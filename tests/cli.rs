@@ -534,6 +534,37 @@ fn a_dash_reads_the_program_from_standard_input() {
     let (code, _, err) = deepcps_with_input(&["fmt", "--write", "-"], "f x\n");
     assert_eq!(code, 2);
     assert!(err.contains("--write cannot rewrite standard input"), "{err}");
+    // The views read it too, and show what they show of the same program
+    // in a file (its name in place of `<stdin>`).
+    let dir = std::env::temp_dir().join(format!("deepcps-cli-stdin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("main.dcps");
+    // The include by an absolute path: a file's includes are relative to
+    // its folder, standard input's to the current one.
+    let builders = deepcps_tests::root().join("corpus/paper/builders.dcps");
+    let program = program.replace("corpus/paper/builders.dcps", &builders.display().to_string());
+    let program = program.as_str();
+    std::fs::write(&file, program).expect("write");
+    let file = file.display().to_string();
+    for view in [
+        &["dot"][..],
+        &["dot", "--staging"],
+        &["chains", "--step", "5"],
+        &["dump"],
+        &["dump", "--step", "3"],
+    ] {
+        let (code, out, err) = deepcps_with_input(&[view, &[file.as_str()]].concat(), "");
+        assert_eq!(code, 0, "{view:?}: {err}");
+        assert!(out.contains(&file) || !out.contains("<stdin>"), "{view:?}");
+        let on_file = (code, out.replace(&file, "<stdin>"), err.replace(&file, "<stdin>"));
+        let on_stdin = deepcps_with_input(&[view, &["-"]].concat(), program);
+        assert!(!on_stdin.1.is_empty(), "{view:?} printed nothing");
+        assert_eq!(on_stdin, on_file, "{view:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, _, err) = deepcps_with_input(&["dump", "-"], "f x\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("unbound name `f` (<stdin>:1:1)"), "{err}");
 }
 
 #[test]

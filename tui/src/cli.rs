@@ -129,7 +129,7 @@ enum Command {
     /// Print the lambda graph of the program's state as Graphviz DOT
     /// (bodies coloured: ready, pending, stuck, error, inactive).
     Dot {
-        /// The program.
+        /// The program (`-`: standard input).
         file: PathBuf,
         /// Show the state after N steps of reduction.
         #[arg(long, value_name = "N", default_value_t = 0)]
@@ -199,7 +199,7 @@ enum Command {
     /// Print the staging chains of the program's state (the paper's `ct`
     /// and `pt` chains), one node per line.
     Chains {
-        /// The program.
+        /// The program (`-`: standard input).
         file: PathBuf,
         /// Show the state after N steps of reduction.
         #[arg(long, value_name = "N", default_value_t = 0)]
@@ -215,7 +215,7 @@ enum Command {
     /// line, numbered in reading order, with kinds, edges and each body's
     /// staging state (by default the reduced state, as `run` leaves it).
     Dump {
-        /// The program.
+        /// The program (`-`: standard input).
         file: PathBuf,
         /// Show the state after N steps instead of the reduced state.
         #[arg(long, value_name = "N", conflicts_with = "max_steps")]
@@ -366,13 +366,13 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
             max_nodes,
         } => {
             if staging {
-                return views::show(&file, step, max_nodes as u64, View::StagingDot, ctx.out, ctx.err, ctx.color);
+                return views::show(&file, step, max_nodes as u64, View::StagingDot, ctx);
             }
             let part = (focus.is_some() || radius.is_some()).then(|| views::Part {
                 focus: focus.unwrap_or(views::Focus::Ready),
                 radius: radius.map_or(views::DEFAULT_RADIUS, usize::from),
             });
-            views::show_lambda_dot(&file, step, max_nodes as u64, part, ctx.out, ctx.err, ctx.color)
+            views::show_lambda_dot(&file, step, max_nodes as u64, part, ctx)
         }
         Command::Debug {
             file,
@@ -381,21 +381,21 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
             snapshot_memory,
             max_nodes,
         } => ctx.debug(file, lang, threads, snapshot_memory, max_nodes as u64),
-        Command::Chains { file, step, max_nodes } => views::show(&file, step, max_nodes as u64, View::Chains, ctx.out, ctx.err, ctx.color),
+        Command::Chains { file, step, max_nodes } => views::show(&file, step, max_nodes as u64, View::Chains, ctx),
         Command::Dump {
             file,
             step,
             max_steps,
             max_nodes,
         } => match step {
-            Some(step) => views::show(&file, step, max_nodes as u64, View::Dump, ctx.out, ctx.err, ctx.color),
+            Some(step) => views::show(&file, step, max_nodes as u64, View::Dump, ctx),
             None => {
                 let limits = Limits {
                     max_steps,
                     max_nodes: Some(max_nodes),
                     ..Limits::default()
                 };
-                views::dump_reduced(&file, &limits, ctx.out, ctx.err, ctx.color)
+                views::dump_reduced(&file, &limits, ctx)
             }
         },
         Command::Test { paths, bless, threads } => crate::snaptest::run(&paths, bless, threads, ctx.out, ctx.err),

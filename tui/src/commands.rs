@@ -98,28 +98,40 @@ fn reload(sources: &SourceMap) -> Result<Program, Vec<Diagnostic>> {
     load_from(&RealFs, id, &mut again, false)
 }
 
+/// Registers the program `file` in `sources`: read from the file, or for
+/// `-` from `input` (standard input).
+fn add_main_from(file: &Path, input: &mut dyn Read, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
+    if is_stdin(file) {
+        let mut bytes = Vec::new();
+        if let Err(e) = input.read_to_end(&mut bytes) {
+            return Err(Diagnostic::error_nowhere(
+                "io",
+                format!("cannot read standard input: {}", io_reason(&e)),
+            ));
+        }
+        return add_source(sources, STDIN_NAME, None, bytes);
+    }
+    let bytes = std::fs::read(file).map_err(|e| cannot_read(file, &e))?;
+    add_source(sources, &file.display().to_string(), Some(file.to_path_buf()), bytes)
+}
+
+/// Loads the program `file` for a run, `-` read from `input` (standard
+/// input).
+pub fn load_main_from(file: &Path, input: &mut dyn Read, sources: &mut SourceMap) -> Result<Program, Vec<Diagnostic>> {
+    let id = add_main_from(file, input, sources).map_err(|d| vec![d])?;
+    load_from(&RealFs, id, sources, false)
+}
+
 impl Ctx<'_> {
     /// Registers the program `file` in `sources`: read from the file, or
     /// for `-` from the input stream.
     fn add_main(&mut self, file: &Path, sources: &mut SourceMap) -> Result<FileId, Diagnostic> {
-        if is_stdin(file) {
-            let mut bytes = Vec::new();
-            if let Err(e) = self.input.read_to_end(&mut bytes) {
-                return Err(Diagnostic::error_nowhere(
-                    "io",
-                    format!("cannot read standard input: {}", io_reason(&e)),
-                ));
-            }
-            return add_source(sources, STDIN_NAME, None, bytes);
-        }
-        let bytes = std::fs::read(file).map_err(|e| cannot_read(file, &e))?;
-        add_source(sources, &file.display().to_string(), Some(file.to_path_buf()), bytes)
+        add_main_from(file, self.input, sources)
     }
 
     /// Loads the program `file` (`-`: the input stream) for a run.
     fn load_main(&mut self, file: &Path, sources: &mut SourceMap) -> Result<Program, Vec<Diagnostic>> {
-        let id = self.add_main(file, sources).map_err(|d| vec![d])?;
-        load_from(&RealFs, id, sources, false)
+        load_main_from(file, self.input, sources)
     }
 
     pub(crate) fn diags(&mut self, sources: &SourceMap, diags: &[Diagnostic]) {

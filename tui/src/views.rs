@@ -5,18 +5,18 @@
 //! [`state_after`] is the one place that produces the state after `N`
 //! steps.
 
-use std::io::Write;
 use std::path::Path;
 
 use deepcps_machine::graph::Machine;
 use deepcps_machine::run::{Limits, Outcome};
 use deepcps_machine::span::{FileId, SourceMap};
-use deepcps_machine::syntax::{load_program, runtime_diagnostic, RealFs};
+use deepcps_machine::syntax::runtime_diagnostic;
 use deepcps_machine::term::{Atom, Body, Program, Vars};
 use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{chains_text, graph_dump, value_dump, LambdaGraph, StagingGraph, Status};
 use petgraph::graph::NodeIndex;
 
+use crate::commands::{load_main_from, Ctx};
 use crate::exit::{EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 
 /// A state as the views show it.
@@ -103,10 +103,11 @@ pub enum View {
     Dump,
 }
 
-/// Loads `file`, runs `step` steps and prints `view` to `out`; notes and
-/// diagnostics go to `err`. Returns the exit code.
-pub fn show(file: &Path, step: u64, max_nodes: u64, view: View, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> u8 {
-    show_with(file, step, max_nodes, view, None, out, err, color)
+/// Loads `file` (`-`: the context's input), runs `step` steps and prints
+/// `view` to the context's output; notes and diagnostics go to its error
+/// stream. Returns the exit code.
+pub fn show(file: &Path, step: u64, max_nodes: u64, view: View, ctx: Ctx<'_>) -> u8 {
+    show_with(file, step, max_nodes, view, None, ctx)
 }
 
 /// The body `deepcps dot --focus` draws around.
@@ -164,16 +165,8 @@ const LARGE_DOT: usize = 20_000;
 /// `deepcps dot` of the lambda graph: the whole graph, or with `part` the
 /// nodes around a body. Returns the exit code: 2 when the focus names no
 /// body of the state.
-pub fn show_lambda_dot(
-    file: &Path,
-    step: u64,
-    max_nodes: u64,
-    part: Option<Part>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    color: bool,
-) -> u8 {
-    show_with(file, step, max_nodes, View::LambdaDot, part, out, err, color)
+pub fn show_lambda_dot(file: &Path, step: u64, max_nodes: u64, part: Option<Part>, ctx: Ctx<'_>) -> u8 {
+    show_with(file, step, max_nodes, View::LambdaDot, part, ctx)
 }
 
 /// The DOT text of the nodes of `lg` around `part`'s focus, or why there is
@@ -224,19 +217,10 @@ fn dot_part(lg: &LambdaGraph, sources: &SourceMap, part: Part) -> Result<String,
         .ok_or_else(|| "the focus is no node of the graph".to_string())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn show_with(
-    file: &Path,
-    step: u64,
-    max_nodes: u64,
-    view: View,
-    part: Option<Part>,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    color: bool,
-) -> u8 {
+fn show_with(file: &Path, step: u64, max_nodes: u64, view: View, part: Option<Part>, ctx: Ctx<'_>) -> u8 {
+    let Ctx { out, err, color, input } = ctx;
     let mut sources = SourceMap::new();
-    let program = match load_program(&RealFs, file, &mut sources) {
+    let program = match load_main_from(file, input, &mut sources) {
         Ok(p) => p,
         Err(ds) => {
             for d in &ds {
@@ -334,9 +318,10 @@ pub fn final_dump(m: &Machine, outcome: &Outcome) -> String {
 /// reduced state. The exit code is `run`'s: 0 for a result, 1 after a
 /// runtime error (reported to `err`), 3 at a limit; the dump is printed in
 /// every case.
-pub fn dump_reduced(file: &Path, limits: &Limits, out: &mut dyn Write, err: &mut dyn Write, color: bool) -> u8 {
+pub fn dump_reduced(file: &Path, limits: &Limits, ctx: Ctx<'_>) -> u8 {
+    let Ctx { out, err, color, input } = ctx;
     let mut sources = SourceMap::new();
-    let program = match load_program(&RealFs, file, &mut sources) {
+    let program = match load_main_from(file, input, &mut sources) {
         Ok(p) => p,
         Err(ds) => {
             for d in &ds {
