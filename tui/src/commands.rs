@@ -192,23 +192,14 @@ impl Ctx<'_> {
         let mut sources = SourceMap::new();
         let mut origins = None;
         let program = match &lang {
-            Some((dir, ending)) => {
-                let l = crate::lang::LangInput {
-                    dir: dir.clone(),
-                    input: file.to_path_buf(),
-                };
-                match crate::lang::load(&l, self.input, *ending, self.color) {
-                    Ok(loaded) => {
-                        sources = loaded.sources;
-                        origins = Some(loaded.origins);
-                        loaded.program
-                    }
-                    Err(text) => {
-                        let _ = write!(self.err, "{text}");
-                        return EXIT_STATIC;
-                    }
+            Some((dir, ending)) => match self.load_lang_input(dir, file, *ending) {
+                Ok(loaded) => {
+                    sources = loaded.sources;
+                    origins = Some(loaded.origins);
+                    loaded.program
                 }
-            }
+                Err(code) => return code,
+            },
             None => match self.load_main(file, &mut sources) {
                 Ok(p) => p,
                 Err(ds) => {

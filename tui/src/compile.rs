@@ -170,23 +170,14 @@ impl Ctx<'_> {
         let mut sources = SourceMap::new();
         let mut origins = None;
         let program = match &args.lang {
-            Some(dir) => {
-                let l = crate::lang::LangInput {
-                    dir: dir.clone(),
-                    input: file.clone(),
-                };
-                match crate::lang::load(&l, self.input, Ending::Residual, self.color) {
-                    Ok(loaded) => {
-                        sources = loaded.sources;
-                        origins = Some(loaded.origins);
-                        loaded.program
-                    }
-                    Err(text) => {
-                        let _ = write!(self.err, "{text}");
-                        return EXIT_STATIC;
-                    }
+            Some(dir) => match self.load_lang_input(dir, file, Ending::Residual) {
+                Ok(loaded) => {
+                    sources = loaded.sources;
+                    origins = Some(loaded.origins);
+                    loaded.program
                 }
-            }
+                Err(code) => return code,
+            },
             None => match load_program(&RealFs, file, &mut sources) {
                 Ok(p) => p,
                 Err(ds) => return self.static_errors(&sources, &ds),

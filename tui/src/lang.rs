@@ -151,6 +151,20 @@ pub fn load(l: &LangInput, stdin: &mut dyn Read, ending: Ending, color: bool) ->
 }
 
 impl Ctx<'_> {
+    /// The program the input `file` of the language in `dir` builds, for
+    /// `run` and `compile`; or, its diagnostics written to the error
+    /// stream, the exit code of a static error.
+    pub(crate) fn load_lang_input(&mut self, dir: &Path, file: &Path, ending: Ending) -> Result<Loaded, u8> {
+        let l = LangInput {
+            dir: dir.to_path_buf(),
+            input: file.to_path_buf(),
+        };
+        load(&l, self.input, ending, self.color).map_err(|text| {
+            let _ = write!(self.err, "{text}");
+            EXIT_STATIC
+        })
+    }
+
     /// `deepcps check --lang DIR [INPUT]`: checks the language, and the
     /// input if given (it parses, and the program of its calls loads).
     pub fn check_lang(self, dir: &Path, input: Option<&Path>) -> u8 {
