@@ -101,6 +101,7 @@ mod clone;
 pub mod compile;
 pub mod diag;
 mod drop;
+pub mod engine;
 pub mod error;
 pub mod expect;
 pub mod expr;

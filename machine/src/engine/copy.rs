@@ -1,0 +1,364 @@
+//! Copies: a value for one more holder, and a lambda's body instantiated
+//! for a β where the lambda is shared. Every binder inside the copy gets
+//! a new slot (LANGUAGE.md §5, "a fresh copy"); so do the slots bound in
+//! place inside a copied lambda (its locals), with copies of their values.
+//! Iterative; the bodies made are returned in post-order.
+
+use rustc_hash::FxHashMap;
+
+use super::load::Dest;
+use super::store::{BodyN, CmdN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Status, Val};
+use super::Engine;
+use crate::term::{Atom, SExp, VarId};
+
+/// What a slot of the original stands for in the copy.
+#[derive(Clone, Copy)]
+pub(super) enum Subst {
+    /// A slot of the copy.
+    Slot(SlotId),
+    /// A value kept inline (never a node).
+    Value(Val),
+}
+
+/// A copy in progress.
+#[derive(Default)]
+pub(super) struct Copy {
+    pub map: FxHashMap<SlotId, Subst>,
+    /// The bodies made, in post-order.
+    pub bodies: Vec<NodeId>,
+}
+
+enum Visit {
+    Enter(Val, Dest),
+    Exit(NodeId),
+}
+
+impl Engine {
+    /// A copy of `v` for one more holder (its bodies settled).
+    pub(super) fn copy_val(&mut self, v: Val) -> Val {
+        let mut c = Copy::default();
+        let out = self.copy_with(v, &mut c);
+        for b in c.bodies {
+            self.settle(b);
+        }
+        out
+    }
+
+    /// Copies `v` under the substitution of `c`, recording the bodies made.
+    /// The new nodes have no owner.
+    pub(super) fn copy_with(&mut self, v: Val, c: &mut Copy) -> Val {
+        let mut out = Val::Int(0);
+        let mut stack = vec![Visit::Enter(v, Dest::Out)];
+        while let Some(visit) = stack.pop() {
+            let (v, dest) = match visit {
+                Visit::Exit(b) => {
+                    c.bodies.push(b);
+                    continue;
+                }
+                Visit::Enter(v, dest) => (v, dest),
+            };
+            let n = match v {
+                Val::Var(s) => {
+                    let w = self.occurrence(s, c);
+                    self.put(dest, w, &mut out);
+                    continue;
+                }
+                Val::Node(n) => n,
+                other => {
+                    self.put(dest, other, &mut out);
+                    continue;
+                }
+            };
+            crate::memory::tick();
+            let kind = self.st.kind(n).clone();
+            match kind {
+                Kind::Free(_) => debug_assert!(false, "copy of a freed node {n:?}"),
+                Kind::Body(b) => {
+                    let stage = self.copy_stage(&b.stage, c);
+                    let gen = self.next_gen();
+                    match &b.cmd {
+                        CmdN::App { head, args } => {
+                            let m = self.st.alloc(
+                                Kind::Body(Box::new(BodyN {
+                                    stage,
+                                    cmd: CmdN::App {
+                                        head: Val::Int(0),
+                                        args: vec![Val::Int(0); args.len()].into(),
+                                    },
+                                    site: b.site,
+                                    gen,
+                                    status: Status::New,
+                                })),
+                                Owner::None,
+                            );
+                            self.put(dest, Val::Node(m), &mut out);
+                            stack.push(Visit::Exit(m));
+                            for (i, a) in args.iter().enumerate().rev() {
+                                stack.push(Visit::Enter(*a, Dest::Field(m, i as u32 + 1)));
+                            }
+                            stack.push(Visit::Enter(*head, Dest::Field(m, 0)));
+                        }
+                        CmdN::Fix { sparam, name, lam, body } => {
+                            let sparam = self.fresh_binder(*sparam, c);
+                            let name = self.fresh_binder(*name, c);
+                            let m = self.st.alloc(
+                                Kind::Body(Box::new(BodyN {
+                                    stage,
+                                    cmd: CmdN::Fix {
+                                        sparam,
+                                        name,
+                                        lam: NodeId::NONE,
+                                        body: NodeId::NONE,
+                                    },
+                                    site: b.site,
+                                    gen,
+                                    status: Status::New,
+                                })),
+                                Owner::None,
+                            );
+                            self.put(dest, Val::Node(m), &mut out);
+                            stack.push(Visit::Exit(m));
+                            stack.push(Visit::Enter(Val::Node(*body), Dest::Field(m, 1)));
+                            stack.push(Visit::Enter(Val::Node(*lam), Dest::Field(m, 0)));
+                        }
+                    }
+                }
+                Kind::Lam(l) => {
+                    let sparam = self.fresh_binder(l.sparam, c);
+                    let params: Vec<SlotId> = l.params.iter().map(|p| self.fresh_binder(*p, c)).collect();
+                    let (olds, news) = self.map_locals(l.locals, c);
+                    let head = news.first().copied().unwrap_or(SlotId::NONE);
+                    let m = self.st.alloc(
+                        Kind::Lam(Box::new(LamN {
+                            sparam,
+                            params: params.into(),
+                            rest: l.rest,
+                            body: NodeId::NONE,
+                            site: l.site,
+                            locals: head,
+                        })),
+                        Owner::None,
+                    );
+                    self.put(dest, Val::Node(m), &mut out);
+                    stack.push(Visit::Enter(Val::Node(l.body), Dest::Field(m, 0)));
+                    for (o, f) in olds.iter().zip(&news) {
+                        if let SlotState::Bound(v) = self.st.slots[o.ix()].state {
+                            stack.push(Visit::Enter(v, Dest::Slot(*f)));
+                        }
+                    }
+                }
+                Kind::Rec { name, lam } => {
+                    let name = self.fresh_binder(name, c);
+                    let m = self.st.alloc(Kind::Rec { name, lam: NodeId::NONE }, Owner::None);
+                    self.put(dest, Val::Node(m), &mut out);
+                    stack.push(Visit::Enter(Val::Node(lam), Dest::Field(m, 0)));
+                }
+                Kind::Tuple(xs) => {
+                    let m = self.st.alloc(Kind::Tuple(vec![Val::Int(0); xs.len()].into()), Owner::None);
+                    self.put(dest, Val::Node(m), &mut out);
+                    for (i, x) in xs.iter().enumerate().rev() {
+                        stack.push(Visit::Enter(*x, Dest::Field(m, i as u32)));
+                    }
+                }
+                Kind::Splice(x) => {
+                    let m = self.st.alloc(Kind::Splice(Val::Int(0)), Owner::None);
+                    self.put(dest, Val::Node(m), &mut out);
+                    stack.push(Visit::Enter(x, Dest::Field(m, 0)));
+                }
+                Kind::Expr { tpl, vars, holes } => {
+                    let m = self.st.alloc(
+                        Kind::Expr {
+                            tpl,
+                            vars,
+                            holes: vec![Val::Int(0); holes.len()].into(),
+                        },
+                        Owner::None,
+                    );
+                    self.put(dest, Val::Node(m), &mut out);
+                    for (i, x) in holes.iter().enumerate().rev() {
+                        stack.push(Visit::Enter(*x, Dest::Field(m, i as u32)));
+                    }
+                }
+                Kind::Data(a) => {
+                    let w = self.copy_data(&a, c);
+                    self.put(dest, w, &mut out);
+                }
+            }
+        }
+        out
+    }
+
+    /// New slots for the local list starting at `first`, mapped in `c` and
+    /// linked as a list (each holding the list's reference); the values
+    /// are not copied yet (a value may mention another local).
+    pub(super) fn map_locals(&mut self, first: SlotId, c: &mut Copy) -> (Vec<SlotId>, Vec<SlotId>) {
+        let mut olds = Vec::new();
+        let mut s = first;
+        while s != SlotId::NONE {
+            olds.push(s);
+            s = self.st.slots[s.ix()].next_local;
+        }
+        let mut news = Vec::with_capacity(olds.len());
+        let mut next = SlotId::NONE;
+        for &o in olds.iter().rev() {
+            let f = self.st.slot(self.st.slots[o.ix()].origin);
+            self.st.slots[f.ix()].refs += 1;
+            self.st.slots[f.ix()].next_local = next;
+            next = f;
+            c.map.insert(o, Subst::Slot(f));
+            news.push(f);
+        }
+        news.reverse();
+        (olds, news)
+    }
+
+    /// Copies the values of the locals `olds` into `news`.
+    pub(super) fn copy_locals(&mut self, olds: &[SlotId], news: &[SlotId], c: &mut Copy) {
+        for (o, f) in olds.iter().zip(news) {
+            match self.st.slots[o.ix()].state {
+                SlotState::Bound(v @ Val::Node(_)) => {
+                    let w = self.copy_with(v, c);
+                    let mut out = Val::Int(0);
+                    self.put(Dest::Slot(*f), w, &mut out);
+                }
+                SlotState::Bound(v) => {
+                    let w = match v {
+                        Val::Var(t) => self.occurrence(t, c),
+                        other => other,
+                    };
+                    self.st.slots[f.ix()].state = SlotState::Bound(w);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// An occurrence of `s` in the copy.
+    fn occurrence(&mut self, s: SlotId, c: &Copy) -> Val {
+        let w = match c.map.get(&s) {
+            Some(Subst::Slot(f)) => Val::Var(*f),
+            Some(Subst::Value(v)) => *v,
+            None => Val::Var(s),
+        };
+        if let Val::Var(t) = w {
+            self.st.slots[t.ix()].occs += 1;
+        }
+        w
+    }
+
+    /// A new slot for the binder `s` of the original.
+    fn fresh_binder(&mut self, s: SlotId, c: &mut Copy) -> SlotId {
+        // A recursive value's name is also a local of the lambda around
+        // its `fix`: mapped already, with the value's copy bound to it.
+        if let Some(Subst::Slot(f)) = c.map.get(&s) {
+            let f = *f;
+            self.st.slots[f.ix()].refs += 1;
+            return f;
+        }
+        let f = self.st.slot(self.st.slots[s.ix()].origin);
+        self.st.slots[f.ix()].refs += 1;
+        c.map.insert(s, Subst::Slot(f));
+        f
+    }
+
+    fn copy_stage(&mut self, s: &Stage, c: &Copy) -> Stage {
+        let one = |x: SlotId| -> Stage {
+            match c.map.get(&x) {
+                Some(Subst::Slot(f)) => Stage::Var(*f),
+                Some(Subst::Value(Val::Var(t))) => Stage::Var(*t),
+                Some(Subst::Value(Val::Stage(b))) => Stage::Const(*b),
+                Some(Subst::Value(_)) => Stage::Const(true),
+                None => Stage::Var(x),
+            }
+        };
+        let out = match s {
+            Stage::Const(b) => Stage::Const(*b),
+            Stage::Var(x) => one(*x),
+            Stage::Tree(t) => {
+                let mut t = t.as_ref().clone();
+                crate::term::rewrite_stage(&mut t, &|v| {
+                    Some(match one(SlotId(v.0)) {
+                        Stage::Const(b) => SExp::Const(b),
+                        Stage::Var(y) => SExp::Var(VarId(y.0)),
+                        Stage::Tree(_) => SExp::Var(v),
+                    })
+                });
+                Stage::Tree(Box::new(t))
+            }
+        };
+        self.stage_refs(&out, 1);
+        out
+    }
+
+    /// Adds `delta` to the references of the slots a staging expression
+    /// mentions.
+    pub(super) fn stage_refs(&mut self, s: &Stage, delta: i32) {
+        let mut add = |x: SlotId| {
+            let r = &mut self.st.slots[x.ix()].refs;
+            *r = r.wrapping_add_signed(delta);
+        };
+        match s {
+            Stage::Const(_) => {}
+            Stage::Var(x) => add(*x),
+            Stage::Tree(t) => {
+                crate::term::any_stage_var(t, |v| {
+                    add(SlotId(v.0));
+                    false
+                });
+            }
+        }
+    }
+
+    /// A data value in the copy: its variables substituted, its lambdas
+    /// copied.
+    fn copy_data(&mut self, a: &Atom, c: &mut Copy) -> Val {
+        let mut a = a.clone();
+        let m = self.st.alloc(Kind::Data(Box::new(Atom::Int(0))), Owner::None);
+        let mut handles = Vec::new();
+        let mut vars = Vec::new();
+        super::data::walk_mut(&mut a, &mut |x| {
+            if let Atom::Var(v) = x {
+                vars.push(*v);
+            } else if let Some(h) = super::store::handle_of(x) {
+                handles.push(h);
+            }
+        });
+        let mut subst: FxHashMap<VarId, Atom> = FxHashMap::default();
+        for v in vars {
+            let w = self.occurrence(SlotId(v.0), c);
+            subst.insert(v, self.inline_atom(w));
+        }
+        let mut copies: FxHashMap<NodeId, NodeId> = FxHashMap::default();
+        for h in handles {
+            if let Val::Node(k) = self.copy_with(Val::Node(h), c) {
+                self.st.set_owner(k, Owner::Node(m));
+                copies.insert(h, k);
+            }
+        }
+        super::data::walk_mut(&mut a, &mut |x| {
+            if let Atom::Var(v) = x {
+                if let Some(w) = subst.get(v) {
+                    *x = w.clone();
+                }
+            } else if let Some(h) = super::store::handle_of(x) {
+                if let Some(k) = copies.get(&h) {
+                    *x = super::store::handle(*k);
+                }
+            }
+        });
+        self.st.nodes[m.ix()].kind = Kind::Data(Box::new(a));
+        Val::Node(m)
+    }
+
+    /// An inline value as an atom (a variable as `Atom::Var` of its slot).
+    pub(super) fn inline_atom(&self, v: Val) -> Atom {
+        match v {
+            Val::Var(s) => Atom::Var(VarId(s.0)),
+            Val::Int(i) => Atom::Int(i),
+            Val::Bool(b) => Atom::Bool(b),
+            Val::Stage(b) => Atom::Stage(b),
+            Val::Builtin(b) => Atom::Builtin(b),
+            Val::Node(n) => super::store::handle(n),
+        }
+    }
+}

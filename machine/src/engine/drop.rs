@@ -1,0 +1,140 @@
+//! Dropping what the term no longer holds: nodes back on the free list,
+//! occurrences counted down, and a slot freed when nothing refers to it
+//! any more. Iterative.
+
+use super::store::{CmdN, Kind, NodeId, SlotId, SlotState, Stage, Val};
+use super::Engine;
+use crate::term::Atom;
+
+impl Engine {
+    /// Drops `v` (an occurrence or an owned node) and everything it owns.
+    pub(super) fn drop_val(&mut self, v: Val) {
+        let mut stack = vec![v];
+        while let Some(v) = stack.pop() {
+            match v {
+                Val::Var(s) => self.drop_occ(s, &mut stack),
+                Val::Node(n) => self.drop_node(n, &mut stack),
+                _ => {}
+            }
+        }
+    }
+
+    /// One occurrence of `s` less.
+    fn drop_occ(&mut self, s: SlotId, stack: &mut Vec<Val>) {
+        let slot = &mut self.st.slots[s.ix()];
+        debug_assert!(slot.occs > 0, "{s:?} has no occurrence to drop");
+        slot.occs -= 1;
+        if slot.occs == 0 {
+            if let SlotState::Bound(Val::Node(n)) = slot.state {
+                // Nothing reads the value any more; a staging expression
+                // still sees a concrete value.
+                slot.state = SlotState::Bound(Val::Bool(true));
+                stack.push(Val::Node(n));
+            }
+            self.maybe_release(s, stack);
+        }
+    }
+
+    /// One reference to `s` less (a binder, a staging expression, a list).
+    pub(super) fn unref(&mut self, s: SlotId) {
+        let mut stack = Vec::new();
+        self.unref_into(s, &mut stack);
+        while let Some(v) = stack.pop() {
+            match v {
+                Val::Var(s) => self.drop_occ(s, &mut stack),
+                Val::Node(n) => self.drop_node(n, &mut stack),
+                _ => {}
+            }
+        }
+    }
+
+    fn unref_into(&mut self, s: SlotId, stack: &mut Vec<Val>) {
+        let slot = &mut self.st.slots[s.ix()];
+        debug_assert!(slot.refs > 0, "{s:?} has no reference to drop");
+        slot.refs -= 1;
+        self.maybe_release(s, stack);
+    }
+
+    /// Frees `s` if nothing refers to it.
+    fn maybe_release(&mut self, s: SlotId, stack: &mut Vec<Val>) {
+        let slot = &self.st.slots[s.ix()];
+        if slot.occs != 0 || slot.refs != 0 {
+            return;
+        }
+        if let SlotState::Bound(v) = slot.state {
+            stack.push(v);
+        }
+        self.st.release_slot(s);
+    }
+
+    fn drop_stage(&mut self, st: &Stage, stack: &mut Vec<Val>) {
+        match st {
+            Stage::Const(_) => {}
+            Stage::Var(x) => self.unref_into(*x, stack),
+            Stage::Tree(t) => {
+                let mut xs = Vec::new();
+                crate::term::any_stage_var(t, |v| {
+                    xs.push(SlotId(v.0));
+                    false
+                });
+                for x in xs {
+                    self.unref_into(x, stack);
+                }
+            }
+        }
+    }
+
+    fn drop_node(&mut self, n: NodeId, stack: &mut Vec<Val>) {
+        let kind = std::mem::replace(&mut self.st.nodes[n.ix()].kind, Kind::Tuple(Box::new([])));
+        match kind {
+            Kind::Free(_) => {
+                debug_assert!(false, "drop of a freed node {n:?}");
+                return;
+            }
+            Kind::Body(b) => {
+                self.drop_stage(&b.stage, stack);
+                match b.cmd {
+                    CmdN::App { head, args } => {
+                        stack.extend(args.iter().rev().copied());
+                        stack.push(head);
+                    }
+                    CmdN::Fix { sparam, name, lam, body } => {
+                        stack.push(Val::Node(body));
+                        stack.push(Val::Node(lam));
+                        self.unref_into(sparam, stack);
+                        self.unref_into(name, stack);
+                    }
+                }
+            }
+            Kind::Lam(l) => {
+                stack.push(Val::Node(l.body));
+                self.unref_into(l.sparam, stack);
+                for &p in l.params.iter() {
+                    self.unref_into(p, stack);
+                }
+                let mut s = l.locals;
+                while s != SlotId::NONE {
+                    let next = self.st.slots[s.ix()].next_local;
+                    self.st.slots[s.ix()].next_local = SlotId::NONE;
+                    self.unref_into(s, stack);
+                    s = next;
+                }
+            }
+            Kind::Rec { name, lam } => {
+                stack.push(Val::Node(lam));
+                self.unref_into(name, stack);
+            }
+            Kind::Tuple(xs) => stack.extend(xs.iter().copied()),
+            Kind::Splice(x) => stack.push(x),
+            Kind::Expr { holes, .. } => stack.extend(holes.iter().copied()),
+            Kind::Data(a) => super::data::walk(&a, &mut |x| {
+                if let Atom::Var(v) = x {
+                    stack.push(Val::Var(SlotId(v.0)));
+                } else if let Some(h) = super::store::handle_of(x) {
+                    stack.push(Val::Node(h));
+                }
+            }),
+        }
+        self.st.release(n);
+    }
+}

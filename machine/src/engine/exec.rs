@@ -1,0 +1,430 @@
+//! Executing a ready body (LANGUAGE.md §5): β binds the callee's slots in
+//! place when the head held the lambda's only occurrence, and otherwise
+//! instantiates a copy of its body with the arguments substituted; `if`
+//! rewrites the body where it stands; `fix` binds its name to a recursive
+//! value; `$exit` reads its value back. Then the bodies the step made
+//! pending are scheduled (`order.rs`).
+
+use super::copy::{Copy, Subst};
+use super::load::Names as LoadNames;
+use super::look::{ArgV, Callee, Plan, Src};
+use super::store::{CmdN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Status, Val};
+use super::Engine;
+use crate::run::Rule;
+use crate::term::Atom;
+
+/// What a step did.
+pub(super) enum Done {
+    /// Executed with this rule.
+    Stepped(Rule),
+    /// `$exit` with this value.
+    Exit(Atom),
+}
+
+impl Engine {
+    /// Executes body `b` by `plan`.
+    pub(super) fn execute(&mut self, b: NodeId, plan: Plan) -> Done {
+        match plan {
+            Plan::Beta { callee, args, rule } => {
+                self.beta(b, callee, args);
+                Done::Stepped(rule)
+            }
+            Plan::If(branch) => {
+                let v = self.take_arg(b, &branch);
+                self.rewrite_if(b, v);
+                Done::Stepped(Rule::If)
+            }
+            Plan::Fix => {
+                self.fix(b);
+                Done::Stepped(Rule::Fix)
+            }
+            Plan::Exit(a) => {
+                let mut names = super::readback::Names::new(&self.source);
+                let v = match &a.src {
+                    Src::Computed(x) => self.computed_for_exit(x, &mut names),
+                    _ => self.read_atom(a.val, &mut names),
+                };
+                self.exit_vars = Some(names.vars);
+                Done::Exit(v)
+            }
+        }
+    }
+
+    /// A computed exit value read back (its slots and handles resolved).
+    fn computed_for_exit(&mut self, x: &Atom, names: &mut super::readback::Names) -> Atom {
+        let v = self.load_atom(x, &mut LoadNames::Slots);
+        let out = self.read_atom(v, names);
+        self.drop_val(v);
+        out
+    }
+
+    /// The argument `a` of body `b` as a value the rule owns.
+    fn take_arg(&mut self, b: NodeId, a: &ArgV) -> Val {
+        match &a.src {
+            Src::Field(i) => {
+                let Some(body) = self.st.body_mut(b) else { return Val::Int(0) };
+                let CmdN::App { args, .. } = &mut body.cmd else {
+                    return Val::Int(0);
+                };
+                let v = std::mem::replace(&mut args[*i], Val::Int(0));
+                self.st.own(v, Owner::None);
+                v
+            }
+            Src::Elem(t, i) => {
+                let x = match self.st.kind(*t) {
+                    Kind::Tuple(xs) => xs[*i],
+                    _ => Val::Int(0),
+                };
+                match x {
+                    Val::Var(s) => {
+                        self.st.slots[s.ix()].occs += 1;
+                        x
+                    }
+                    Val::Node(_) => self.copy_val(x),
+                    other => other,
+                }
+            }
+            Src::Computed(atom) => {
+                let atom = atom.clone();
+                self.load_atom(&atom, &mut LoadNames::Slots)
+            }
+            Src::SymSplice(s) => {
+                self.st.slots[s.ix()].occs += 1;
+                Val::Var(*s)
+            }
+            Src::Failed => Val::Int(0),
+        }
+    }
+
+    /// The values the parameters of `l` get from `args`.
+    fn bindings(&mut self, b: NodeId, l: &LamN, args: &[ArgV]) -> Vec<Val> {
+        let k = l.params.len();
+        let mut vals: Vec<Val> = args.iter().map(|a| self.take_arg(b, a)).collect();
+        match l.rest {
+            None => vals,
+            Some(r) => {
+                let r = r as usize;
+                let after = k - r - 1;
+                let tail = vals.split_off(vals.len() - after);
+                let middle = vals.split_off(r);
+                let rest = match (middle.as_slice(), args.get(r)) {
+                    ([v], Some(a)) if a.sym_splice().is_some() && args.len() - r - after == 1 => *v,
+                    _ => {
+                        let t = self.st.alloc(Kind::Tuple(middle.clone().into()), Owner::None);
+                        for v in middle {
+                            self.st.own(v, Owner::Node(t));
+                        }
+                        Val::Node(t)
+                    }
+                };
+                vals.push(rest);
+                vals.extend(tail);
+                vals
+            }
+        }
+    }
+
+    fn beta(&mut self, b: NodeId, callee: Callee, args: super::look::Args) {
+        // The lambda, and whether it is bound in place.
+        let (lam, in_place) = match callee {
+            Callee::Own(n) => {
+                if let Some(body) = self.st.body_mut(b) {
+                    if let CmdN::App { head, .. } = &mut body.cmd {
+                        *head = Val::Int(0);
+                    }
+                }
+                (n, true)
+            }
+            Callee::Via(s, n) => match self.sole_chain(s) {
+                Some(last) => {
+                    self.st.slots[last.ix()].state = SlotState::Bound(Val::Bool(true));
+                    (n, true)
+                }
+                None => (n, false),
+            },
+            Callee::Rec(r) => match self.st.kind(r) {
+                Kind::Rec { lam, .. } => (*lam, false),
+                _ => return,
+            },
+            Callee::Copy(n) => (n, false),
+        };
+        let Kind::Lam(l) = self.st.kind(lam) else { return };
+        let l = l.as_ref().clone();
+        let vals = self.bindings(b, &l, &args);
+        let outer = self.enclosing_lambda(b);
+        if in_place {
+            self.st.set_owner(lam, Owner::None);
+            let mut bound = Vec::with_capacity(vals.len() + 1);
+            self.bind(l.sparam, Val::Stage(true));
+            bound.push(l.sparam);
+            for (&p, &v) in l.params.iter().zip(&vals) {
+                self.bind(p, v);
+                bound.push(p);
+            }
+            // The binders outlive their lambda: they become locals of the
+            // lambda around the body (copied with it), or are let go at the
+            // top level.
+            let mut ls = vec![l.sparam];
+            ls.extend(l.params.iter().copied());
+            let mut s = l.locals;
+            while s != SlotId::NONE {
+                let next = self.st.slots[s.ix()].next_local;
+                self.st.slots[s.ix()].next_local = SlotId::NONE;
+                ls.push(s);
+                s = next;
+            }
+            self.st.nodes[lam.ix()].kind = Kind::Tuple(Box::new([]));
+            self.st.release(lam);
+            let body = l.body;
+            self.replace_body(b, body);
+            self.adopt_locals(outer, &ls, false);
+            let woken = self.wake(&bound);
+            self.schedule(body, woken, false);
+        } else {
+            let mut c = Copy::default();
+            c.map.insert(l.sparam, Subst::Value(Val::Stage(true)));
+            let mut fresh = Vec::new();
+            for (&p, &v) in l.params.iter().zip(&vals) {
+                match v {
+                    Val::Node(n) => {
+                        let f = self.st.slot(self.st.slots[p.ix()].origin);
+                        self.st.slots[f.ix()].state = SlotState::Bound(v);
+                        self.st.set_owner(n, Owner::Slot(f));
+                        c.map.insert(p, Subst::Slot(f));
+                        fresh.push(f);
+                    }
+                    other => {
+                        c.map.insert(p, Subst::Value(other));
+                    }
+                }
+            }
+            // The lambda's locals are copied with its body; they become
+            // locals of the lambda around.
+            let (olds, news) = self.map_locals(l.locals, &mut c);
+            let copy = match self.copy_with(Val::Node(l.body), &mut c) {
+                Val::Node(n) => n,
+                _ => return,
+            };
+            self.copy_locals(&olds, &news, &mut c);
+            // The arguments' own occurrences: each place in the copy holds
+            // one of its own.
+            for (&p, &v) in l.params.iter().zip(&vals) {
+                if let Val::Var(_) = v {
+                    let _ = p;
+                    self.drop_val(v);
+                }
+            }
+            self.replace_body(b, copy);
+            // Slots bound to nodes have no binder: locals of the lambda
+            // around, or let go at the top level.
+            self.adopt_locals(outer, &fresh, true);
+            self.adopt_locals(outer, &news, false);
+            let mut pending = Vec::new();
+            for nb in std::mem::take(&mut c.bodies) {
+                if self.settle(nb) {
+                    pending.push(nb);
+                }
+            }
+            self.schedule(copy, pending, true);
+        }
+    }
+
+    /// The last slot of the chain of bindings from `s` to a lambda, when
+    /// every slot of it has one occurrence left (the head's): the lambda can
+    /// be taken.
+    fn sole_chain(&self, s: SlotId) -> Option<SlotId> {
+        let mut cur = s;
+        loop {
+            let slot = &self.st.slots[cur.ix()];
+            if slot.occs != 1 {
+                return None;
+            }
+            match slot.state {
+                SlotState::Bound(Val::Var(t)) => cur = t,
+                SlotState::Bound(Val::Node(_)) => return Some(cur),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Binds slot `s` to `v` (which it now owns).
+    fn bind(&mut self, s: SlotId, v: Val) {
+        self.st.slots[s.ix()].state = SlotState::Bound(v);
+        self.st.own(v, Owner::Slot(s));
+    }
+
+    /// The bodies waiting on the slots `bound` that are now pending.
+    fn wake(&mut self, bound: &[SlotId]) -> Vec<NodeId> {
+        let mut woken = Vec::new();
+        for &s in bound {
+            let waiters = std::mem::take(&mut self.st.slots[s.ix()].waiters);
+            for (w, gen) in waiters {
+                let live = matches!(self.st.kind(w), Kind::Body(body) if body.gen == gen && body.status != Status::Pending);
+                if live && self.settle(w) {
+                    woken.push(w);
+                }
+            }
+        }
+        woken
+    }
+
+    /// The nearest lambda around body `b` (`None` at the top level).
+    pub(super) fn enclosing_lambda(&self, b: NodeId) -> Option<NodeId> {
+        let mut cur = self.st.owner(b);
+        loop {
+            match cur {
+                Owner::Node(p) => {
+                    if let Kind::Lam(_) = self.st.kind(p) {
+                        return Some(p);
+                    }
+                    cur = self.st.owner(p);
+                }
+                Owner::Slot(_) | Owner::None => return None,
+            }
+        }
+    }
+
+    /// Puts the slots `ls` on the local list of `outer`, or lets them go.
+    /// A binder's reference becomes the list's; `fresh` slots (a copy's
+    /// arguments) had none and get one.
+    fn adopt_locals(&mut self, outer: Option<NodeId>, ls: &[SlotId], fresh: bool) {
+        match outer {
+            Some(m) => {
+                let Kind::Lam(l) = &mut self.st.nodes[m.ix()].kind else { return };
+                let mut head = l.locals;
+                for &s in ls.iter().rev() {
+                    self.st.slots[s.ix()].next_local = head;
+                    head = s;
+                }
+                if let Kind::Lam(l) = &mut self.st.nodes[m.ix()].kind {
+                    l.locals = head;
+                }
+                if fresh {
+                    for &s in ls {
+                        self.st.slots[s.ix()].refs += 1;
+                    }
+                }
+            }
+            None => {
+                for &s in ls {
+                    if fresh {
+                        self.release_if_unused(s);
+                    } else {
+                        self.unref(s);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Frees slot `s` (and its value) if nothing refers to it.
+    fn release_if_unused(&mut self, s: SlotId) {
+        let slot = &self.st.slots[s.ix()];
+        if slot.occs == 0 && slot.refs == 0 {
+            self.st.slots[s.ix()].refs = 1;
+            self.unref(s);
+        }
+    }
+
+    /// Puts `new` where body `b` stands and drops `b`.
+    fn replace_body(&mut self, b: NodeId, new: NodeId) {
+        match self.st.owner(b) {
+            Owner::Node(p) => self.st.replace_field(p, b, Val::Node(new)),
+            Owner::None => {
+                assert_eq!(b, self.root, "a detached body {b:?} executed");
+                self.root = new;
+                self.st.set_owner(new, Owner::None);
+            }
+            Owner::Slot(_) => debug_assert!(false, "a body owned by a slot"),
+        }
+        self.st.set_owner(b, Owner::None);
+        self.drop_val(Val::Node(b));
+    }
+
+    /// `if` chose `branch`: body `b` becomes `⟨always, branch⟩`.
+    fn rewrite_if(&mut self, b: NodeId, branch: Val) {
+        let gen = self.next_gen();
+        let Some(body) = self.st.body_mut(b) else { return };
+        let old_stage = std::mem::replace(&mut body.stage, Stage::Const(true));
+        let old = std::mem::replace(
+            &mut body.cmd,
+            CmdN::App {
+                head: branch,
+                args: Box::new([]),
+            },
+        );
+        body.gen = gen;
+        body.status = Status::New;
+        self.st.own(branch, Owner::Node(b));
+        self.stage_refs(&old_stage, -1);
+        self.release_stage_slots(&old_stage);
+        if let CmdN::App { head, args } = old {
+            self.drop_val(head);
+            for a in args.iter() {
+                self.drop_val(*a);
+            }
+        }
+        let pending = if self.settle(b) { vec![b] } else { Vec::new() };
+        self.schedule(b, pending, true);
+    }
+
+    /// After dropping references of a staging expression: frees the slots
+    /// nothing refers to any more.
+    fn release_stage_slots(&mut self, s: &Stage) {
+        let mut xs = Vec::new();
+        match s {
+            Stage::Const(_) => {}
+            Stage::Var(x) => xs.push(*x),
+            Stage::Tree(t) => {
+                crate::term::any_stage_var(t, |v| {
+                    xs.push(SlotId(v.0));
+                    false
+                });
+            }
+        }
+        for x in xs {
+            self.release_if_unused(x);
+        }
+    }
+
+    /// `fix`: the name is bound to the recursive value, the staging
+    /// parameter to `always`, and the scope takes the body's place.
+    fn fix(&mut self, b: NodeId) {
+        let Some(body) = self.st.body_mut(b) else { return };
+        let CmdN::Fix {
+            sparam,
+            name,
+            lam,
+            body: scope,
+        } = body.cmd
+        else {
+            return;
+        };
+        // Emptied: dropping `b` leaves what moves on alone.
+        if let Some(body) = self.st.body_mut(b) {
+            body.cmd = CmdN::App {
+                head: Val::Int(0),
+                args: Box::new([]),
+            };
+        }
+        let outer = self.enclosing_lambda(b);
+        let r = self.st.alloc(Kind::Rec { name, lam }, Owner::None);
+        self.st.set_owner(lam, Owner::Node(r));
+        self.bind(sparam, Val::Stage(true));
+        self.bind(name, Val::Node(r));
+        // The fix held a reference to each binder: the recursive value
+        // keeps the name's; the staging parameter's becomes a local's (and
+        // the name is a local too, so that a copy copies its value).
+        self.st.slots[name.ix()].refs += 1;
+        self.st.set_owner(scope, Owner::None);
+        self.replace_body(b, scope);
+        self.adopt_locals(outer, &[sparam, name], false);
+        let woken = self.wake(&[sparam, name]);
+        self.schedule(scope, woken, false);
+    }
+
+    /// Whether body `b` is still the same pending body.
+    pub(super) fn is_pending(&self, b: NodeId, gen: u32) -> bool {
+        matches!(self.st.kind(b), Kind::Body(body) if body.gen == gen && body.status == Status::Pending)
+    }
+}

@@ -1,0 +1,354 @@
+//! Terms into the store: the program as loaded (every binder a new slot),
+//! and the values expressions compute (their variables are slots already,
+//! their lambdas handles of nodes, which get copies). Iterative: a stack
+//! of parts still to build, each writing into its parent's field.
+
+use std::sync::Arc;
+
+use super::store::{handle, handle_of, BodyN, CmdN, Kind, LamN, NodeId, Owner, SlotId, Stage, Status, Val};
+use super::Engine;
+use crate::term::{Arg, Atom, Body, Cmd, Lambda, SExp, VarId};
+
+/// Where a built part goes.
+#[derive(Clone, Copy)]
+pub(super) enum Dest {
+    /// Handed back to the caller.
+    Out,
+    /// Field `i` of node `n` (in [`super::store::Store::for_fields`] order).
+    Field(NodeId, u32),
+    /// The value of a slot.
+    Slot(SlotId),
+}
+
+/// How the variables of the term being loaded become slots.
+pub(super) enum Names {
+    /// Source variables: binders get new slots, recorded here by `VarId`.
+    Source(Vec<u32>),
+    /// A computed value: `VarId(n)` is slot `n`.
+    Slots,
+}
+
+enum Task<'a> {
+    Body(&'a Body, Dest),
+    Atom(&'a Atom, Dest),
+}
+
+impl Engine {
+    /// Loads `a` (see [`Names`]) and returns its value.
+    pub(super) fn load_atom(&mut self, a: &Atom, names: &mut Names) -> Val {
+        let mut out = Val::Int(0);
+        self.load(Task::Atom(a, Dest::Out), names, &mut out);
+        out
+    }
+
+    /// Loads the body `b` and returns its node.
+    pub(super) fn load_body(&mut self, b: &Body, names: &mut Names) -> NodeId {
+        let mut out = Val::Int(0);
+        self.load(Task::Body(b, Dest::Out), names, &mut out);
+        match out {
+            Val::Node(n) => n,
+            _ => unreachable!("a body loads as a node"),
+        }
+    }
+
+    fn load<'a>(&mut self, first: Task<'a>, names: &mut Names, out: &mut Val) {
+        let mut stack = vec![first];
+        while let Some(t) = stack.pop() {
+            match t {
+                Task::Body(b, dest) => {
+                    let site = self.site(b.span);
+                    let stage = self.load_stage(&b.stage, names);
+                    match &b.cmd {
+                        Cmd::App(app) => {
+                            let n = self.new_body(stage, Val::Int(0), vec![Val::Int(0); app.args.len()].into(), site);
+                            self.put(dest, Val::Node(n), out);
+                            // Pushed last-first: built in reading order.
+                            for (i, a) in app.args.iter().enumerate().rev() {
+                                let i = i as u32 + 1;
+                                match a {
+                                    Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
+                                    Arg::Splice(x) => {
+                                        let s = self.st.alloc(Kind::Splice(Val::Int(0)), Owner::Node(n));
+                                        self.set_field(n, i, Val::Node(s));
+                                        stack.push(Task::Atom(x, Dest::Field(s, 0)));
+                                    }
+                                }
+                            }
+                            stack.push(Task::Atom(&app.head, Dest::Field(n, 0)));
+                        }
+                        Cmd::Fix(fix) => {
+                            let sparam = self.binder(fix.sparam, names);
+                            let name = self.binder(fix.name, names);
+                            let gen = self.next_gen();
+                            let n = self.st.alloc(
+                                Kind::Body(Box::new(BodyN {
+                                    stage,
+                                    cmd: CmdN::Fix {
+                                        sparam,
+                                        name,
+                                        lam: NodeId::NONE,
+                                        body: NodeId::NONE,
+                                    },
+                                    site,
+                                    gen,
+                                    status: Status::New,
+                                })),
+                                Owner::None,
+                            );
+                            self.put(dest, Val::Node(n), out);
+                            stack.push(Task::Body(&fix.body, Dest::Field(n, 1)));
+                            self.load_lambda(&fix.lam, Dest::Field(n, 0), names, out, &mut stack);
+                        }
+                    }
+                }
+                Task::Atom(a, dest) => {
+                    let v = match a {
+                        Atom::Var(v) => {
+                            let s = match names {
+                                Names::Source(map) => SlotId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
+                                Names::Slots => SlotId(v.0),
+                            };
+                            debug_assert!(s.ix() < self.st.slots.len(), "{v:?} has no slot");
+                            self.st.slots[s.ix()].occs += 1;
+                            Val::Var(s)
+                        }
+                        Atom::Int(i) => Val::Int(*i),
+                        Atom::Bool(b) => Val::Bool(*b),
+                        Atom::Stage(b) => Val::Stage(*b),
+                        Atom::Builtin(b) => Val::Builtin(*b),
+                        Atom::Lambda(_) if handle_of(a).is_some() => {
+                            let h = handle_of(a).unwrap_or(NodeId::NONE);
+                            self.copy_val(Val::Node(h))
+                        }
+                        Atom::Lambda(l) => {
+                            self.load_lambda(l, dest, names, out, &mut stack);
+                            continue;
+                        }
+                        Atom::Rec(r) => {
+                            let name = self.binder(r.name, names);
+                            let n = self.st.alloc(Kind::Rec { name, lam: NodeId::NONE }, Owner::None);
+                            self.put(dest, Val::Node(n), out);
+                            self.load_lambda(&r.lam, Dest::Field(n, 0), names, out, &mut stack);
+                            continue;
+                        }
+                        Atom::Tuple(xs) => {
+                            let n = self.st.alloc(Kind::Tuple(vec![Val::Int(0); xs.len()].into()), Owner::None);
+                            self.put(dest, Val::Node(n), out);
+                            for (i, x) in xs.iter().enumerate().rev() {
+                                let i = i as u32;
+                                match x {
+                                    Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
+                                    Arg::Splice(x) => {
+                                        let s = self.st.alloc(Kind::Splice(Val::Int(0)), Owner::Node(n));
+                                        self.set_field(n, i, Val::Node(s));
+                                        stack.push(Task::Atom(x, Dest::Field(s, 0)));
+                                    }
+                                }
+                            }
+                            continue;
+                        }
+                        Atom::Expr(e) => {
+                            let mut vars: Vec<VarId> = Vec::new();
+                            for leaf in e.vals() {
+                                if let Atom::Var(v) = leaf {
+                                    if !vars.contains(v) {
+                                        vars.push(*v);
+                                    }
+                                }
+                            }
+                            let holes: Vec<Val> = vars
+                                .iter()
+                                .map(|v| {
+                                    let s = match names {
+                                        Names::Source(map) => SlotId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
+                                        Names::Slots => SlotId(v.0),
+                                    };
+                                    self.st.slots[s.ix()].occs += 1;
+                                    Val::Var(s)
+                                })
+                                .collect();
+                            let tpl = Arc::new(e.as_ref().clone());
+                            let n = self.st.alloc(
+                                Kind::Expr {
+                                    tpl,
+                                    vars: vars.into(),
+                                    holes: holes.into(),
+                                },
+                                Owner::None,
+                            );
+                            Val::Node(n)
+                        }
+                        Atom::Float(_) | Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => self.load_data(a, names),
+                    };
+                    self.put(dest, v, out);
+                }
+            }
+        }
+    }
+
+    fn load_lambda<'a>(&mut self, l: &'a Lambda, dest: Dest, names: &mut Names, out: &mut Val, stack: &mut Vec<Task<'a>>) {
+        let sparam = self.binder(l.sparam, names);
+        let params: Vec<SlotId> = l.params.iter().map(|p| self.binder(p.var, names)).collect();
+        let rest = l.params.iter().position(|p| p.rest).map(|r| r as u32);
+        let site = self.site(l.span);
+        let n = self.st.alloc(
+            Kind::Lam(Box::new(LamN {
+                sparam,
+                params: params.into(),
+                rest,
+                body: NodeId::NONE,
+                site,
+                locals: SlotId::NONE,
+            })),
+            Owner::None,
+        );
+        self.put(dest, Val::Node(n), out);
+        stack.push(Task::Body(&l.body, Dest::Field(n, 0)));
+    }
+
+    /// A data value: its variables become occurrences, its handles copies
+    /// this node owns.
+    fn load_data(&mut self, a: &Atom, names: &mut Names) -> Val {
+        let mut a = a.clone();
+        let n = self.st.alloc(Kind::Data(Box::new(Atom::Int(0))), Owner::None);
+        let mut vars: Vec<VarId> = Vec::new();
+        let mut handles: Vec<NodeId> = Vec::new();
+        super::data::walk_mut(&mut a, &mut |x| match x {
+            Atom::Var(v) => {
+                let s = match names {
+                    Names::Source(map) => VarId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
+                    Names::Slots => *v,
+                };
+                *v = s;
+                vars.push(s);
+            }
+            _ => {
+                if let Some(h) = handle_of(x) {
+                    handles.push(h);
+                    *x = handle(NodeId(handles.len() as u32 - 1));
+                }
+            }
+        });
+        for v in vars {
+            self.st.slots[v.0 as usize].occs += 1;
+        }
+        // Each handle becomes a handle of a copy owned by the data node.
+        let copies: Vec<NodeId> = handles
+            .iter()
+            .map(|h| match self.copy_val(Val::Node(*h)) {
+                Val::Node(c) => {
+                    self.st.set_owner(c, Owner::Node(n));
+                    c
+                }
+                _ => NodeId::NONE,
+            })
+            .collect();
+        super::data::walk_mut(&mut a, &mut |x| {
+            if let Some(k) = handle_of(x) {
+                *x = handle(copies[k.ix()]);
+            }
+        });
+        self.st.nodes[n.ix()].kind = Kind::Data(Box::new(a));
+        Val::Node(n)
+    }
+
+    /// A new slot for the binder `v`.
+    fn binder(&mut self, v: VarId, names: &mut Names) -> SlotId {
+        let s = self.st.slot(v);
+        self.st.slots[s.ix()].refs += 1;
+        if let Names::Source(map) = names {
+            let i = v.0 as usize;
+            if map.len() <= i {
+                map.resize(i + 1, u32::MAX);
+            }
+            map[i] = s.0;
+        }
+        s
+    }
+
+    fn load_stage(&mut self, s: &SExp, names: &Names) -> Stage {
+        let slot = |v: VarId| match names {
+            Names::Source(map) => SlotId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
+            Names::Slots => SlotId(v.0),
+        };
+        match s {
+            SExp::Const(b) => Stage::Const(*b),
+            SExp::Var(v) => {
+                let x = slot(*v);
+                self.st.slots[x.ix()].refs += 1;
+                Stage::Var(x)
+            }
+            tree => {
+                let mut t = tree.clone();
+                crate::term::rewrite_stage(&mut t, &|v| Some(SExp::Var(VarId(slot(v).0))));
+                crate::term::any_stage_var(&t, |v| {
+                    self.st.slots[v.0 as usize].refs += 1;
+                    false
+                });
+                Stage::Tree(Box::new(t))
+            }
+        }
+    }
+
+    /// A new application body.
+    pub(super) fn new_body(&mut self, stage: Stage, head: Val, args: Box<[Val]>, site: u32) -> NodeId {
+        let gen = self.next_gen();
+        let n = self.st.alloc(
+            Kind::Body(Box::new(BodyN {
+                stage,
+                cmd: CmdN::App { head, args },
+                site,
+                gen,
+                status: Status::New,
+            })),
+            Owner::None,
+        );
+        self.st.own(head, Owner::Node(n));
+        n
+    }
+
+    pub(super) fn put(&mut self, dest: Dest, v: Val, out: &mut Val) {
+        match dest {
+            Dest::Out => *out = v,
+            Dest::Field(n, i) => self.set_field(n, i, v),
+            Dest::Slot(s) => {
+                self.st.slots[s.ix()].state = super::store::SlotState::Bound(v);
+                self.st.own(v, Owner::Slot(s));
+            }
+        }
+    }
+
+    /// Sets field `i` of node `n` (and the owner of what it holds).
+    pub(super) fn set_field(&mut self, n: NodeId, i: u32, v: Val) {
+        let i = i as usize;
+        let as_node = |v: Val| match v {
+            Val::Node(c) => c,
+            _ => NodeId::NONE,
+        };
+        match &mut self.st.nodes[n.ix()].kind {
+            Kind::Body(b) => match &mut b.cmd {
+                CmdN::App { head, args } => {
+                    if i == 0 {
+                        *head = v;
+                    } else {
+                        args[i - 1] = v;
+                    }
+                }
+                CmdN::Fix { lam, body, .. } => {
+                    if i == 0 {
+                        *lam = as_node(v);
+                    } else {
+                        *body = as_node(v);
+                    }
+                }
+            },
+            Kind::Lam(l) => l.body = as_node(v),
+            Kind::Rec { lam, .. } => *lam = as_node(v),
+            Kind::Tuple(xs) => xs[i] = v,
+            Kind::Splice(x) => *x = v,
+            Kind::Expr { holes, .. } => holes[i] = v,
+            Kind::Free(_) | Kind::Data(_) => debug_assert!(false, "{n:?} has no fields"),
+        }
+        self.st.own(v, Owner::Node(n));
+    }
+}

@@ -1,0 +1,298 @@
+//! The engine: the program as an arena of nodes with variables as
+//! substitution slots, reduced from a worklist of pending bodies
+//! (MACHINE-NOTES §7).
+//!
+//! - `store.rs`: nodes ([`store::NodeId`]), slots ([`store::SlotId`]),
+//!   values ([`store::Val`]) and who owns what.
+//! - `load.rs`: terms into the store. `readback.rs`: the store back as
+//!   terms (results, failures, the views).
+//! - `look.rs`: what a body would do now (the verdict, read through slots).
+//! - `exec.rs`: the rules; `copy.rs`: instances of shared lambdas;
+//!   `drop.rs`: freeing; `order.rs`: the worklist's order.
+//!
+//! A step pops the top pending body, executes it, and pushes the bodies it
+//! made pending. β at the only occurrence of its lambda (holder count 1)
+//! binds the lambda's slots in place and moves its body where the applying
+//! body stood; a shared lambda is instantiated by a copy. A body that waits
+//! (inactive, or stuck on a symbolic variable) is registered with the slot
+//! it waits on and looked at again when that slot is bound.
+//!
+//! Invariants:
+//! - A node has one owner ([`store::Owner`]); a value reaches several places
+//!   only through a slot's occurrences, and a slot's `occs` counts them
+//!   exactly.
+//! - Every pending body is on the worklist, above every pending body that
+//!   follows it in the reference's post-order.
+//! - Nothing pending lies inside a value a slot holds between steps: such
+//!   a value is written into its occurrences (`order.rs`).
+
+mod copy;
+mod data;
+mod drop;
+mod exec;
+mod load;
+mod look;
+mod order;
+mod readback;
+pub mod store;
+
+use rustc_hash::FxHashMap;
+
+use crate::diag::Diagnostic;
+use crate::error::{ErrorKind, RuntimeError};
+use crate::print::Printer;
+use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper, StopReason};
+use crate::span::Span;
+use crate::term::{Atom, Program, Vars};
+use crate::verdict::{stuck, verdict, Verdict};
+use exec::Done;
+use look::Look;
+use store::{NodeId, Status, Store};
+
+/// The engine's state.
+pub struct Engine {
+    st: Store,
+    /// The top-level body.
+    root: NodeId,
+    /// The front end's variables (names for readback).
+    source: Vars,
+    /// The source spans of bodies and lambdas, by site.
+    spans: Vec<Span>,
+    sites: FxHashMap<Span, u32>,
+    counts: Counts,
+    /// Pending bodies with their generation; the next one on top.
+    work: Vec<(NodeId, u32)>,
+    gen: u32,
+    /// The variables of the exit value, once `$exit` ran.
+    exit_vars: Option<Vars>,
+}
+
+impl Engine {
+    /// An engine at the start of `program`.
+    pub fn new(program: Program) -> Engine {
+        let mut e = Engine {
+            st: Store::default(),
+            root: NodeId::NONE,
+            source: Vars::default(),
+            spans: Vec::new(),
+            sites: FxHashMap::default(),
+            counts: Counts::default(),
+            work: Vec::new(),
+            gen: 0,
+            exit_vars: None,
+        };
+        let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
+        e.root = e.load_body(&program.body, &mut names);
+        e.source = program.vars;
+        let bodies = e.bodies_post_order(e.root);
+        let mut pending = Vec::new();
+        for b in bodies {
+            if e.settle(b) {
+                pending.push(b);
+            }
+        }
+        let root = e.root;
+        e.schedule(root, pending, true);
+        e
+    }
+
+    /// The bodies of the tree at `root` in post-order.
+    fn bodies_post_order(&self, root: NodeId) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        let mut stack = vec![(root, false)];
+        while let Some((n, done)) = stack.pop() {
+            if done {
+                if self.st.body(n).is_some() {
+                    out.push(n);
+                }
+                continue;
+            }
+            stack.push((n, true));
+            let mut kids = Vec::new();
+            self.st.for_fields(n, |f| {
+                if let store::Val::Node(c) = f {
+                    kids.push(c);
+                }
+            });
+            stack.extend(kids.into_iter().rev().map(|c| (c, false)));
+        }
+        out
+    }
+
+    fn site(&mut self, span: Span) -> u32 {
+        if let Some(&s) = self.sites.get(&span) {
+            return s;
+        }
+        let s = self.spans.len() as u32;
+        self.spans.push(span);
+        self.sites.insert(span, s);
+        s
+    }
+
+    fn next_gen(&mut self) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        self.gen
+    }
+
+    /// Steps executed so far, by kind.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Live nodes.
+    pub fn live_nodes(&self) -> usize {
+        self.st.live
+    }
+
+    /// The next pending body, stale entries dropped.
+    fn next_pending(&mut self) -> Option<NodeId> {
+        while let Some(&(b, gen)) = self.work.last() {
+            if self.is_pending(b, gen) {
+                return Some(b);
+            }
+            self.work.pop();
+        }
+        None
+    }
+
+    /// Executes the next ready body. `None`: nothing is pending.
+    pub fn step(&mut self) -> Option<Result<Option<Atom>, RuntimeError>> {
+        self.step_traced(&mut |_, _, _| {})
+    }
+
+    fn step_traced(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>> {
+        loop {
+            let b = self.next_pending()?;
+            let site = self.st.body(b).map_or(0, |body| body.site);
+            match self.look(b) {
+                Look::Ready(plan) => {
+                    self.work.pop();
+                    if let Some(body) = self.st.body_mut(b) {
+                        body.status = Status::New;
+                    }
+                    let span = self.spans[site as usize];
+                    let done = self.execute(b, plan);
+                    let rule = match &done {
+                        Done::Stepped(r) => *r,
+                        Done::Exit(_) => Rule::Exit,
+                    };
+                    self.counts.count(rule);
+                    on_step(self.counts.total(), rule, span);
+                    return Some(Ok(match done {
+                        Done::Exit(v) => Some(v),
+                        Done::Stepped(_) => None,
+                    }));
+                }
+                Look::Fail => return Some(Err(self.failure(b))),
+                Look::Inactive | Look::Stuck(_) => {
+                    // Pending bodies stay pending until they run.
+                    debug_assert!(false, "a pending body turned {:?}", self.look(b));
+                    self.work.pop();
+                    self.settle(b);
+                }
+            }
+        }
+    }
+
+    /// The runtime error of failing body `b`, worded by the verdict on the
+    /// body read back.
+    fn failure(&self, b: NodeId) -> RuntimeError {
+        let mut names = readback::Names::new(&self.source);
+        let body = self.read_body(b, &mut names);
+        match verdict(&body, &mut names.vars, &[]) {
+            Verdict::Error(e) => e,
+            _ => RuntimeError::new(
+                ErrorKind::Type,
+                "internal error: the engine and the verdict disagree on this body".into(),
+                body.span,
+                None,
+            ),
+        }
+    }
+
+    /// The current term as a program.
+    pub fn to_program(&self) -> Program {
+        let mut names = readback::Names::new(&self.source);
+        let body = self.read_body(self.root, &mut names);
+        Program { body, vars: names.vars }
+    }
+
+    /// Runs until nothing is pending, `$exit`, an error or a limit.
+    pub fn run(&mut self, limits: &Limits) -> Outcome {
+        drive(self, limits, &mut |_, _, _| {})
+    }
+
+    /// Runs to the end and reports, printing the result canonically.
+    pub fn report(&mut self, limits: &Limits) -> Report {
+        self.report_traced(limits, &mut |_, _, _| {})
+    }
+
+    /// Like [`Engine::report`], calling `on_step` after every step.
+    pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
+        let outcome = drive(self, limits, on_step);
+        if matches!(outcome, Outcome::Limit(StopReason::Memory { .. })) {
+            return Report {
+                outcome,
+                counts: self.counts,
+                text: String::new(),
+                warnings: Vec::new(),
+                too_large: None,
+            };
+        }
+        let max_output = limits.max_output.unwrap_or(usize::MAX);
+        let printed = crate::memory::catch(|| -> (String, Vec<Diagnostic>) {
+            match &outcome {
+                Outcome::Exit(v) => {
+                    let vars = self.exit_vars.clone().unwrap_or_default();
+                    (Printer::new(&vars).limited(max_output).atom_text(v), stuck::in_value(v, &vars))
+                }
+                _ => {
+                    let p = self.to_program();
+                    (
+                        Printer::new(&p.vars).limited(max_output).program_text(&p.body),
+                        stuck::in_body(&p.body, &p.vars),
+                    )
+                }
+            }
+        });
+        match printed {
+            Ok((text, warnings)) => Report {
+                outcome,
+                counts: self.counts,
+                text,
+                warnings,
+                too_large: None,
+            },
+            Err(spent) => Report {
+                outcome: Outcome::Limit(StopReason::Memory {
+                    spent,
+                    steps: self.counts.total(),
+                }),
+                counts: self.counts,
+                text: String::new(),
+                warnings: Vec::new(),
+                too_large: None,
+            },
+        }
+    }
+}
+
+impl Stepper for Engine {
+    const CLOCK_EVERY: u64 = 1024;
+
+    fn steps(&self) -> u64 {
+        self.counts.total()
+    }
+
+    fn live_nodes(&self) -> Option<usize> {
+        Some(self.st.live)
+    }
+
+    fn pending(&mut self) -> bool {
+        self.next_pending().is_some()
+    }
+
+    fn step_once(&mut self, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Option<Result<Option<Atom>, RuntimeError>> {
+        self.step_traced(on_step)
+    }
+}

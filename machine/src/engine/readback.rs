@@ -1,0 +1,378 @@
+//! Reading the store back as core terms: the residual program, exit
+//! values, a failing body for the verdict to word. A variable bound in
+//! place is written out as its value at every occurrence (the reference's
+//! substitution), each copy with binders of its own; a known tuple
+//! spliced is expanded. Iterative: pieces are built children first.
+
+use rustc_hash::FxHashMap;
+
+use super::store::{CmdN, Kind, NodeId, SlotId, SlotState, Stage, Val};
+use super::Engine;
+use crate::expr::{Expr, ExprKind};
+use crate::term::{self, Application, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
+
+/// A built part of a term.
+enum Piece {
+    Atom(Atom),
+    Splice(Atom),
+    Body(term::Body),
+    Lambda(Lambda),
+}
+
+/// The names of a readback: the variable table of the terms made, and the
+/// term variable of each slot whose binder is being read.
+pub struct Names {
+    /// The table (the front end's, with the binders of the readback added).
+    pub vars: Vars,
+    scope: FxHashMap<SlotId, VarId>,
+    free: FxHashMap<SlotId, VarId>,
+}
+
+impl Names {
+    /// Names over a copy of the front end's table.
+    pub fn new(source: &Vars) -> Names {
+        Names {
+            vars: source.clone(),
+            scope: FxHashMap::default(),
+            free: FxHashMap::default(),
+        }
+    }
+}
+
+enum Task {
+    Val(Val),
+    /// Build node `n` from the pieces of its children; then restore the
+    /// scope of the binders it opened.
+    Leave(NodeId, Vec<(SlotId, Option<VarId>)>),
+}
+
+impl Engine {
+    /// The body at `n` as a term.
+    pub(super) fn read_body(&self, n: NodeId, names: &mut Names) -> term::Body {
+        match self.read(Val::Node(n), names) {
+            Piece::Body(b) => b,
+            _ => term::Body::hollow(crate::span::Span::default()),
+        }
+    }
+
+    /// A value as a term atom.
+    pub(super) fn read_atom(&self, v: Val, names: &mut Names) -> Atom {
+        match self.read(v, names) {
+            Piece::Atom(a) | Piece::Splice(a) => a,
+            Piece::Lambda(l) => Atom::Lambda(Box::new(l)),
+            Piece::Body(_) => Atom::Int(0),
+        }
+    }
+
+    fn scope(&self, s: SlotId, names: &mut Names, opened: &mut Vec<(SlotId, Option<VarId>)>) -> VarId {
+        let v = names.vars.copy_of(self.st.slots[s.ix()].origin);
+        opened.push((s, names.scope.insert(s, v)));
+        v
+    }
+
+    fn var_name(&self, s: SlotId, names: &mut Names) -> VarId {
+        if let Some(v) = names.scope.get(&s) {
+            return *v;
+        }
+        let origin = self.st.slots[s.ix()].origin;
+        *names.free.entry(s).or_insert_with(|| names.vars.copy_of(origin))
+    }
+
+    fn read_stage(&self, s: &Stage, names: &mut Names) -> SExp {
+        let one = |x: SlotId, names: &mut Names| -> SExp {
+            let mut cur = x;
+            loop {
+                if let Some(v) = names.scope.get(&cur) {
+                    return SExp::Var(*v);
+                }
+                match self.st.slots[cur.ix()].state {
+                    SlotState::Bound(Val::Var(t)) => cur = t,
+                    SlotState::Bound(Val::Stage(b)) => return SExp::Const(b),
+                    SlotState::Bound(_) => return SExp::Const(true),
+                    _ => return SExp::Var(self.var_name(cur, names)),
+                }
+            }
+        };
+        match s {
+            Stage::Const(b) => SExp::Const(*b),
+            Stage::Var(x) => one(*x, names),
+            Stage::Tree(t) => {
+                let mut xs = Vec::new();
+                crate::term::any_stage_var(t, |v| {
+                    xs.push(v);
+                    false
+                });
+                let mapped: FxHashMap<VarId, SExp> = xs.into_iter().map(|v| (v, one(SlotId(v.0), names))).collect();
+                let mut t = t.as_ref().clone();
+                crate::term::rewrite_stage(&mut t, &|v| mapped.get(&v).cloned());
+                t
+            }
+        }
+    }
+
+    fn read(&self, v: Val, names: &mut Names) -> Piece {
+        let mut stack = vec![Task::Val(v)];
+        let mut results: Vec<Piece> = Vec::new();
+        while let Some(t) = stack.pop() {
+            match t {
+                Task::Val(v) => match v {
+                    Val::Var(s) => {
+                        if let Some(x) = names.scope.get(&s) {
+                            results.push(Piece::Atom(Atom::Var(*x)));
+                            continue;
+                        }
+                        match self.st.slots[s.ix()].state {
+                            SlotState::Bound(w) => stack.push(Task::Val(w)),
+                            _ => {
+                                let x = self.var_name(s, names);
+                                results.push(Piece::Atom(Atom::Var(x)));
+                            }
+                        }
+                    }
+                    Val::Int(i) => results.push(Piece::Atom(Atom::Int(i))),
+                    Val::Bool(b) => results.push(Piece::Atom(Atom::Bool(b))),
+                    Val::Stage(b) => results.push(Piece::Atom(Atom::Stage(b))),
+                    Val::Builtin(b) => results.push(Piece::Atom(Atom::Builtin(b))),
+                    Val::Node(n) => {
+                        crate::memory::tick();
+                        let mut opened = Vec::new();
+                        match self.st.kind(n) {
+                            Kind::Free(_) => results.push(Piece::Atom(Atom::Int(0))),
+                            Kind::Body(b) => match &b.cmd {
+                                CmdN::App { head, args } => {
+                                    stack.push(Task::Leave(n, opened));
+                                    stack.extend(args.iter().rev().map(|a| Task::Val(*a)));
+                                    stack.push(Task::Val(*head));
+                                }
+                                CmdN::Fix { sparam, name, lam, body } => {
+                                    self.scope(*sparam, names, &mut opened);
+                                    self.scope(*name, names, &mut opened);
+                                    stack.push(Task::Leave(n, opened));
+                                    stack.push(Task::Val(Val::Node(*body)));
+                                    stack.push(Task::Val(Val::Node(*lam)));
+                                }
+                            },
+                            Kind::Lam(l) => {
+                                self.scope(l.sparam, names, &mut opened);
+                                for &p in l.params.iter() {
+                                    self.scope(p, names, &mut opened);
+                                }
+                                stack.push(Task::Leave(n, opened));
+                                stack.push(Task::Val(Val::Node(l.body)));
+                            }
+                            Kind::Rec { name, lam } => {
+                                self.scope(*name, names, &mut opened);
+                                stack.push(Task::Leave(n, opened));
+                                stack.push(Task::Val(Val::Node(*lam)));
+                            }
+                            Kind::Tuple(xs) => {
+                                stack.push(Task::Leave(n, opened));
+                                stack.extend(xs.iter().rev().map(|a| Task::Val(*a)));
+                            }
+                            Kind::Splice(x) => {
+                                stack.push(Task::Leave(n, opened));
+                                stack.push(Task::Val(*x));
+                            }
+                            Kind::Expr { holes, .. } => {
+                                stack.push(Task::Leave(n, opened));
+                                stack.extend(holes.iter().rev().map(|a| Task::Val(*a)));
+                            }
+                            Kind::Data(a) => {
+                                let mut parts = Vec::new();
+                                super::data::walk(a, &mut |x| {
+                                    if let Atom::Var(v) = x {
+                                        parts.push(Val::Var(SlotId(v.0)));
+                                    } else if let Some(h) = super::store::handle_of(x) {
+                                        parts.push(Val::Node(h));
+                                    }
+                                });
+                                stack.push(Task::Leave(n, opened));
+                                stack.extend(parts.into_iter().rev().map(Task::Val));
+                            }
+                        }
+                    }
+                },
+                Task::Leave(n, opened) => {
+                    let piece = self.build(n, &mut results, names);
+                    for (s, old) in opened.into_iter().rev() {
+                        match old {
+                            Some(v) => {
+                                names.scope.insert(s, v);
+                            }
+                            None => {
+                                names.scope.remove(&s);
+                            }
+                        }
+                    }
+                    results.push(piece);
+                }
+            }
+        }
+        results.pop().unwrap_or(Piece::Atom(Atom::Int(0)))
+    }
+
+    /// Builds node `n` from its children's pieces (on top of `results`).
+    fn build(&self, n: NodeId, results: &mut Vec<Piece>, names: &mut Names) -> Piece {
+        let take = |results: &mut Vec<Piece>, k: usize| -> Vec<Piece> { results.split_off(results.len() - k) };
+        match self.st.kind(n) {
+            Kind::Body(b) => {
+                let span = self.spans[b.site as usize];
+                let stage = self.read_stage(&b.stage, names);
+                match &b.cmd {
+                    CmdN::App { args, .. } => {
+                        let mut parts = take(results, args.len() + 1).into_iter();
+                        let head = piece_atom(parts.next());
+                        let args = arg_list(parts);
+                        Piece::Body(term::Body {
+                            stage,
+                            cmd: term::Cmd::App(Application {
+                                head,
+                                args,
+                                sugar: Default::default(),
+                            }),
+                            span,
+                        })
+                    }
+                    CmdN::Fix { sparam, name, .. } => {
+                        let mut parts = take(results, 2).into_iter();
+                        let lam = match parts.next() {
+                            Some(Piece::Lambda(l)) => l,
+                            _ => empty_lambda(),
+                        };
+                        let body = match parts.next() {
+                            Some(Piece::Body(b)) => b,
+                            _ => term::Body::hollow(span),
+                        };
+                        Piece::Body(term::Body {
+                            stage,
+                            cmd: term::Cmd::Fix(Box::new(Fix {
+                                sparam: names.scope.get(sparam).copied().unwrap_or(VarId(0)),
+                                name: names.scope.get(name).copied().unwrap_or(VarId(0)),
+                                lam,
+                                body,
+                            })),
+                            span,
+                        })
+                    }
+                }
+            }
+            Kind::Lam(l) => {
+                let body = match results.pop() {
+                    Some(Piece::Body(b)) => b,
+                    _ => term::Body::hollow(crate::span::Span::default()),
+                };
+                let params = l
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| Param {
+                        var: names.scope.get(p).copied().unwrap_or(VarId(0)),
+                        rest: l.rest == Some(i as u32),
+                    })
+                    .collect();
+                Piece::Lambda(Lambda {
+                    sparam: names.scope.get(&l.sparam).copied().unwrap_or(VarId(0)),
+                    params,
+                    body,
+                    span: self.spans[l.site as usize],
+                })
+            }
+            Kind::Rec { name, .. } => {
+                let lam = match results.pop() {
+                    Some(Piece::Lambda(l)) => l,
+                    _ => empty_lambda(),
+                };
+                Piece::Atom(Atom::Rec(Box::new(RecLambda {
+                    name: names.scope.get(name).copied().unwrap_or(VarId(0)),
+                    lam,
+                })))
+            }
+            Kind::Tuple(xs) => {
+                let parts = take(results, xs.len());
+                Piece::Atom(Atom::Tuple(arg_list(parts.into_iter())))
+            }
+            Kind::Splice(_) => Piece::Splice(piece_atom(results.pop())),
+            Kind::Expr { tpl, vars, holes } => {
+                let parts = take(results, holes.len());
+                let vals: Vec<Atom> = parts.into_iter().map(|p| piece_atom(Some(p))).collect();
+                let e: Expr = tpl.map_leaves(&mut |leaf| match &leaf.kind {
+                    ExprKind::Val(Atom::Var(v)) => match vars.iter().position(|w| w == v) {
+                        Some(i) => ExprKind::Val(vals[i].clone()),
+                        None => leaf.kind.clone(),
+                    },
+                    other => other.clone(),
+                });
+                Piece::Atom(Atom::Expr(Box::new(e)))
+            }
+            Kind::Data(a) => {
+                let mut keys = Vec::new();
+                super::data::walk(a, &mut |x| {
+                    if let Atom::Var(v) = x {
+                        keys.push(Err(*v));
+                    } else if let Some(h) = super::store::handle_of(x) {
+                        keys.push(Ok(h));
+                    }
+                });
+                let parts = take(results, keys.len());
+                let mut by_var: FxHashMap<VarId, Atom> = FxHashMap::default();
+                let mut by_handle: FxHashMap<NodeId, Atom> = FxHashMap::default();
+                for (k, p) in keys.into_iter().zip(parts) {
+                    match k {
+                        Err(v) => {
+                            by_var.insert(v, piece_atom(Some(p)));
+                        }
+                        Ok(h) => {
+                            by_handle.insert(h, piece_atom(Some(p)));
+                        }
+                    }
+                }
+                let mut a = a.as_ref().clone();
+                super::data::walk_mut(&mut a, &mut |x| {
+                    if let Atom::Var(v) = x {
+                        if let Some(w) = by_var.get(v) {
+                            *x = w.clone();
+                        }
+                    } else if let Some(h) = super::store::handle_of(x) {
+                        if let Some(w) = by_handle.get(&h) {
+                            *x = w.clone();
+                        }
+                    }
+                });
+                Piece::Atom(a)
+            }
+            Kind::Free(_) => Piece::Atom(Atom::Int(0)),
+        }
+    }
+}
+
+fn piece_atom(p: Option<Piece>) -> Atom {
+    match p {
+        Some(Piece::Atom(a)) | Some(Piece::Splice(a)) => a,
+        Some(Piece::Lambda(l)) => Atom::Lambda(Box::new(l)),
+        _ => Atom::Int(0),
+    }
+}
+
+/// An argument or element list; known tuples spliced are expanded.
+fn arg_list(parts: impl Iterator<Item = Piece>) -> Vec<Arg> {
+    let mut out = Vec::new();
+    for p in parts {
+        match p {
+            Piece::Splice(a) => match a.into_tuple() {
+                Ok(xs) => out.extend(xs),
+                Err(other) => out.push(Arg::Splice(other)),
+            },
+            other => out.push(Arg::Atom(piece_atom(Some(other)))),
+        }
+    }
+    out
+}
+
+fn empty_lambda() -> Lambda {
+    Lambda {
+        sparam: VarId(0),
+        params: Vec::new(),
+        body: term::Body::hollow(crate::span::Span::default()),
+        span: crate::span::Span::default(),
+    }
+}

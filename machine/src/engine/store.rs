@@ -1,0 +1,540 @@
+//! The engine's store: nodes in one flat arena addressed by [`NodeId`],
+//! variables as substitution slots addressed by [`SlotId`], both with free
+//! lists.
+//!
+//! A node has one owner: the node whose field holds it (its `parent`), a
+//! slot whose value it is, or nobody (the root). Values reach several
+//! places only through a slot: every [`Val::Var`] naming the slot is an
+//! *occurrence* and reads the slot's value, so binding a variable writes
+//! one slot and rewrites nothing else.
+
+use std::sync::Arc;
+
+use crate::expr::Expr;
+use crate::term::{Atom, Builtin, SExp, VarId};
+
+/// A node of the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// No node.
+    pub const NONE: NodeId = NodeId(u32::MAX);
+
+    pub(crate) fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A variable slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SlotId(pub u32);
+
+impl SlotId {
+    /// No slot (the end of a slot list).
+    pub const NONE: SlotId = SlotId(u32::MAX);
+
+    pub(crate) fn ix(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// What stands in a field of a node or in a slot: an occurrence of a
+/// variable, a node it owns, or a small value kept inline.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Val {
+    /// An occurrence of a variable: reads the slot.
+    Var(SlotId),
+    /// A node owned by the field (a lambda, a recursive lambda, a tuple, a
+    /// splice, an expression or a data value).
+    Node(NodeId),
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+    /// `always` or `never`.
+    Stage(bool),
+    /// `if` or `$exit`.
+    Builtin(Builtin),
+}
+
+/// A staging expression over slots.
+#[derive(Clone, Debug)]
+pub enum Stage {
+    /// `always` or `never`.
+    Const(bool),
+    /// A variable.
+    Var(SlotId),
+    /// Anything else: a tree whose variables are slot numbers.
+    Tree(Box<SExp>),
+}
+
+/// Where a body stands in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Not looked at yet.
+    New,
+    /// Its staging expression is false.
+    Inactive,
+    /// Active and waiting on a symbolic variable.
+    Stuck,
+    /// Active and not stuck: it is on the worklist.
+    Pending,
+}
+
+/// An application body `⟨stage, head args..⟩` or a `fix` body.
+#[derive(Clone, Debug)]
+pub struct BodyN {
+    /// Its staging expression.
+    pub stage: Stage,
+    /// What it does.
+    pub cmd: CmdN,
+    /// The source body it copies (an index into the engine's spans).
+    pub site: u32,
+    /// Bumped whenever the body executes or is freed: a worklist or waiter
+    /// entry with another generation is stale.
+    pub gen: u32,
+    /// Its status.
+    pub status: Status,
+}
+
+/// The command of a body.
+#[derive(Clone, Debug)]
+pub enum CmdN {
+    /// `head args..`.
+    App {
+        /// The function.
+        head: Val,
+        /// The arguments (a splice is a [`Kind::Splice`] node).
+        args: Box<[Val]>,
+    },
+    /// `fix [sparam] name = lam in body`.
+    Fix {
+        /// The staging parameter of the implicit lambda around `body`.
+        sparam: SlotId,
+        /// The recursive name (bound in `lam` and in `body`).
+        name: SlotId,
+        /// The recursive lambda (a [`Kind::Lam`] node).
+        lam: NodeId,
+        /// The scope (a [`Kind::Body`] node).
+        body: NodeId,
+    },
+}
+
+/// A lambda `λ[sparam] params . body`.
+#[derive(Clone, Debug)]
+pub struct LamN {
+    /// The staging parameter.
+    pub sparam: SlotId,
+    /// The parameters.
+    pub params: Box<[SlotId]>,
+    /// The position of the rest parameter, if any.
+    pub rest: Option<u32>,
+    /// The body (a [`Kind::Body`] node).
+    pub body: NodeId,
+    /// The source lambda (an index into the engine's spans).
+    pub site: u32,
+    /// The first of the slots bound in place inside this lambda (a list
+    /// through [`Slot::next_local`]): binders with no lambda left, which a
+    /// copy of this lambda must copy as it copies its parameters.
+    pub locals: SlotId,
+}
+
+/// What a node is.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// On the free list (the next free node).
+    Free(NodeId),
+    /// A body.
+    Body(Box<BodyN>),
+    /// A lambda.
+    Lam(Box<LamN>),
+    /// A recursive lambda made by `fix`: `name`, bound to this node, may
+    /// occur in `lam`.
+    Rec {
+        /// The recursive name.
+        name: SlotId,
+        /// The lambda (a [`Kind::Lam`] node).
+        lam: NodeId,
+    },
+    /// A tuple.
+    Tuple(Box<[Val]>),
+    /// A splice `!t` in an argument or element list.
+    Splice(Val),
+    /// An expression not yet evaluated: a shared template whose variables
+    /// `vars` stand for the values `holes`.
+    Expr {
+        /// The expression as loaded.
+        tpl: Arc<Expr>,
+        /// Its variables, in the order of `holes`.
+        vars: Arc<[VarId]>,
+        /// What each variable stands for here.
+        holes: Box<[Val]>,
+    },
+    /// A value computed by an expression (a float, a string, a record, a
+    /// map, a matrix). Symbolic variables inside are `Atom::Var` of slot
+    /// numbers, lambdas are handles of nodes this node owns ([`handle`]).
+    Data(Box<Atom>),
+}
+
+/// A node: what it is and who holds it.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// What it is.
+    pub kind: Kind,
+    /// Who owns it ([`Owner`], encoded).
+    pub owner: u32,
+}
+
+/// Who owns a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// Nobody: the root, or a node being built or moved.
+    None,
+    /// A node's field.
+    Node(NodeId),
+    /// A slot's value.
+    Slot(SlotId),
+}
+
+const SLOT_BIT: u32 = 1 << 31;
+
+impl Owner {
+    fn encode(self) -> u32 {
+        match self {
+            Owner::None => u32::MAX,
+            Owner::Node(n) => n.0,
+            Owner::Slot(s) => s.0 | SLOT_BIT,
+        }
+    }
+
+    fn decode(x: u32) -> Owner {
+        if x == u32::MAX {
+            Owner::None
+        } else if x & SLOT_BIT != 0 {
+            Owner::Slot(SlotId(x & !SLOT_BIT))
+        } else {
+            Owner::Node(NodeId(x))
+        }
+    }
+}
+
+/// The state of a slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SlotState {
+    /// Symbolic: its binder has not been invoked.
+    Unbound,
+    /// Bound to a value (which it owns if it is a node).
+    Bound(Val),
+    /// On the free list (the next free slot).
+    Free(SlotId),
+}
+
+/// A variable: its value once bound, and who needs it.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    /// Its state.
+    pub state: SlotState,
+    /// Live occurrences ([`Val::Var`] of this slot, in nodes, slot values
+    /// and data). Exact: a β applying the value at the only occurrence
+    /// takes the value instead of copying it.
+    pub occs: u32,
+    /// Other references that keep the slot: its binder, staging
+    /// expressions mentioning it, a local list holding it.
+    pub refs: u32,
+    /// The bodies to look at again when it is bound: staged on it, or stuck
+    /// on it; `(body, generation)`, stale entries skipped.
+    pub waiters: Vec<(NodeId, u32)>,
+    /// The source variable it copies (for names in readback).
+    pub origin: VarId,
+    /// The next slot of the local list it is on.
+    pub next_local: SlotId,
+    /// Where its occurrence was last placed ([`Owner`], encoded): a hint,
+    /// valid when that place still holds it (checked before use).
+    pub holder: u32,
+}
+
+/// The arena of nodes and slots.
+#[derive(Default)]
+pub struct Store {
+    /// The nodes.
+    pub nodes: Vec<Node>,
+    free_node: Option<NodeId>,
+    /// The slots.
+    pub slots: Vec<Slot>,
+    free_slot: Option<SlotId>,
+    /// Nodes in use.
+    pub live: usize,
+    /// Slots in use.
+    pub live_slots: usize,
+}
+
+/// A lambda inside an [`Atom`] (a data value or an expression operand):
+/// the node it stands for, in a lambda with no body whose staging
+/// parameter holds the node number. Expressions treat lambdas as opaque,
+/// so they pass handles through untouched.
+pub fn handle(n: NodeId) -> Atom {
+    Atom::Lambda(Box::new(crate::term::Lambda {
+        sparam: VarId(n.0),
+        params: Vec::new(),
+        body: crate::term::Body::hollow(HANDLE_SPAN),
+        span: HANDLE_SPAN,
+    }))
+}
+
+/// The span that marks a [`handle`].
+const HANDLE_SPAN: crate::span::Span = crate::span::Span {
+    file: crate::span::FileId(u32::MAX),
+    start: u32::MAX,
+    end: u32::MAX,
+};
+
+/// The node a [`handle`] stands for.
+pub fn handle_of(a: &Atom) -> Option<NodeId> {
+    match a {
+        Atom::Lambda(l) if l.span == HANDLE_SPAN => Some(NodeId(l.sparam.0)),
+        _ => None,
+    }
+}
+
+impl Store {
+    /// A new node.
+    pub fn alloc(&mut self, kind: Kind, owner: Owner) -> NodeId {
+        self.live += 1;
+        if self.live.is_multiple_of(4096) {
+            crate::memory::tick();
+        }
+        match self.free_node {
+            Some(n) => {
+                let Kind::Free(next) = self.nodes[n.ix()].kind else {
+                    unreachable!("the free list holds free nodes")
+                };
+                self.free_node = (next != NodeId::NONE).then_some(next);
+                self.nodes[n.ix()] = Node {
+                    kind,
+                    owner: owner.encode(),
+                };
+                n
+            }
+            None => {
+                let n = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+                self.nodes.push(Node {
+                    kind,
+                    owner: owner.encode(),
+                });
+                n
+            }
+        }
+    }
+
+    /// Puts a node on the free list (its contents already dropped).
+    pub fn release(&mut self, n: NodeId) {
+        debug_assert!(!matches!(self.nodes[n.ix()].kind, Kind::Free(_)), "double free of {n:?}");
+        self.live -= 1;
+        self.nodes[n.ix()] = Node {
+            kind: Kind::Free(self.free_node.unwrap_or(NodeId::NONE)),
+            owner: u32::MAX,
+        };
+        self.free_node = Some(n);
+    }
+
+    /// A new slot, unbound, copying the source variable `origin`.
+    pub fn slot(&mut self, origin: VarId) -> SlotId {
+        self.live_slots += 1;
+        let fresh = Slot {
+            state: SlotState::Unbound,
+            occs: 0,
+            refs: 0,
+            waiters: Vec::new(),
+            origin,
+            next_local: SlotId::NONE,
+            holder: u32::MAX,
+        };
+        match self.free_slot {
+            Some(s) => {
+                let SlotState::Free(next) = self.slots[s.ix()].state else {
+                    unreachable!("the free list holds free slots")
+                };
+                self.free_slot = (next != SlotId::NONE).then_some(next);
+                self.slots[s.ix()] = fresh;
+                s
+            }
+            None => {
+                let s = SlotId(u32::try_from(self.slots.len()).unwrap_or(u32::MAX));
+                self.slots.push(fresh);
+                s
+            }
+        }
+    }
+
+    /// Puts a slot on the free list.
+    pub fn release_slot(&mut self, s: SlotId) {
+        debug_assert!(!matches!(self.slots[s.ix()].state, SlotState::Free(_)), "double free of {s:?}");
+        self.live_slots -= 1;
+        let slot = &mut self.slots[s.ix()];
+        slot.state = SlotState::Free(self.free_slot.unwrap_or(SlotId::NONE));
+        slot.waiters = Vec::new();
+        slot.next_local = SlotId::NONE;
+        self.free_slot = Some(s);
+    }
+
+    /// What a node is.
+    pub fn kind(&self, n: NodeId) -> &Kind {
+        &self.nodes[n.ix()].kind
+    }
+
+    /// Who owns a node.
+    pub fn owner(&self, n: NodeId) -> Owner {
+        Owner::decode(self.nodes[n.ix()].owner)
+    }
+
+    /// Sets the owner of a node.
+    pub fn set_owner(&mut self, n: NodeId, o: Owner) {
+        self.nodes[n.ix()].owner = o.encode();
+    }
+
+    /// Sets the owner of the node in `v`, or the holder of the occurrence.
+    pub fn own(&mut self, v: Val, o: Owner) {
+        match v {
+            Val::Node(n) => self.set_owner(n, o),
+            Val::Var(s) => self.slots[s.ix()].holder = o.encode(),
+            _ => {}
+        }
+    }
+
+    /// Where the occurrence of `s` was last placed.
+    pub fn holder(&self, s: SlotId) -> Owner {
+        Owner::decode(self.slots[s.ix()].holder)
+    }
+
+    /// The body at `n`.
+    pub fn body(&self, n: NodeId) -> Option<&BodyN> {
+        match &self.nodes[n.ix()].kind {
+            Kind::Body(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The body at `n`, to change.
+    pub fn body_mut(&mut self, n: NodeId) -> Option<&mut BodyN> {
+        match &mut self.nodes[n.ix()].kind {
+            Kind::Body(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The slot `s`.
+    pub fn slot_ref(&self, s: SlotId) -> &Slot {
+        &self.slots[s.ix()]
+    }
+
+    /// The value a chain of variable-to-variable bindings from `s` ends in:
+    /// an unbound slot as `Val::Var`, or the value.
+    pub fn deref(&self, mut v: Val) -> Val {
+        while let Val::Var(s) = v {
+            match self.slots[s.ix()].state {
+                SlotState::Bound(next) => v = next,
+                _ => return v,
+            }
+        }
+        v
+    }
+
+    /// The value of a staging expression: a variable is true when bound to
+    /// a concrete value (`always`/`never` count as themselves), false while
+    /// symbolic.
+    pub fn stage_value(&self, s: &Stage) -> bool {
+        match s {
+            Stage::Const(b) => *b,
+            Stage::Var(x) => self.var_truth(*x),
+            Stage::Tree(t) => t.value(&|v| self.var_truth(SlotId(v.0))),
+        }
+    }
+
+    fn var_truth(&self, s: SlotId) -> bool {
+        match self.deref(Val::Var(s)) {
+            Val::Var(_) => false,
+            Val::Stage(b) => b,
+            _ => true,
+        }
+    }
+
+    /// The unbound slots a staging expression's value depends on (the ends
+    /// of their binding chains).
+    pub fn stage_waits(&self, s: &Stage, out: &mut Vec<SlotId>) {
+        let mut add = |x: SlotId| {
+            if let Val::Var(end) = self.deref(Val::Var(x)) {
+                out.push(end);
+            }
+        };
+        match s {
+            Stage::Const(_) => {}
+            Stage::Var(x) => add(*x),
+            Stage::Tree(t) => {
+                crate::term::any_stage_var(t, |v| {
+                    add(SlotId(v.0));
+                    false
+                });
+            }
+        }
+    }
+
+    /// Calls `f` on every value field of node `n`, in the reference order
+    /// (head, then arguments; a lambda's body; a `fix`'s lambda, then its
+    /// scope), with node children as `Val::Node`.
+    pub fn for_fields(&self, n: NodeId, mut f: impl FnMut(Val)) {
+        match &self.nodes[n.ix()].kind {
+            Kind::Free(_) | Kind::Data(_) => {}
+            Kind::Body(b) => match &b.cmd {
+                CmdN::App { head, args } => {
+                    f(*head);
+                    args.iter().for_each(|a| f(*a));
+                }
+                CmdN::Fix { lam, body, .. } => {
+                    f(Val::Node(*lam));
+                    f(Val::Node(*body));
+                }
+            },
+            Kind::Lam(l) => f(Val::Node(l.body)),
+            Kind::Rec { lam, .. } => f(Val::Node(*lam)),
+            Kind::Tuple(xs) => xs.iter().for_each(|x| f(*x)),
+            Kind::Splice(x) => f(*x),
+            Kind::Expr { holes, .. } => holes.iter().for_each(|x| f(*x)),
+        }
+    }
+
+    /// Replaces, in node `p`, the field holding node `old` by `new`.
+    pub fn replace_field(&mut self, p: NodeId, old: NodeId, new: Val) {
+        let hit = |x: &mut Val| {
+            if *x == Val::Node(old) {
+                *x = new;
+                true
+            } else {
+                false
+            }
+        };
+        let node_field = |x: &mut NodeId| {
+            if *x == old {
+                if let Val::Node(n) = new {
+                    *x = n;
+                    return true;
+                }
+            }
+            false
+        };
+        let done = match &mut self.nodes[p.ix()].kind {
+            Kind::Body(b) => match &mut b.cmd {
+                CmdN::App { head, args } => hit(head) || args.iter_mut().any(hit),
+                CmdN::Fix { lam, body, .. } => node_field(lam) || node_field(body),
+            },
+            Kind::Lam(l) => node_field(&mut l.body),
+            Kind::Rec { lam, .. } => node_field(lam),
+            Kind::Tuple(xs) => xs.iter_mut().any(hit),
+            Kind::Splice(x) => hit(x),
+            Kind::Expr { holes, .. } => holes.iter_mut().any(hit),
+            Kind::Free(_) | Kind::Data(_) => false,
+        };
+        debug_assert!(done, "{p:?} does not hold {old:?}");
+        self.own(new, Owner::Node(p));
+    }
+}

@@ -1,0 +1,169 @@
+//! The engine against the reference reducer, in lockstep: for every corpus
+//! program and for generated staged and builder programs, the engine must
+//! execute the same body (rule and source) at every step, and end the same
+//! way (outcome, printed result, warnings, step counts by kind).
+//!
+//! `DEEPCPS_ENGINE_CASES=N` sets the number of generated staged programs
+//! (default 3,000), `DEEPCPS_ENGINE_BUILDERS=N` that of builder programs
+//! (default 300), `DEEPCPS_ENGINE_SEED=S` the first seed.
+
+use std::path::Path;
+
+use deepcps_machine::engine::Engine;
+use deepcps_machine::reference::Reducer;
+use deepcps_machine::run::{Limits, Report, Rule};
+use deepcps_machine::span::{SourceMap, Span};
+use deepcps_machine::syntax::{load_program, RealFs};
+use deepcps_machine::term::Program;
+use deepcps_tests::builders::{load_builder_program, BuilderGen};
+use deepcps_tests::compare::compare;
+use deepcps_tests::{dcps_files, directive, load_source, root, StagedGen, TEST_MAX_STEPS};
+
+fn env_u64(key: &str, default: u64) -> u64 {
+    std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+type Trace = Vec<(Rule, Span)>;
+
+/// Both machines' traces and reports.
+fn both(program: Program, limits: &Limits) -> ((Trace, Report), (Trace, Report)) {
+    let mut rt = Vec::new();
+    let reference = Reducer::new(program.clone()).report_traced(limits, &mut |_, r, s| rt.push((r, s)));
+    let mut et = Vec::new();
+    let mut e = Engine::new(program);
+    let report = e.report_traced(limits, &mut |_, r, s| et.push((r, s)));
+    ((rt, reference), (et, report))
+}
+
+/// A step as the message shows it: its rule and source text.
+fn show(step: &(Rule, Span), src: Option<&str>) -> String {
+    let text = src
+        .and_then(|s| s.get(step.1.start as usize..step.1.end as usize))
+        .map(|t| t.lines().next().unwrap_or("").to_string())
+        .unwrap_or_else(|| format!("{:?}", step.1));
+    format!("{:?} `{text}`", step.0)
+}
+
+/// The first difference between the engine and the reference (`src`: the
+/// program's text, to quote).
+fn check(program: Program, limits: &Limits, src: Option<&str>) -> Result<(), String> {
+    let ((rt, reference), (et, engine)) =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| both(program, limits))).map_err(|e| {
+            format!(
+                "panicked: {}",
+                e.downcast_ref::<String>()
+                    .cloned()
+                    .unwrap_or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()).unwrap_or_default())
+            )
+        })?;
+    if let Some(i) = (0..rt.len().min(et.len())).find(|&i| rt[i] != et[i]) {
+        let before: Vec<String> = rt[i.saturating_sub(3)..i].iter().map(|s| show(s, src)).collect();
+        return Err(format!(
+            "step {} differs (after {:?}): reference {}, engine {}",
+            i + 1,
+            before,
+            show(&rt[i], src),
+            show(&et[i], src)
+        ));
+    }
+    compare(&engine, &reference)
+}
+
+/// Every corpus program that loads ends the same way on both, step for step.
+#[test]
+fn corpus_programs_agree() {
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(|| {
+            let base = root();
+            let mut files = Vec::new();
+            dcps_files(&base.join("corpus"), &mut files);
+            let (mut ran, mut failures) = (0, Vec::new());
+            for path in &files {
+                let text = std::fs::read_to_string(path).unwrap_or_default();
+                let mut sources = SourceMap::new();
+                let Ok(program) = load_program(&RealFs, path, &mut sources) else {
+                    continue;
+                };
+                let max_steps = directive(&text, "max-steps:")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(TEST_MAX_STEPS);
+                // The reference is quadratic: the long benchmarks are left
+                // to the equivalence of the graph machine.
+                if max_steps > 200_000 && path.starts_with(base.join("corpus/bench")) {
+                    continue;
+                }
+                let limits = Limits {
+                    max_steps,
+                    ..Limits::default()
+                };
+                ran += 1;
+                if let Err(e) = check(program, &limits, None) {
+                    failures.push(format!("{}: {e}", path.display()));
+                }
+            }
+            assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+            assert!(ran >= 25, "only {ran} corpus programs ran");
+        })
+        .expect("spawn")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
+/// Generated staged programs agree, step for step.
+#[test]
+fn generated_programs_agree() {
+    let cases = env_u64("DEEPCPS_ENGINE_CASES", 3_000);
+    let first = env_u64("DEEPCPS_ENGINE_SEED", 0);
+    let limits = Limits {
+        max_steps: 2_000,
+        ..Limits::default()
+    };
+    let (mut failures, mut seeds) = (Vec::new(), Vec::new());
+    for seed in first..first + cases {
+        let g = StagedGen::new(seed).program();
+        let program = load_source(&g.src).unwrap_or_else(|e| panic!("seed {seed} does not load:\n{}\n{e}", g.src));
+        if let Err(e) = check(program, &limits, Some(&g.src)) {
+            seeds.push(seed);
+            if failures.len() < 3 {
+                failures.push(format!("seed {seed}\n=== program\n{}\n{e}", g.src));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n\n{} of {cases} differ; seeds: {seeds:?}",
+        failures.join("\n\n"),
+        seeds.len()
+    );
+}
+
+/// Programs built by the paper's actions agree, step for step.
+#[test]
+fn generated_builder_programs_agree() {
+    let cases = env_u64("DEEPCPS_ENGINE_BUILDERS", 300);
+    let limits = Limits {
+        max_steps: 20_000,
+        ..Limits::default()
+    };
+    let mut failures = Vec::new();
+    for seed in 0..cases {
+        let src = BuilderGen::new(seed).program();
+        let program = load_builder_program(&src).unwrap_or_else(|e| panic!("seed {seed} does not load:\n{src}\n{e}"));
+        if let Err(e) = check(program, &limits, None) {
+            failures.push(format!("seed {seed}:\n=== program\n{src}\n{e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differ\n{}",
+        failures.len(),
+        failures.iter().take(2).cloned().collect::<Vec<_>>().join("\n\n")
+    );
+}
+
+/// A corpus path relative to the root, for messages.
+#[allow(dead_code)]
+fn rel(p: &Path) -> String {
+    p.strip_prefix(root()).unwrap_or(p).display().to_string()
+}
