@@ -128,6 +128,7 @@ impl Engine {
                     let params: Vec<SlotId> = l.params.iter().map(|p| self.fresh_binder(*p, c)).collect();
                     let (olds, news) = self.map_locals(l.locals, c);
                     let head = news.first().copied().unwrap_or(SlotId::NONE);
+                    let tail = news.last().copied().unwrap_or(SlotId::NONE);
                     let m = self.st.alloc(
                         Kind::Lam(Box::new(LamN {
                             sparam,
@@ -136,14 +137,17 @@ impl Engine {
                             body: NodeId::NONE,
                             site: l.site,
                             locals: head,
+                            locals_tail: tail,
                         })),
                         Owner::None,
                     );
                     self.put(dest, Val::Node(m), &mut out);
                     stack.push(Visit::Enter(Val::Node(l.body), Dest::Field(m, 0)));
                     for (o, f) in olds.iter().zip(&news) {
-                        if let SlotState::Bound(v) = self.st.slots[o.ix()].state {
-                            stack.push(Visit::Enter(v, Dest::Slot(*f)));
+                        match self.st.slots[o.ix()].state {
+                            SlotState::Bound(v) => stack.push(Visit::Enter(v, Dest::Slot(*f))),
+                            SlotState::Alias(t) => self.copy_alias(t, *f, c),
+                            _ => {}
                         }
                     }
                 }
@@ -221,6 +225,7 @@ impl Engine {
                     let mut out = Val::Int(0);
                     self.put(Dest::Slot(*f), w, &mut out);
                 }
+                SlotState::Alias(t) => self.copy_alias(t, *f, c),
                 SlotState::Bound(v) => {
                     let w = match v {
                         Val::Var(t) => self.occurrence(t, c),
@@ -230,6 +235,23 @@ impl Engine {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The copy `f` of a slot aliasing `t`.
+    fn copy_alias(&mut self, t: SlotId, f: SlotId, c: &Copy) {
+        let target = match c.map.get(&t) {
+            Some(Subst::Slot(g)) => Some(*g),
+            Some(Subst::Value(Val::Var(x))) => Some(*x),
+            Some(Subst::Value(v)) => {
+                self.st.slots[f.ix()].state = SlotState::Bound(*v);
+                None
+            }
+            None => Some(t),
+        };
+        if let Some(g) = target {
+            self.st.slots[f.ix()].state = SlotState::Alias(g);
+            self.st.slots[g.ix()].refs += 1;
         }
     }
 

@@ -25,11 +25,20 @@ impl Engine {
         debug_assert!(slot.occs > 0, "{s:?} has no occurrence to drop");
         slot.occs -= 1;
         if slot.occs == 0 {
-            if let SlotState::Bound(Val::Node(n)) = slot.state {
-                // Nothing reads the value any more; a staging expression
-                // still sees a concrete value.
-                slot.state = SlotState::Bound(Val::Bool(true));
-                stack.push(Val::Node(n));
+            match slot.state {
+                SlotState::Bound(Val::Node(n)) => {
+                    // Nothing reads the value any more; a staging
+                    // expression still sees a concrete value.
+                    slot.state = SlotState::Bound(Val::Bool(true));
+                    stack.push(Val::Node(n));
+                }
+                SlotState::Bound(Val::Var(t)) if slot.refs > 0 => {
+                    // Staging expressions still follow the binding.
+                    slot.state = SlotState::Alias(t);
+                    self.st.slots[t.ix()].refs += 1;
+                    stack.push(Val::Var(t));
+                }
+                _ => {}
             }
             self.maybe_release(s, stack);
         }
@@ -61,10 +70,27 @@ impl Engine {
         if slot.occs != 0 || slot.refs != 0 {
             return;
         }
-        if let SlotState::Bound(v) = slot.state {
-            stack.push(v);
-        }
+        let state = slot.state;
         self.st.release_slot(s);
+        match state {
+            SlotState::Bound(v) => stack.push(v),
+            SlotState::Alias(t) => self.unref_into(t, stack),
+            _ => {}
+        }
+    }
+
+    /// Drops the references of a staging expression no body holds any
+    /// more.
+    pub(super) fn drop_stage_refs(&mut self, st: &Stage) {
+        let mut stack = Vec::new();
+        self.drop_stage(st, &mut stack);
+        while let Some(v) = stack.pop() {
+            match v {
+                Val::Var(s) => self.drop_occ(s, &mut stack),
+                Val::Node(n) => self.drop_node(n, &mut stack),
+                _ => {}
+            }
+        }
     }
 
     fn drop_stage(&mut self, st: &Stage, stack: &mut Vec<Val>) {

@@ -70,7 +70,19 @@ impl Engine {
                 self.st.own(v, Owner::None);
                 v
             }
-            Src::Elem(t, i) => {
+            Src::Elem(t, i, via) => {
+                // The splice's variable is the tuple's only holder: its
+                // elements move out (the tuple goes with the body).
+                let sole = via
+                    .and_then(|s| self.sole_chain(s))
+                    .is_some_and(|last| self.st.slots[last.ix()].state == SlotState::Bound(Val::Node(*t)));
+                if sole {
+                    if let Kind::Tuple(xs) = &mut self.st.nodes[t.ix()].kind {
+                        let v = std::mem::replace(&mut xs[*i], Val::Int(0));
+                        self.st.own(v, Owner::None);
+                        return v;
+                    }
+                }
                 let x = match self.st.kind(*t) {
                     Kind::Tuple(xs) => xs[*i],
                     _ => Val::Int(0),
@@ -166,18 +178,12 @@ impl Engine {
             // top level.
             let mut ls = vec![l.sparam];
             ls.extend(l.params.iter().copied());
-            let mut s = l.locals;
-            while s != SlotId::NONE {
-                let next = self.st.slots[s.ix()].next_local;
-                self.st.slots[s.ix()].next_local = SlotId::NONE;
-                ls.push(s);
-                s = next;
-            }
+            let list = self.link(&ls, (l.locals, l.locals_tail));
             self.st.nodes[lam.ix()].kind = Kind::Tuple(Box::new([]));
             self.st.release(lam);
             let body = l.body;
             self.replace_body(b, body);
-            self.adopt_locals(outer, &ls, false);
+            self.adopt_list(outer, list, false);
             let woken = self.wake(&bound);
             self.schedule(body, woken, false);
         } else {
@@ -217,8 +223,23 @@ impl Engine {
             self.replace_body(b, copy);
             // Slots bound to nodes have no binder: locals of the lambda
             // around, or let go at the top level.
-            self.adopt_locals(outer, &fresh, true);
-            self.adopt_locals(outer, &news, false);
+            // An argument no place in the copy reads is dropped.
+            for &f in &fresh {
+                if self.st.slots[f.ix()].occs == 0 {
+                    if let SlotState::Bound(v @ Val::Node(_)) = self.st.slots[f.ix()].state {
+                        self.st.slots[f.ix()].state = SlotState::Bound(Val::Bool(true));
+                        self.st.own(v, Owner::None);
+                        self.drop_val(v);
+                    }
+                }
+            }
+            let fresh = self.link(&fresh, (SlotId::NONE, SlotId::NONE));
+            self.adopt_list(outer, fresh, true);
+            let copied = (
+                news.first().copied().unwrap_or(SlotId::NONE),
+                news.last().copied().unwrap_or(SlotId::NONE),
+            );
+            self.adopt_list(outer, copied, false);
             let mut pending = Vec::new();
             for nb in std::mem::take(&mut c.bodies) {
                 if self.settle(nb) {
@@ -248,7 +269,15 @@ impl Engine {
     }
 
     /// Binds slot `s` to `v` (which it now owns).
+    /// A value nothing will read (no occurrence) is dropped at once: a
+    /// staging expression only needs to know it is concrete.
     fn bind(&mut self, s: SlotId, v: Val) {
+        if let (Val::Node(_), 0) = (v, self.st.slots[s.ix()].occs) {
+            self.st.slots[s.ix()].state = SlotState::Bound(Val::Bool(true));
+            self.st.own(v, Owner::None);
+            self.drop_val(v);
+            return;
+        }
         self.st.slots[s.ix()].state = SlotState::Bound(v);
         self.st.own(v, Owner::Slot(s));
     }
@@ -284,45 +313,54 @@ impl Engine {
         }
     }
 
-    /// Puts the slots `ls` on the local list of `outer`, or lets them go.
-    /// A binder's reference becomes the list's; `fresh` slots (a copy's
-    /// arguments) had none and get one.
-    fn adopt_locals(&mut self, outer: Option<NodeId>, ls: &[SlotId], fresh: bool) {
+    /// Links the slots `ls` into a list ahead of the list `rest` (head and
+    /// tail); returns the whole list's head and tail.
+    fn link(&mut self, ls: &[SlotId], rest: (SlotId, SlotId)) -> (SlotId, SlotId) {
+        let (mut head, mut tail) = rest;
+        for &s in ls.iter().rev() {
+            self.st.slots[s.ix()].next_local = head;
+            if tail == SlotId::NONE {
+                tail = s;
+            }
+            head = s;
+        }
+        (head, tail)
+    }
+
+    /// Puts the list `(head, tail)` ahead of the local list of `outer` (in
+    /// constant time), or lets its slots go at the top level. A binder's
+    /// reference becomes the list's; `fresh` slots (a copy's arguments) had
+    /// none and get one.
+    fn adopt_list(&mut self, outer: Option<NodeId>, (head, tail): (SlotId, SlotId), fresh: bool) {
+        if head == SlotId::NONE {
+            return;
+        }
+        if fresh {
+            let mut s = head;
+            while s != SlotId::NONE {
+                self.st.slots[s.ix()].refs += 1;
+                s = self.st.slots[s.ix()].next_local;
+            }
+        }
         match outer {
             Some(m) => {
                 let Kind::Lam(l) = &mut self.st.nodes[m.ix()].kind else { return };
-                let mut head = l.locals;
-                for &s in ls.iter().rev() {
-                    self.st.slots[s.ix()].next_local = head;
-                    head = s;
+                let old = l.locals;
+                l.locals = head;
+                if l.locals_tail == SlotId::NONE {
+                    l.locals_tail = tail;
                 }
-                if let Kind::Lam(l) = &mut self.st.nodes[m.ix()].kind {
-                    l.locals = head;
-                }
-                if fresh {
-                    for &s in ls {
-                        self.st.slots[s.ix()].refs += 1;
-                    }
-                }
+                self.st.slots[tail.ix()].next_local = old;
             }
             None => {
-                for &s in ls {
-                    if fresh {
-                        self.release_if_unused(s);
-                    } else {
-                        self.unref(s);
-                    }
+                let mut s = head;
+                while s != SlotId::NONE {
+                    let next = self.st.slots[s.ix()].next_local;
+                    self.st.slots[s.ix()].next_local = SlotId::NONE;
+                    self.unref(s);
+                    s = next;
                 }
             }
-        }
-    }
-
-    /// Frees slot `s` (and its value) if nothing refers to it.
-    fn release_if_unused(&mut self, s: SlotId) {
-        let slot = &self.st.slots[s.ix()];
-        if slot.occs == 0 && slot.refs == 0 {
-            self.st.slots[s.ix()].refs = 1;
-            self.unref(s);
         }
     }
 
@@ -356,8 +394,7 @@ impl Engine {
         body.gen = gen;
         body.status = Status::New;
         self.st.own(branch, Owner::Node(b));
-        self.stage_refs(&old_stage, -1);
-        self.release_stage_slots(&old_stage);
+        self.drop_stage_refs(&old_stage);
         if let CmdN::App { head, args } = old {
             self.drop_val(head);
             for a in args.iter() {
@@ -366,25 +403,6 @@ impl Engine {
         }
         let pending = if self.settle(b) { vec![b] } else { Vec::new() };
         self.schedule(b, pending, true);
-    }
-
-    /// After dropping references of a staging expression: frees the slots
-    /// nothing refers to any more.
-    fn release_stage_slots(&mut self, s: &Stage) {
-        let mut xs = Vec::new();
-        match s {
-            Stage::Const(_) => {}
-            Stage::Var(x) => xs.push(*x),
-            Stage::Tree(t) => {
-                crate::term::any_stage_var(t, |v| {
-                    xs.push(SlotId(v.0));
-                    false
-                });
-            }
-        }
-        for x in xs {
-            self.release_if_unused(x);
-        }
     }
 
     /// `fix`: the name is bound to the recursive value, the staging
@@ -418,7 +436,8 @@ impl Engine {
         self.st.slots[name.ix()].refs += 1;
         self.st.set_owner(scope, Owner::None);
         self.replace_body(b, scope);
-        self.adopt_locals(outer, &[sparam, name], false);
+        let list = self.link(&[sparam, name], (SlotId::NONE, SlotId::NONE));
+        self.adopt_list(outer, list, false);
         let woken = self.wake(&[sparam, name]);
         self.schedule(scope, woken, false);
     }

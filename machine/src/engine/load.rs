@@ -199,6 +199,7 @@ impl Engine {
                 body: NodeId::NONE,
                 site,
                 locals: SlotId::NONE,
+                locals_tail: SlotId::NONE,
             })),
             Owner::None,
         );

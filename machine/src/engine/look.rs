@@ -18,8 +18,9 @@ use crate::term::{Arg, Atom, Builtin, VarId};
 pub(super) enum Src {
     /// The body's argument field `i`: moved.
     Field(usize),
-    /// Element `i` of a tuple node that is not the rule's: copied.
-    Elem(NodeId, usize),
+    /// Element `i` of a tuple node spliced through this variable: moved
+    /// when the variable's chain has no other occurrence, else copied.
+    Elem(NodeId, usize, Option<SlotId>),
     /// Computed by an expression: loaded.
     Computed(Atom),
     /// A splice of the symbolic tuple in this slot.
@@ -298,6 +299,10 @@ impl Engine {
             },
             other => self.st.deref(other),
         };
+        let via = match inner {
+            Val::Var(s) => Some(s),
+            _ => None,
+        };
         match v {
             Val::Var(s) => {
                 args.push(ArgV {
@@ -321,12 +326,12 @@ impl Engine {
                                 },
                                 _ => args.push(ArgV {
                                     val: x,
-                                    src: Src::Elem(t, i),
+                                    src: Src::Elem(t, i, via),
                                 }),
                             },
                             _ => args.push(ArgV {
                                 val: self.st.deref(x),
-                                src: Src::Elem(t, i),
+                                src: Src::Elem(t, i, via),
                             }),
                         }
                     }

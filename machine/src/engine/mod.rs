@@ -26,6 +26,7 @@
 //! - Nothing pending lies inside a value a slot holds between steps: such
 //!   a value is written into its occurrences (`order.rs`).
 
+mod check;
 mod copy;
 mod data;
 mod drop;

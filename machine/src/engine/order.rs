@@ -160,9 +160,94 @@ impl Engine {
     /// under `root` (each holder its own copy, the last the value), and
     /// returns the pending bodies under `root` in post-order.
     fn normalize(&mut self, root: NodeId, pending: &[NodeId]) -> Vec<NodeId> {
-        // The slots whose values hold a pending body directly.
-        let mut marked: FxHashSet<SlotId> = FxHashSet::default();
+        // Round after round, the values holding a pending body directly are
+        // written into their occurrences in the tree; when an occurrence is
+        // not found there, it lies inside another value: then the values
+        // reaching a marked one through the slots they mention are found
+        // and written in too.
+        for _ in 0..64 {
+            let marked = self.value_tops(root, pending);
+            if marked.is_empty() {
+                break;
+            }
+            // The values holding the marked ones, found up from where their
+            // occurrences were placed.
+            let all = match self.holder_paths(root, &marked) {
+                Some(all) => all,
+                None => marked.clone(),
+            };
+            if !self.write_in_marked(root, &all) {
+                let mut memo: FxHashMap<SlotId, bool> = FxHashMap::default();
+                let mut all = marked.clone();
+                let mut stack = vec![root];
+                let mut seen: FxHashSet<SlotId> = FxHashSet::default();
+                while let Some(n) = stack.pop() {
+                    self.st.for_fields(n, |f| match f {
+                        Val::Node(c) => stack.push(c),
+                        Val::Var(s) => {
+                            if let Some((last, _)) = self.chain_end(s) {
+                                if seen.insert(last) && self.holds_pending(last, &marked, &mut memo) {
+                                    all.insert(last);
+                                }
+                            }
+                        }
+                        _ => {}
+                    });
+                }
+                if !self.write_in_marked(root, &all) {
+                    break;
+                }
+            }
+        }
+        self.pending_under(root)
+    }
+
+    /// The marked slots and the slots whose values hold their
+    /// occurrences, found by walking up from where each occurrence was last
+    /// placed to `root`; `None` when a place is stale or leads elsewhere.
+    fn holder_paths(&self, root: NodeId, marked: &FxHashSet<SlotId>) -> Option<FxHashSet<SlotId>> {
+        let mut all = marked.clone();
+        let mut todo: Vec<SlotId> = marked.iter().copied().collect();
+        while let Some(t) = todo.pop() {
+            // The occurrence: where `t` (or a slot bound to it) was placed.
+            let mut cur = match self.st.holder(t) {
+                Owner::Node(n) => {
+                    let mut hit = false;
+                    self.st.for_fields(n, |f| hit |= f == Val::Var(t));
+                    if !hit {
+                        return None;
+                    }
+                    n
+                }
+                _ => return None,
+            };
+            loop {
+                if cur == root {
+                    break;
+                }
+                match self.st.owner(cur) {
+                    Owner::Node(p) => cur = p,
+                    Owner::Slot(s) => {
+                        if all.insert(s) {
+                            todo.push(s);
+                        }
+                        break;
+                    }
+                    Owner::None => return None,
+                }
+            }
+        }
+        Some(all)
+    }
+
+    /// The slots holding (as the top of their value) a body of `pending`
+    /// that is not in the tree at `root`.
+    fn value_tops(&self, root: NodeId, pending: &[NodeId]) -> FxHashSet<SlotId> {
+        let mut marked = FxHashSet::default();
         for &p in pending {
+            if !matches!(self.st.kind(p), Kind::Body(b) if b.status == Status::Pending) {
+                continue;
+            }
             let mut cur = p;
             loop {
                 if cur == root {
@@ -178,27 +263,7 @@ impl Engine {
                 }
             }
         }
-        // Those whose values hold one through the values of slots they
-        // mention.
-        let mut memo: FxHashMap<SlotId, bool> = FxHashMap::default();
-        let mut all = marked.clone();
-        let mut stack = vec![root];
-        let mut seen: FxHashSet<SlotId> = FxHashSet::default();
-        while let Some(n) = stack.pop() {
-            self.st.for_fields(n, |f| match f {
-                Val::Node(c) => stack.push(c),
-                Val::Var(s) => {
-                    if let Some((last, _)) = self.chain_end(s) {
-                        if seen.insert(last) && self.holds_pending(last, &marked, &mut memo) {
-                            all.insert(last);
-                        }
-                    }
-                }
-                _ => {}
-            });
-        }
-        self.write_in_marked(root, &all);
-        self.pending_under(root)
+        marked
     }
 
     /// Whether the value of slot `s` holds a pending body: it is marked,

@@ -86,7 +86,7 @@ impl Engine {
                     return SExp::Var(*v);
                 }
                 match self.st.slots[cur.ix()].state {
-                    SlotState::Bound(Val::Var(t)) => cur = t,
+                    SlotState::Bound(Val::Var(t)) | SlotState::Alias(t) => cur = t,
                     SlotState::Bound(Val::Stage(b)) => return SExp::Const(b),
                     SlotState::Bound(_) => return SExp::Const(true),
                     _ => return SExp::Var(self.var_name(cur, names)),
@@ -123,6 +123,7 @@ impl Engine {
                         }
                         match self.st.slots[s.ix()].state {
                             SlotState::Bound(w) => stack.push(Task::Val(w)),
+                            SlotState::Alias(t) => stack.push(Task::Val(Val::Var(t))),
                             _ => {
                                 let x = self.var_name(s, names);
                                 results.push(Piece::Atom(Atom::Var(x)));

@@ -138,6 +138,8 @@ pub struct LamN {
     /// through [`Slot::next_local`]): binders with no lambda left, which a
     /// copy of this lambda must copy as it copies its parameters.
     pub locals: SlotId,
+    /// The last slot of that list (so that lists join in constant time).
+    pub locals_tail: SlotId,
 }
 
 /// What a node is.
@@ -226,6 +228,10 @@ pub enum SlotState {
     Unbound,
     /// Bound to a value (which it owns if it is a node).
     Bound(Val),
+    /// Bound to another variable that no occurrence reads any more: kept
+    /// for the staging expressions that mention this one (a reference of
+    /// that slot, not an occurrence).
+    Alias(SlotId),
     /// On the free list (the next free slot).
     Free(SlotId),
 }
@@ -434,6 +440,7 @@ impl Store {
         while let Val::Var(s) = v {
             match self.slots[s.ix()].state {
                 SlotState::Bound(next) => v = next,
+                SlotState::Alias(t) => v = Val::Var(t),
                 _ => return v,
             }
         }
