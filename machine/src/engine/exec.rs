@@ -92,7 +92,21 @@ impl Engine {
                         self.st.slots[s.ix()].occs += 1;
                         x
                     }
-                    Val::Node(_) => self.copy_val(x),
+                    // A lambda (or tuple) in a tuple others hold is shared
+                    // through a slot of its own, not copied: the tuple's
+                    // field becomes its first occurrence.
+                    Val::Node(e) => {
+                        let origin = via.map_or(crate::term::VarId(0), |s| self.st.slots[s.ix()].origin);
+                        let x = self.st.slot(origin);
+                        self.st.slots[x.ix()].state = SlotState::Bound(Val::Node(e));
+                        self.st.slots[x.ix()].occs = 2;
+                        self.st.set_owner(e, Owner::Slot(x));
+                        if let Kind::Tuple(xs) = &mut self.st.nodes[t.ix()].kind {
+                            xs[*i] = Val::Var(x);
+                        }
+                        self.st.own(Val::Var(x), Owner::Node(*t));
+                        Val::Var(x)
+                    }
                     other => other,
                 }
             }
@@ -187,6 +201,7 @@ impl Engine {
             let woken = self.wake(&bound);
             self.schedule(body, woken, false);
         } else {
+            let vals: Vec<Val> = vals.into_iter().map(|v| self.shortcut(v)).collect();
             let mut c = Copy::default();
             c.map.insert(l.sparam, Subst::Value(Val::Stage(true)));
             let mut fresh = Vec::new();
@@ -272,6 +287,7 @@ impl Engine {
     /// A value nothing will read (no occurrence) is dropped at once: a
     /// staging expression only needs to know it is concrete.
     fn bind(&mut self, s: SlotId, v: Val) {
+        let v = self.shortcut(v);
         if let (Val::Node(_), 0) = (v, self.st.slots[s.ix()].occs) {
             self.st.slots[s.ix()].state = SlotState::Bound(Val::Bool(true));
             self.st.own(v, Owner::None);
@@ -280,6 +296,23 @@ impl Engine {
         }
         self.st.slots[s.ix()].state = SlotState::Bound(v);
         self.st.own(v, Owner::Slot(s));
+    }
+
+    /// An occurrence `Var(t)` of a slot that only forwards to another
+    /// variable becomes an occurrence of the chain's last slot, so that
+    /// chains of variable-to-variable bindings stay one hop long.
+    fn shortcut(&mut self, v: Val) -> Val {
+        let Val::Var(t) = v else { return v };
+        let mut end = t;
+        while let SlotState::Bound(Val::Var(u)) = self.st.slots[end.ix()].state {
+            end = u;
+        }
+        if end == t {
+            return v;
+        }
+        self.st.slots[end.ix()].occs += 1;
+        self.drop_val(Val::Var(t));
+        Val::Var(end)
     }
 
     /// The bodies waiting on the slots `bound` that are now pending.
