@@ -4,7 +4,7 @@
 //! way (outcome, printed result, warnings, step counts by kind).
 //!
 //! `DEEPCPS_ENGINE_CASES=N` sets the number of generated staged programs
-//! (default 3,000), `DEEPCPS_ENGINE_BUILDERS=N` that of builder programs
+//! (default 10,000), `DEEPCPS_ENGINE_BUILDERS=N` that of builder programs
 //! (default 300), `DEEPCPS_ENGINE_SEED=S` the first seed.
 
 use std::path::Path;
@@ -113,7 +113,7 @@ fn corpus_programs_agree() {
 /// Generated staged programs agree, step for step.
 #[test]
 fn generated_programs_agree() {
-    let cases = env_u64("DEEPCPS_ENGINE_CASES", 3_000);
+    let cases = env_u64("DEEPCPS_ENGINE_CASES", 10_000);
     let first = env_u64("DEEPCPS_ENGINE_SEED", 0);
     let limits = Limits {
         max_steps: 2_000,

@@ -311,34 +311,37 @@ impl Engine {
                 });
                 Ok(true)
             }
-            Val::Node(t) => match self.st.kind(t) {
-                Kind::Tuple(xs) => {
-                    for (i, &x) in xs.iter().enumerate() {
-                        match x {
-                            Val::Node(e) => match self.st.kind(e) {
-                                Kind::Splice(y) => match self.st.deref(*y) {
-                                    Val::Var(s) => args.push(ArgV {
-                                        val: Val::Var(s),
-                                        src: Src::SymSplice(s),
-                                    }),
-                                    // A known tuple is never left spliced.
-                                    _ => return Ok(false),
-                                },
-                                _ => args.push(ArgV {
-                                    val: x,
-                                    src: Src::Elem(t, i, via),
+            Val::Node(t) if matches!(self.st.kind(t), Kind::Tuple(_)) => {
+                // Splices of known tuples inside are expanded too; their
+                // elements are never moved (the outer tuple may be shared).
+                let mut todo: Vec<(NodeId, usize, Option<SlotId>)> = vec![(t, 0, via)];
+                while let Some((t, i, via)) = todo.pop() {
+                    let Kind::Tuple(xs) = self.st.kind(t) else { return Ok(false) };
+                    let Some(&x) = xs.get(i) else { continue };
+                    todo.push((t, i + 1, via));
+                    match x {
+                        Val::Node(e) => match self.st.kind(e) {
+                            Kind::Splice(y) => match self.st.deref(*y) {
+                                Val::Var(s) => args.push(ArgV {
+                                    val: Val::Var(s),
+                                    src: Src::SymSplice(s),
                                 }),
+                                Val::Node(inner) if matches!(self.st.kind(inner), Kind::Tuple(_)) => todo.push((inner, 0, None)),
+                                _ => return Ok(false),
                             },
                             _ => args.push(ArgV {
-                                val: self.st.deref(x),
+                                val: x,
                                 src: Src::Elem(t, i, via),
                             }),
-                        }
+                        },
+                        _ => args.push(ArgV {
+                            val: self.st.deref(x),
+                            src: Src::Elem(t, i, via),
+                        }),
                     }
-                    Ok(true)
                 }
-                _ => Ok(false),
-            },
+                Ok(true)
+            }
             _ => Ok(false),
         }
     }
@@ -411,20 +414,23 @@ impl Engine {
             Val::Stage(b) => Atom::Stage(b),
             Val::Builtin(b) => Atom::Builtin(b),
             Val::Node(n) => match self.st.kind(n) {
-                Kind::Tuple(xs) => Atom::Tuple(
-                    xs.iter()
-                        .map(|&x| match x {
-                            Val::Node(e) => match self.st.kind(e) {
-                                Kind::Splice(y) => match self.value_atom(*y) {
-                                    a @ Atom::Var(_) => Arg::Splice(a),
-                                    a => Arg::Splice(a),
-                                },
-                                _ => Arg::Atom(self.value_atom(x)),
-                            },
-                            _ => Arg::Atom(self.value_atom(x)),
-                        })
-                        .collect(),
-                ),
+                Kind::Tuple(xs) => {
+                    let mut out = Vec::with_capacity(xs.len());
+                    for &x in xs.iter() {
+                        match x {
+                            Val::Node(e) if matches!(self.st.kind(e), Kind::Splice(_)) => {
+                                let Kind::Splice(y) = self.st.kind(e) else { continue };
+                                // A known tuple spliced is its elements.
+                                match self.value_atom(*y).into_tuple() {
+                                    Ok(es) => out.extend(es),
+                                    Err(a) => out.push(Arg::Splice(a)),
+                                }
+                            }
+                            _ => out.push(Arg::Atom(self.value_atom(x))),
+                        }
+                    }
+                    Atom::Tuple(out)
+                }
                 Kind::Data(a) => {
                     let mut a = a.as_ref().clone();
                     super::data::walk_mut(&mut a, &mut |x| {

@@ -25,8 +25,12 @@ impl Engine {
             return;
         }
         let mut plain = pending.iter().all(|&p| self.under(p, root));
+        // Bodies moved in from values are in the tree now, but not
+        // necessarily where the order given put them.
+        let mut sorted = sorted;
         if !plain {
             plain = self.write_in_sole(root, &pending);
+            sorted = false;
         }
         let order = if !plain {
             self.normalize(root, &pending)
