@@ -6,13 +6,14 @@
 # run with `$exit`. A file of N actions is about 29 bytes an action.
 #
 # For every size it prints, for loading alone (`deepcps check`) and for the
-# whole run (`deepcps run --stats --threads 1`): wall time, peak RSS,
+# whole run (`deepcps run --stats --threads 1`, or `--engine`): wall time, peak RSS,
 # bytes of memory per byte of source, steps and steps per second, and the
 # ratio of wall time to the previous size's (linear: about 10).
 #
-# Usage: scripts/builders-bench.sh [--check-only] [--no-build] [--timeout S] [N ...]
+# Usage: scripts/builders-bench.sh [--check-only] [--engine] [--no-build] [--timeout S] [N ...]
 #   N             sizes (default: 10000 100000 1000000)
 #   --check-only  time loading alone
+#   --engine      run on the arena engine (`deepcps run --engine`)
 #   --no-build    use target/release/deepcps as it is
 #   --timeout S   kill a run after S seconds (default 600)
 # Needs GNU time (/usr/bin/time) for peak RSS.
@@ -20,12 +21,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=1
 runs=1
+machine=(--threads 1)
 timeout_s=600
 sizes=()
-usage="usage: $0 [--check-only] [--no-build] [--timeout S] [N ...]"
+usage="usage: $0 [--check-only] [--engine] [--no-build] [--timeout S] [N ...]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --check-only) runs=0 ;;
+    --engine) machine=(--engine) ;;
     --no-build) build=0 ;;
     --timeout) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; timeout_s=$2; shift ;;
     -h|--help) echo "$usage"; exit 0 ;;
@@ -64,7 +67,7 @@ for n in "${sizes[@]}"; do
     if [ "$what" = check ]; then
       cmd=("$bin" check "$src")
     else
-      cmd=("$bin" run --stats --threads 1 --max-steps 1000000000 "$src")
+      cmd=("$bin" run --stats "${machine[@]}" --max-steps 1000000000 "$src")
     fi
     t0=$EPOCHREALTIME
     set +e

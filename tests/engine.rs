@@ -197,3 +197,32 @@ fn invariants_hold_after_every_step() {
         failures.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
     );
 }
+
+/// `deepcps run --engine` prints what the graph machine prints (the
+/// paper's residual, byte for byte), with the same counts; it refuses more
+/// than one thread and `--reference`, and a step limit is exit code 3.
+#[test]
+fn run_with_the_engine() {
+    use deepcps_tests::deepcps;
+    for file in [
+        "corpus/paper/arith_built.dcps",
+        "corpus/paper/matrix_chain.dcps",
+        "corpus/paper/arith_run.dcps",
+    ] {
+        let graph = deepcps(&["run", "--stats", "--threads", "1", file]);
+        let engine = deepcps(&["run", "--stats", "--engine", file]);
+        assert_eq!(engine.code, graph.code, "{file}: {}", engine.err);
+        assert_eq!(engine.out, graph.out, "{file}");
+        let counts = |err: &str| err.lines().find(|l| l.starts_with("steps:")).map(str::to_string);
+        assert_eq!(counts(&engine.err), counts(&graph.err), "{file}");
+        assert!(counts(&engine.err).is_some(), "{file}: {}", engine.err);
+    }
+    let two = deepcps(&["run", "--engine", "--threads", "2", "corpus/paper/arith_built.dcps"]);
+    assert_eq!(two.code, 2, "{}", two.err);
+    assert!(two.err.contains("--engine"), "{}", two.err);
+    let both = deepcps(&["run", "--engine", "--reference", "corpus/paper/arith_built.dcps"]);
+    assert_eq!(both.code, 2, "{}", both.err);
+    let limited = deepcps(&["run", "--engine", "--max-steps", "3", "corpus/paper/arith_run.dcps"]);
+    assert_eq!(limited.code, 3, "{}", limited.err);
+    assert!(limited.err.contains("step limit"), "{}", limited.err);
+}

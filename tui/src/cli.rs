@@ -91,6 +91,13 @@ enum Command {
         /// explicit `--threads` above 1 is refused).
         #[arg(long)]
         reference: bool,
+        /// Use the arena engine (variables as slots, a worklist of pending
+        /// bodies, lambdas bound in place at their only use) instead of the
+        /// graph machine. Results and step counts are the reference's; it
+        /// reduces on one thread (an explicit `--threads` above 1 is
+        /// refused).
+        #[arg(long, conflicts_with = "reference")]
+        engine: bool,
         /// Step the graph machine one body at a time, without fast runs
         /// (stretches of steps executed on compiled templates, each step's
         /// result the next ready body). Results and counts are the same; it
@@ -318,6 +325,7 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
             max_nodes,
             max_output,
             reference,
+            engine,
             no_fast,
         } => ctx.run(
             &file,
@@ -327,6 +335,7 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
                 threads,
                 stop_after: stop_after.is_some(),
                 reference,
+                engine,
                 max_output,
                 fast: !no_fast,
                 lang: lang.map(|d| (d, if exec { Ending::Exec } else { Ending::Residual })),

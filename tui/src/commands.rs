@@ -8,6 +8,7 @@ use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use deepcps_machine::diag::{Diagnostic, Severity};
+use deepcps_machine::engine::Engine;
 use deepcps_machine::expect::Expectations;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
@@ -56,6 +57,8 @@ pub struct RunOptions {
     pub stop_after: bool,
     /// `--reference`: the reference reducer instead of the graph machine.
     pub reference: bool,
+    /// `--engine`: the arena engine instead of the graph machine.
+    pub engine: bool,
     /// `--max-output`: the longest result printed, in bytes.
     pub max_output: usize,
     /// Whether the graph machine may take fast runs (`--no-fast`: not).
@@ -159,6 +162,7 @@ impl Ctx<'_> {
             threads,
             stop_after,
             reference,
+            engine,
             max_output,
             fast,
             lang,
@@ -167,6 +171,8 @@ impl Ctx<'_> {
         // step: one thread. Only an explicit request for more is an error.
         let sequential_only = if reference {
             Some("--reference (the reference reducer reduces on one thread)")
+        } else if engine {
+            Some("--engine (the arena engine reduces on one thread)")
         } else if trace {
             Some("--trace (a trace follows the sequential machine, step by step)")
         } else {
@@ -228,6 +234,12 @@ impl Ctx<'_> {
             };
             if reference {
                 Reducer::new(program).report_traced(&limits, &mut on_step)
+            } else if engine {
+                let mut e = Engine::new(program);
+                let r = e.report_traced(&limits, &mut on_step);
+                live_nodes = Some(e.live_nodes());
+                graph_stats = Some(format!("engine: {} live nodes", e.live_nodes()));
+                r
             } else {
                 let mut m = Machine::new(program);
                 m.fast = fast;

@@ -24,12 +24,13 @@ impl Engine {
         if pending.is_empty() {
             return;
         }
-        let mut plain = pending.iter().all(|&p| self.under(p, root));
+        let outside: Vec<NodeId> = pending.iter().copied().filter(|&p| !self.under(p, root)).collect();
+        let mut plain = outside.is_empty();
         // Bodies moved in from values are in the tree now, but not
         // necessarily where the order given put them.
         let mut sorted = sorted;
         if !plain {
-            plain = self.write_in_sole(root, &pending);
+            plain = self.write_in_sole(root, &outside);
             sorted = false;
         }
         let order = if !plain {
