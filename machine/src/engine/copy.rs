@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use super::load::Dest;
-use super::store::{BodyN, CmdN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Status, Val};
+use super::store::{CmdN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Val};
 use super::Engine;
 use crate::term::{Atom, SExp, VarId};
 
@@ -75,22 +75,13 @@ impl Engine {
                 Kind::Free(_) => debug_assert!(false, "copy of a freed node {n:?}"),
                 Kind::Body(b) => {
                     let stage = self.copy_stage(&b.stage, c);
-                    let gen = self.next_gen();
                     match &b.cmd {
                         CmdN::App { head, args } => {
-                            let m = self.st.alloc(
-                                Kind::Body(Box::new(BodyN {
-                                    stage,
-                                    cmd: CmdN::App {
-                                        head: Val::Int(0),
-                                        args: vec![Val::Int(0); args.len()].into(),
-                                    },
-                                    site: b.site,
-                                    gen,
-                                    status: Status::New,
-                                })),
-                                Owner::None,
-                            );
+                            let cmd = CmdN::App {
+                                head: Val::Int(0),
+                                args: vec![Val::Int(0); args.len()].into(),
+                            };
+                            let m = self.body_node(stage, cmd, b.site);
                             self.put(dest, Val::Node(m), &mut out);
                             stack.push(Visit::Exit(m));
                             for (i, a) in args.iter().enumerate().rev() {
@@ -101,21 +92,13 @@ impl Engine {
                         CmdN::Fix { sparam, name, lam, body } => {
                             let sparam = self.fresh_binder(*sparam, c);
                             let name = self.fresh_binder(*name, c);
-                            let m = self.st.alloc(
-                                Kind::Body(Box::new(BodyN {
-                                    stage,
-                                    cmd: CmdN::Fix {
-                                        sparam,
-                                        name,
-                                        lam: NodeId::NONE,
-                                        body: NodeId::NONE,
-                                    },
-                                    site: b.site,
-                                    gen,
-                                    status: Status::New,
-                                })),
-                                Owner::None,
-                            );
+                            let cmd = CmdN::Fix {
+                                sparam,
+                                name,
+                                lam: NodeId::NONE,
+                                body: NodeId::NONE,
+                            };
+                            let m = self.body_node(stage, cmd, b.site);
                             self.put(dest, Val::Node(m), &mut out);
                             stack.push(Visit::Exit(m));
                             stack.push(Visit::Enter(Val::Node(*body), Dest::Field(m, 1)));

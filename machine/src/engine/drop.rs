@@ -9,7 +9,11 @@ use crate::term::Atom;
 impl Engine {
     /// Drops `v` (an occurrence or an owned node) and everything it owns.
     pub(super) fn drop_val(&mut self, v: Val) {
-        let mut stack = vec![v];
+        self.drop_all(vec![v]);
+    }
+
+    /// Drops everything on `stack` and what it owns.
+    fn drop_all(&mut self, mut stack: Vec<Val>) {
         while let Some(v) = stack.pop() {
             match v {
                 Val::Var(s) => self.drop_occ(s, &mut stack),
@@ -48,13 +52,7 @@ impl Engine {
     pub(super) fn unref(&mut self, s: SlotId) {
         let mut stack = Vec::new();
         self.unref_into(s, &mut stack);
-        while let Some(v) = stack.pop() {
-            match v {
-                Val::Var(s) => self.drop_occ(s, &mut stack),
-                Val::Node(n) => self.drop_node(n, &mut stack),
-                _ => {}
-            }
-        }
+        self.drop_all(stack);
     }
 
     fn unref_into(&mut self, s: SlotId, stack: &mut Vec<Val>) {
@@ -84,13 +82,7 @@ impl Engine {
     pub(super) fn drop_stage_refs(&mut self, st: &Stage) {
         let mut stack = Vec::new();
         self.drop_stage(st, &mut stack);
-        while let Some(v) = stack.pop() {
-            match v {
-                Val::Var(s) => self.drop_occ(s, &mut stack),
-                Val::Node(n) => self.drop_node(n, &mut stack),
-                _ => {}
-            }
-        }
+        self.drop_all(stack);
     }
 
     fn drop_stage(&mut self, st: &Stage, stack: &mut Vec<Val>) {

@@ -79,22 +79,13 @@ impl Engine {
                         Cmd::Fix(fix) => {
                             let sparam = self.binder(fix.sparam, names);
                             let name = self.binder(fix.name, names);
-                            let gen = self.next_gen();
-                            let n = self.st.alloc(
-                                Kind::Body(Box::new(BodyN {
-                                    stage,
-                                    cmd: CmdN::Fix {
-                                        sparam,
-                                        name,
-                                        lam: NodeId::NONE,
-                                        body: NodeId::NONE,
-                                    },
-                                    site,
-                                    gen,
-                                    status: Status::New,
-                                })),
-                                Owner::None,
-                            );
+                            let cmd = CmdN::Fix {
+                                sparam,
+                                name,
+                                lam: NodeId::NONE,
+                                body: NodeId::NONE,
+                            };
+                            let n = self.body_node(stage, cmd, site);
                             self.put(dest, Val::Node(n), out);
                             stack.push(Task::Body(&fix.body, Dest::Field(n, 1)));
                             self.load_lambda(&fix.lam, Dest::Field(n, 0), names, out, &mut stack);
@@ -293,19 +284,24 @@ impl Engine {
 
     /// A new application body.
     pub(super) fn new_body(&mut self, stage: Stage, head: Val, args: Box<[Val]>, site: u32) -> NodeId {
+        let n = self.body_node(stage, CmdN::App { head, args }, site);
+        self.st.own(head, Owner::Node(n));
+        n
+    }
+
+    /// A new body with no owner yet, not looked at, of a new generation.
+    pub(super) fn body_node(&mut self, stage: Stage, cmd: CmdN, site: u32) -> NodeId {
         let gen = self.next_gen();
-        let n = self.st.alloc(
+        self.st.alloc(
             Kind::Body(Box::new(BodyN {
                 stage,
-                cmd: CmdN::App { head, args },
+                cmd,
                 site,
                 gen,
                 status: Status::New,
             })),
             Owner::None,
-        );
-        self.st.own(head, Owner::Node(n));
-        n
+        )
     }
 
     pub(super) fn put(&mut self, dest: Dest, v: Val, out: &mut Val) {

@@ -40,6 +40,12 @@ pub(super) struct ArgV {
 }
 
 impl ArgV {
+    /// A failing argument's place.
+    const FAILED: ArgV = ArgV {
+        val: Val::Int(0),
+        src: Src::Failed,
+    };
+
     /// The slot of a symbolic splice.
     pub fn sym_splice(&self) -> Option<SlotId> {
         match self.src {
@@ -147,10 +153,7 @@ impl Engine {
                         Err(EvalError::Stuck(v)) => return Look::Stuck(SlotId(v.0)),
                         Err(EvalError::Fail { .. }) => {
                             failed = true;
-                            args.push(ArgV {
-                                val: Val::Int(0),
-                                src: Src::Failed,
-                            });
+                            args.push(ArgV::FAILED);
                         }
                     },
                     Kind::Tuple(_) if self.tuple_has_expr(n) => match self.eval_tuple(n) {
@@ -158,10 +161,7 @@ impl Engine {
                         Err(EvalError::Stuck(v)) => return Look::Stuck(SlotId(v.0)),
                         Err(EvalError::Fail { .. }) => {
                             failed = true;
-                            args.push(ArgV {
-                                val: Val::Int(0),
-                                src: Src::Failed,
-                            });
+                            args.push(ArgV::FAILED);
                         }
                     },
                     Kind::Splice(inner) => {
@@ -170,10 +170,7 @@ impl Engine {
                             Ok(true) => {}
                             Ok(false) => {
                                 failed = true;
-                                args.push(ArgV {
-                                    val: Val::Int(0),
-                                    src: Src::Failed,
-                                });
+                                args.push(ArgV::FAILED);
                             }
                             Err(s) => return Look::Stuck(s),
                         }

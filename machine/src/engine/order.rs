@@ -17,6 +17,16 @@ use super::store::{Kind, NodeId, Owner, SlotId, SlotState, Status, Val};
 use super::Engine;
 use crate::term::Atom;
 
+/// Where the way up from a node ends ([`Engine::top`]).
+enum Top {
+    /// At the subtree's root.
+    Root,
+    /// At the slot whose value holds the node.
+    Slot(SlotId),
+    /// Outside the subtree.
+    Lost,
+}
+
 impl Engine {
     /// Pushes the bodies `pending` (made pending by a step, all in the
     /// subtree at `root`; in post-order if `sorted`) on the worklist.
@@ -49,14 +59,21 @@ impl Engine {
 
     /// Whether `n` lies in the tree at `root` with no slot on the way.
     fn under(&self, n: NodeId, root: NodeId) -> bool {
+        matches!(self.top(n, root), Top::Root)
+    }
+
+    /// Where the way up from `n` ends: at `root`, at the slot whose value
+    /// holds it, or nowhere `root` reaches.
+    fn top(&self, n: NodeId, root: NodeId) -> Top {
         let mut cur = n;
         loop {
             if cur == root {
-                return true;
+                return Top::Root;
             }
             match self.st.owner(cur) {
                 Owner::Node(p) => cur = p,
-                Owner::Slot(_) | Owner::None => return false,
+                Owner::Slot(s) => return Top::Slot(s),
+                Owner::None => return Top::Lost,
             }
         }
     }
@@ -104,22 +121,13 @@ impl Engine {
         for _ in 0..64 {
             let mut top = None;
             for &p in pending {
-                let mut cur = p;
-                loop {
-                    if cur == root {
+                match self.top(p, root) {
+                    Top::Root => {}
+                    Top::Slot(s) => {
+                        top = Some(s);
                         break;
                     }
-                    match self.st.owner(cur) {
-                        Owner::Node(x) => cur = x,
-                        Owner::Slot(s) => {
-                            top = Some(s);
-                            break;
-                        }
-                        Owner::None => return false,
-                    }
-                }
-                if top.is_some() {
-                    break;
+                    Top::Lost => return false,
                 }
             }
             let Some(s) = top else { return true };
@@ -253,19 +261,8 @@ impl Engine {
             if !matches!(self.st.kind(p), Kind::Body(b) if b.status == Status::Pending) {
                 continue;
             }
-            let mut cur = p;
-            loop {
-                if cur == root {
-                    break;
-                }
-                match self.st.owner(cur) {
-                    Owner::Node(x) => cur = x,
-                    Owner::Slot(s) => {
-                        marked.insert(s);
-                        break;
-                    }
-                    Owner::None => break,
-                }
+            if let Top::Slot(s) = self.top(p, root) {
+                marked.insert(s);
             }
         }
         marked
