@@ -24,7 +24,7 @@ use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
 use deepcps_machine::syntax::{load_from, load_program, runtime_diagnostic, MemFs, RealFs};
 use deepcps_machine::term::Program;
-use deepcps_tests::{dcps_files, deepcps, graph_report, root, Gen};
+use deepcps_tests::{dcps_files, deepcps, env_u64, graph_report, root, Gen};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -39,10 +39,6 @@ enum Ends {
     Exit(String),
     /// The report on standard error, exit code 1.
     Error(String),
-}
-
-fn env_u64(key: &str, default: u64) -> u64 {
-    std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
 /// How the machine ends `program`, or `None` if it reaches the step limit.

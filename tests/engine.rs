@@ -17,11 +17,7 @@ use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::Program;
 use deepcps_tests::builders::{load_builder_program, BuilderGen};
 use deepcps_tests::compare::compare;
-use deepcps_tests::{dcps_files, directive, load_source, root, StagedGen, TEST_MAX_STEPS};
-
-fn env_u64(key: &str, default: u64) -> u64 {
-    std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
+use deepcps_tests::{dcps_files, directive, env_u64, load_source, root, StagedGen, TEST_MAX_STEPS};
 
 type Trace = Vec<(Rule, Span)>;
 

@@ -19,15 +19,13 @@ use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_tests::builders::{load_builder_program, BuilderGen};
 use deepcps_tests::compare::{compare, kind};
-use deepcps_tests::{dcps_files, directive, every_machine, graph_report, load_source, reference_report, root, StagedGen, TEST_MAX_STEPS};
+use deepcps_tests::{
+    dcps_files, directive, env_u64, every_machine, graph_report, load_source, reference_report, root, StagedGen, TEST_MAX_STEPS,
+};
 
 /// The step limit of generated programs: every bounded loop they hold ends
 /// well before it; the endless ones reach it.
 const GEN_STEPS: u64 = 2_000;
-
-fn env_u64(key: &str, default: u64) -> u64 {
-    std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
 
 /// Every corpus program that loads (libraries and static errors do not run)
 /// behaves the same on both machines, with the corpus test's step limits.

@@ -62,6 +62,12 @@ pub fn load_source(text: &str) -> Result<Program, String> {
     load_from(&MemFs::default(), id, &mut sources, false).map_err(|ds| render(&sources, &ds))
 }
 
+/// The number in environment variable `key`, or `default` when it is
+/// unset or not a number (the sizes of the generated test sets).
+pub fn env_u64(key: &str, default: u64) -> u64 {
+    std::env::var(key).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
 /// Steps allowed in tests unless a program says otherwise.
 pub const TEST_MAX_STEPS: u64 = 2_000_000;
 

@@ -291,27 +291,8 @@ impl Engine {
                 Stage::Tree(Box::new(t))
             }
         };
-        self.stage_refs(&out, 1);
+        self.st.ref_stage(&out);
         out
-    }
-
-    /// Adds `delta` to the references of the slots a staging expression
-    /// mentions.
-    pub(super) fn stage_refs(&mut self, s: &Stage, delta: i32) {
-        let mut add = |x: SlotId| {
-            let r = &mut self.st.slots[x.ix()].refs;
-            *r = r.wrapping_add_signed(delta);
-        };
-        match s {
-            Stage::Const(_) => {}
-            Stage::Var(x) => add(*x),
-            Stage::Tree(t) => {
-                crate::term::any_stage_var(t, |v| {
-                    add(SlotId(v.0));
-                    false
-                });
-            }
-        }
     }
 
     /// A data value in the copy: its variables substituted, its lambdas

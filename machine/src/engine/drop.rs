@@ -86,19 +86,8 @@ impl Engine {
     }
 
     fn drop_stage(&mut self, st: &Stage, stack: &mut Vec<Val>) {
-        match st {
-            Stage::Const(_) => {}
-            Stage::Var(x) => self.unref_into(*x, stack),
-            Stage::Tree(t) => {
-                let mut xs = Vec::new();
-                crate::term::any_stage_var(t, |v| {
-                    xs.push(SlotId(v.0));
-                    false
-                });
-                for x in xs {
-                    self.unref_into(x, stack);
-                }
-            }
+        for x in st.vars() {
+            self.unref_into(x, stack);
         }
     }
 

@@ -28,6 +28,16 @@ pub(super) enum Names {
     Slots,
 }
 
+impl Names {
+    /// The slot of variable `v`.
+    fn slot(&self, v: VarId) -> SlotId {
+        match self {
+            Names::Source(map) => SlotId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
+            Names::Slots => SlotId(v.0),
+        }
+    }
+}
+
 enum Task<'a> {
     Body(&'a Body, Dest),
     Atom(&'a Atom, Dest),
@@ -95,10 +105,7 @@ impl Engine {
                 Task::Atom(a, dest) => {
                     let v = match a {
                         Atom::Var(v) => {
-                            let s = match names {
-                                Names::Source(map) => SlotId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
-                                Names::Slots => SlotId(v.0),
-                            };
+                            let s = names.slot(*v);
                             debug_assert!(s.ix() < self.st.slots.len(), "{v:?} has no slot");
                             self.st.slots[s.ix()].occs += 1;
                             Val::Var(s)
@@ -150,10 +157,7 @@ impl Engine {
                             let holes: Vec<Val> = vars
                                 .iter()
                                 .map(|v| {
-                                    let s = match names {
-                                        Names::Source(map) => SlotId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
-                                        Names::Slots => SlotId(v.0),
-                                    };
+                                    let s = names.slot(*v);
                                     self.st.slots[s.ix()].occs += 1;
                                     Val::Var(s)
                                 })
@@ -207,10 +211,7 @@ impl Engine {
         let mut handles: Vec<NodeId> = Vec::new();
         super::data::walk_mut(&mut a, &mut |x| match x {
             Atom::Var(v) => {
-                let s = match names {
-                    Names::Source(map) => VarId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
-                    Names::Slots => *v,
-                };
+                let s = VarId(names.slot(*v).0);
                 *v = s;
                 vars.push(s);
             }
@@ -259,27 +260,17 @@ impl Engine {
     }
 
     fn load_stage(&mut self, s: &SExp, names: &Names) -> Stage {
-        let slot = |v: VarId| match names {
-            Names::Source(map) => SlotId(map.get(v.0 as usize).copied().unwrap_or(u32::MAX)),
-            Names::Slots => SlotId(v.0),
-        };
-        match s {
+        let stage = match s {
             SExp::Const(b) => Stage::Const(*b),
-            SExp::Var(v) => {
-                let x = slot(*v);
-                self.st.slots[x.ix()].refs += 1;
-                Stage::Var(x)
-            }
+            SExp::Var(v) => Stage::Var(names.slot(*v)),
             tree => {
                 let mut t = tree.clone();
-                crate::term::rewrite_stage(&mut t, &|v| Some(SExp::Var(VarId(slot(v).0))));
-                crate::term::any_stage_var(&t, |v| {
-                    self.st.slots[v.0 as usize].refs += 1;
-                    false
-                });
+                crate::term::rewrite_stage(&mut t, &|v| Some(SExp::Var(VarId(names.slot(v).0))));
                 Stage::Tree(Box::new(t))
             }
-        }
+        };
+        self.st.ref_stage(&stage);
+        stage
     }
 
     /// A new application body.

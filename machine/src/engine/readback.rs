@@ -97,12 +97,7 @@ impl Engine {
             Stage::Const(b) => SExp::Const(*b),
             Stage::Var(x) => one(*x, names),
             Stage::Tree(t) => {
-                let mut xs = Vec::new();
-                crate::term::any_stage_var(t, |v| {
-                    xs.push(v);
-                    false
-                });
-                let mapped: FxHashMap<VarId, SExp> = xs.into_iter().map(|v| (v, one(SlotId(v.0), names))).collect();
+                let mapped: FxHashMap<VarId, SExp> = s.vars().into_iter().map(|x| (VarId(x.0), one(x, names))).collect();
                 let mut t = t.as_ref().clone();
                 crate::term::rewrite_stage(&mut t, &|v| mapped.get(&v).cloned());
                 t

@@ -69,6 +69,24 @@ pub enum Stage {
     Tree(Box<SExp>),
 }
 
+impl Stage {
+    /// The slots it mentions, in reading order.
+    pub fn vars(&self) -> smallvec::SmallVec<[SlotId; 2]> {
+        match self {
+            Stage::Const(_) => smallvec::SmallVec::new(),
+            Stage::Var(x) => smallvec::smallvec![*x],
+            Stage::Tree(t) => {
+                let mut out = smallvec::SmallVec::new();
+                crate::term::any_stage_var(t, |v| {
+                    out.push(SlotId(v.0));
+                    false
+                });
+                out
+            }
+        }
+    }
+}
+
 /// Where a body stands in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -469,20 +487,18 @@ impl Store {
     /// The unbound slots a staging expression's value depends on (the ends
     /// of their binding chains).
     pub fn stage_waits(&self, s: &Stage, out: &mut Vec<SlotId>) {
-        let mut add = |x: SlotId| {
+        for x in s.vars() {
             if let Val::Var(end) = self.deref(Val::Var(x)) {
                 out.push(end);
             }
-        };
-        match s {
-            Stage::Const(_) => {}
-            Stage::Var(x) => add(*x),
-            Stage::Tree(t) => {
-                crate::term::any_stage_var(t, |v| {
-                    add(SlotId(v.0));
-                    false
-                });
-            }
+        }
+    }
+
+    /// One reference more for each slot a staging expression mentions (a
+    /// body now holds it).
+    pub fn ref_stage(&mut self, s: &Stage) {
+        for x in s.vars() {
+            self.slots[x.ix()].refs += 1;
         }
     }
 
