@@ -5,7 +5,7 @@
 //! value; `$exit` reads its value back. Then the bodies the step made
 //! pending are scheduled (`order.rs`).
 
-use super::copy::{Copy, Subst};
+use super::copy::Subst;
 use super::load::Names as LoadNames;
 use super::look::{ArgV, Callee, Plan, Src};
 use super::store::{CmdN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Status, Val};
@@ -175,7 +175,15 @@ impl Engine {
             Callee::Copy(n) => (n, false),
         };
         let Kind::Lam(l) = self.st.kind(lam) else { return };
-        let l = l.as_ref().clone();
+        // A lambda bound in place is used up: its node is taken, not cloned.
+        let l: LamN = if in_place {
+            match std::mem::replace(&mut self.st.nodes[lam.ix()].kind, Kind::Tuple(Box::new([]))) {
+                Kind::Lam(l) => *l,
+                _ => return,
+            }
+        } else {
+            l.as_ref().clone()
+        };
         let vals = self.bindings(b, &l, &args);
         let outer = self.enclosing_lambda(b);
         if in_place {
@@ -193,7 +201,6 @@ impl Engine {
             let mut ls = vec![l.sparam];
             ls.extend(l.params.iter().copied());
             let list = self.link(&ls, (l.locals, l.locals_tail));
-            self.st.nodes[lam.ix()].kind = Kind::Tuple(Box::new([]));
             self.st.release(lam);
             let body = l.body;
             self.replace_body(b, body);
@@ -202,7 +209,7 @@ impl Engine {
             self.schedule(body, woken, false);
         } else {
             let vals: Vec<Val> = vals.into_iter().map(|v| self.shortcut(v)).collect();
-            let mut c = Copy::default();
+            let mut c = std::mem::take(&mut self.scratch);
             c.map.insert(l.sparam, Subst::Value(Val::Stage(true)));
             let mut fresh = Vec::new();
             for (&p, &v) in l.params.iter().zip(&vals) {
@@ -256,11 +263,14 @@ impl Engine {
             );
             self.adopt_list(outer, copied, false);
             let mut pending = Vec::new();
-            for nb in std::mem::take(&mut c.bodies) {
+            for &nb in &c.bodies {
                 if self.settle(nb) {
                     pending.push(nb);
                 }
             }
+            c.map.clear();
+            c.bodies.clear();
+            self.scratch = c;
             self.schedule(copy, pending, true);
         }
     }

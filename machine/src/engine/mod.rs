@@ -66,6 +66,8 @@ pub struct Engine {
     gen: u32,
     /// The variables of the exit value, once `$exit` ran.
     exit_vars: Option<Vars>,
+    /// A copy's map and bodies, kept between β-copies for their capacity.
+    scratch: copy::Copy,
 }
 
 impl Engine {
@@ -81,6 +83,7 @@ impl Engine {
             work: Vec::new(),
             gen: 0,
             exit_vars: None,
+            scratch: copy::Copy::default(),
         };
         let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
         e.root = e.load_body(&program.body, &mut names);
