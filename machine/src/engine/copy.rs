@@ -247,6 +247,7 @@ impl Engine {
         };
         if let Val::Var(t) = w {
             self.st.slots[t.ix()].occs += 1;
+            self.occ_added(t);
         }
         w
     }

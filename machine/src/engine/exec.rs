@@ -90,6 +90,7 @@ impl Engine {
                 match x {
                     Val::Var(s) => {
                         self.st.slots[s.ix()].occs += 1;
+                        self.occ_added(s);
                         x
                     }
                     // A lambda (or tuple) in a tuple others hold is shared
@@ -105,6 +106,7 @@ impl Engine {
                             xs[*i] = Val::Var(x);
                         }
                         self.st.own(Val::Var(x), Owner::Node(*t));
+                        self.occ_added(x);
                         Val::Var(x)
                     }
                     other => other,
@@ -116,6 +118,7 @@ impl Engine {
             }
             Src::SymSplice(s) => {
                 self.st.slots[s.ix()].occs += 1;
+                self.occ_added(*s);
                 Val::Var(*s)
             }
             Src::Failed => Val::Int(0),
@@ -205,8 +208,7 @@ impl Engine {
             let body = l.body;
             self.replace_body(b, body);
             self.adopt_list(outer, list, false);
-            let woken = self.wake(&bound);
-            self.schedule(body, woken, false);
+            self.wake_in(body, &bound);
         } else {
             let vals: Vec<Val> = vals.into_iter().map(|v| self.shortcut(v)).collect();
             let mut c = std::mem::take(&mut self.scratch);
@@ -321,8 +323,27 @@ impl Engine {
             return v;
         }
         self.st.slots[end.ix()].occs += 1;
+        self.occ_added(end);
         self.drop_val(Val::Var(t));
         Val::Var(end)
+    }
+
+    /// Schedules the bodies waiting on the slots `bound` (just bound in
+    /// place, their scope now at `root`) that are now pending. One woken
+    /// body that lies in no shared value (`shared.rs`) is the next in
+    /// post-order wherever it stands in the new subtree: it is pushed as
+    /// it is, even inside a value with one occurrence, where it runs.
+    fn wake_in(&mut self, root: NodeId, bound: &[SlotId]) {
+        let woken = self.wake(bound);
+        match woken.as_slice() {
+            [w] if !self.may_be_shared(bound) => {
+                debug_assert!(!self.lies_in_shared(*w), "{w:?} woke in a shared value");
+                if let Some(body) = self.st.body(*w) {
+                    self.work.push((*w, body.gen));
+                }
+            }
+            _ => self.schedule(root, woken, false),
+        }
     }
 
     /// The bodies waiting on the slots `bound` that are now pending.
@@ -481,8 +502,7 @@ impl Engine {
         self.replace_body(b, scope);
         let list = self.link(&[sparam, name], (SlotId::NONE, SlotId::NONE));
         self.adopt_list(outer, list, false);
-        let woken = self.wake(&[sparam, name]);
-        self.schedule(scope, woken, false);
+        self.wake_in(scope, &[sparam, name]);
     }
 
     /// Whether body `b` is still the same pending body.

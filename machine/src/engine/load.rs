@@ -108,6 +108,7 @@ impl Engine {
                             let s = names.slot(*v);
                             debug_assert!(s.ix() < self.st.slots.len(), "{v:?} has no slot");
                             self.st.slots[s.ix()].occs += 1;
+                            self.occ_added(s);
                             Val::Var(s)
                         }
                         Atom::Int(i) => Val::Int(*i),
@@ -159,6 +160,7 @@ impl Engine {
                                 .map(|v| {
                                     let s = names.slot(*v);
                                     self.st.slots[s.ix()].occs += 1;
+                                    self.occ_added(s);
                                     Val::Var(s)
                                 })
                                 .collect();
@@ -224,6 +226,7 @@ impl Engine {
         });
         for v in vars {
             self.st.slots[v.0 as usize].occs += 1;
+            self.occ_added(SlotId(v.0));
         }
         // Each handle becomes a handle of a copy owned by the data node.
         let copies: Vec<NodeId> = handles

@@ -8,7 +8,8 @@
 //!   terms (results, failures, the views).
 //! - `look.rs`: what a body would do now (the verdict, read through slots).
 //! - `exec.rs`: the rules; `copy.rs`: instances of shared lambdas;
-//!   `drop.rs`: freeing; `order.rs`: the worklist's order.
+//!   `drop.rs`: freeing; `order.rs`: the worklist's order; `shared.rs`:
+//!   whether a woken body may lie in a shared value.
 //!
 //! A step pops the top pending body, executes it, and pushes the bodies it
 //! made pending. β at the only occurrence of its lambda (holder count 1)
@@ -23,8 +24,10 @@
 //!   exactly.
 //! - Every pending body is on the worklist, above every pending body that
 //!   follows it in the reference's post-order.
-//! - Nothing pending lies inside a value a slot holds between steps: such
-//!   a value is written into its occurrences (`order.rs`).
+//! - Nothing pending lies inside a value with more than one occurrence
+//!   between steps: such a value is written into its occurrences
+//!   (`order.rs`). A pending body inside a value with one occurrence runs
+//!   where it is (`shared.rs` tells when a woken body can be left there).
 
 mod check;
 mod copy;
@@ -35,6 +38,7 @@ mod load;
 mod look;
 mod order;
 mod readback;
+mod shared;
 pub mod store;
 
 use rustc_hash::FxHashMap;
@@ -68,6 +72,11 @@ pub struct Engine {
     exit_vars: Option<Vars>,
     /// A copy's map and bodies, kept between β-copies for their capacity.
     scratch: copy::Copy,
+    /// Slots that reached a second occurrence (some may have fewer again:
+    /// pruned when asked, `shared.rs`).
+    shared: Vec<store::SlotId>,
+    /// Scratch of `shared.rs`: the slots followed in one question.
+    seen: rustc_hash::FxHashSet<store::SlotId>,
 }
 
 impl Engine {
@@ -84,6 +93,8 @@ impl Engine {
             gen: 0,
             exit_vars: None,
             scratch: copy::Copy::default(),
+            shared: Vec::new(),
+            seen: rustc_hash::FxHashSet::default(),
         };
         let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
         e.root = e.load_body(&program.body, &mut names);

@@ -276,6 +276,13 @@ pub struct Slot {
     /// Where its occurrence was last placed ([`Owner`], encoded): a hint,
     /// valid when that place still holds it (checked before use).
     pub holder: u32,
+    /// On the engine's list of slots with several occurrences
+    /// (`shared.rs`); cleared when it is pruned from the list.
+    pub listed: bool,
+    /// Its value when found closed (`shared.rs`): that node, and all it
+    /// reaches through slots, mentions no unbound slot it does not bind.
+    /// Reduction inside a closed value keeps it closed.
+    pub closed: NodeId,
 }
 
 /// The arena of nodes and slots.
@@ -373,6 +380,8 @@ impl Store {
             origin,
             next_local: SlotId::NONE,
             holder: u32::MAX,
+            listed: false,
+            closed: NodeId::NONE,
         };
         match self.free_slot {
             Some(s) => {

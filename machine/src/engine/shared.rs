@@ -1,0 +1,183 @@
+//! Values with more than one occurrence, and whether a woken body can lie
+//! in one.
+//!
+//! In the reference a value stands at every occurrence of its variable, so
+//! a body inside a shared value that wakes runs once per occurrence
+//! (`order.rs` writes such values into their occurrences, which needs the
+//! body's way up). A body inside a value can only wake when a slot the
+//! value mentions and does not bind is bound. So the slots that reach a
+//! second occurrence are listed as they do; when a β binds slots in
+//! place and wakes one body, the values of the listed slots that are
+//! still shared are asked whether they mention a slot just bound. If none
+//! does, the woken body lies in no shared value and is the next in
+//! post-order wherever it stands: it runs there, even inside a value with
+//! one occurrence, with no walk up.
+
+use rustc_hash::FxHashSet;
+
+use super::store::{CmdN, Kind, NodeId, Owner, SlotId, SlotState, Val};
+use super::Engine;
+use crate::term::Atom;
+
+/// What a value says of the slots just bound.
+enum Survey {
+    /// It mentions one (or is too large to tell).
+    Mentions,
+    /// It mentions no unbound slot it does not bind, now or later.
+    Closed,
+    /// Neither.
+    Open,
+}
+
+/// Beyond this many shared values, or this many nodes in them, the answer
+/// is "maybe" (and `order.rs` walks up instead).
+const MAX_SHARED: usize = 64;
+const MAX_NODES: usize = 4096;
+
+impl Engine {
+    /// Slot `s` got one more occurrence: on its second it is listed.
+    pub(super) fn occ_added(&mut self, s: SlotId) {
+        let slot = &mut self.st.slots[s.ix()];
+        if slot.occs >= 2 && !slot.listed {
+            slot.listed = true;
+            self.shared.push(s);
+        }
+    }
+
+    /// Whether a body waiting on one of the slots `bound` may lie in a
+    /// value with more than one occurrence.
+    ///
+    /// The slots `bound` were bound in place: their binder was applied
+    /// where it stood, outside every value a slot holds, so no value binds
+    /// them, and a value that mentions one lies in their scope.
+    pub(super) fn may_be_shared(&mut self, bound: &[SlotId]) -> bool {
+        let st = &mut self.st;
+        self.shared.retain(|&x| {
+            let slot = &mut st.slots[x.ix()];
+            let keep = slot.occs >= 2 && !matches!(slot.state, SlotState::Free(_));
+            slot.listed = keep;
+            keep
+        });
+        if self.shared.len() > MAX_SHARED {
+            return true;
+        }
+        let mut seen = std::mem::take(&mut self.seen);
+        let mut budget = MAX_NODES;
+        let mut hit = false;
+        for i in 0..self.shared.len() {
+            let x = self.shared[i];
+            let Val::Node(n) = self.st.deref(Val::Var(x)) else { continue };
+            if self.st.slots[x.ix()].closed == n {
+                continue;
+            }
+            seen.clear();
+            match self.survey(n, bound, &mut seen, &mut budget) {
+                Survey::Mentions => {
+                    hit = true;
+                    break;
+                }
+                Survey::Closed => self.st.slots[x.ix()].closed = n,
+                Survey::Open => {}
+            }
+        }
+        self.seen = seen;
+        hit
+    }
+
+    /// What the value at `n`, with the values of the bound slots it
+    /// mentions, says of the slots `wanted`; [`Survey::Mentions`] also
+    /// when it is too large to tell within `budget` nodes.
+    fn survey(&self, n: NodeId, wanted: &[SlotId], seen: &mut FxHashSet<SlotId>, budget: &mut usize) -> Survey {
+        let mut stack = vec![n];
+        let mut mentioned: Vec<SlotId> = Vec::new();
+        let mut binders: Vec<SlotId> = Vec::new();
+        let mut unbound: Vec<SlotId> = Vec::new();
+        while let Some(x) = stack.pop() {
+            if *budget == 0 {
+                return Survey::Mentions;
+            }
+            *budget -= 1;
+            match self.st.kind(x) {
+                Kind::Lam(l) => {
+                    binders.push(l.sparam);
+                    binders.extend(l.params.iter().copied());
+                }
+                Kind::Rec { name, .. } => binders.push(*name),
+                Kind::Body(b) => {
+                    if let CmdN::Fix { sparam, name, .. } = &b.cmd {
+                        binders.push(*sparam);
+                        binders.push(*name);
+                    }
+                    mentioned.extend(b.stage.vars());
+                }
+                Kind::Data(a) => super::data::walk(a, &mut |y: &Atom| {
+                    if let Atom::Var(v) = y {
+                        mentioned.push(SlotId(v.0));
+                    } else if let Some(h) = super::store::handle_of(y) {
+                        stack.push(h);
+                    }
+                }),
+                _ => {}
+            }
+            self.st.for_fields(x, |f| match f {
+                Val::Node(c) => stack.push(c),
+                Val::Var(s) => mentioned.push(s),
+                _ => {}
+            });
+            for s in mentioned.drain(..) {
+                let mut cur = s;
+                while seen.insert(cur) {
+                    if wanted.contains(&cur) {
+                        return Survey::Mentions;
+                    }
+                    match self.st.slots[cur.ix()].state {
+                        SlotState::Bound(Val::Node(m)) => {
+                            if self.st.slots[cur.ix()].closed != m {
+                                stack.push(m);
+                            }
+                            break;
+                        }
+                        SlotState::Bound(Val::Var(t)) | SlotState::Alias(t) => cur = t,
+                        SlotState::Unbound => {
+                            unbound.push(cur);
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
+        binders.sort_unstable();
+        if unbound.iter().all(|s| binders.binary_search(s).is_ok()) {
+            Survey::Closed
+        } else {
+            Survey::Open
+        }
+    }
+
+    /// Whether node `n` lies, through the places values were last
+    /// written, in a value with more than one occurrence (for
+    /// `debug_assert!`: walks up, and says no where a place is unknown).
+    pub(super) fn lies_in_shared(&self, n: NodeId) -> bool {
+        let mut cur = self.st.owner(n);
+        loop {
+            match cur {
+                Owner::Node(p) => cur = self.st.owner(p),
+                Owner::None => return false,
+                Owner::Slot(s) => {
+                    if self.st.slots[s.ix()].occs > 1 {
+                        return true;
+                    }
+                    cur = self.st.holder(s);
+                    if let Owner::Node(h) = cur {
+                        let mut here = false;
+                        self.st.for_fields(h, |f| here |= f == Val::Var(s));
+                        if !here {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
