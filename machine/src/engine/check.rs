@@ -34,13 +34,25 @@ impl Engine {
                 match self.st.kind(n) {
                     Kind::Free(_) => return Err(format!("{n:?} is free but reached")),
                     Kind::Lam(l) => {
+                        let mut prev = SlotId::NONE;
                         let mut s = l.locals;
                         while s != SlotId::NONE {
+                            let sl = &self.st.slots[s.ix()];
+                            if !sl.on_list || sl.prev_local != prev {
+                                return Err(format!(
+                                    "local {s:?} of {n:?}: on a list {}, before it {:?}, not {prev:?}",
+                                    sl.on_list, sl.prev_local
+                                ));
+                            }
+                            prev = s;
                             found_in.entry(s).or_insert(Owner::Node(n));
                             if seen_slots.insert(s) {
                                 slot_todo.push(s);
                             }
                             s = self.st.slots[s.ix()].next_local;
+                        }
+                        if prev != l.locals_tail {
+                            return Err(format!("the locals of {n:?} end at {prev:?}, its tail is {:?}", l.locals_tail));
                         }
                     }
                     Kind::Data(a) => {

@@ -182,20 +182,20 @@ impl Engine {
         let mut olds = Vec::new();
         let mut s = first;
         while s != SlotId::NONE {
-            olds.push(s);
+            // A local nothing reads is not copied.
+            if !self.unread(s) {
+                olds.push(s);
+            }
             s = self.st.slots[s.ix()].next_local;
         }
         let mut news = Vec::with_capacity(olds.len());
-        let mut next = SlotId::NONE;
-        for &o in olds.iter().rev() {
+        for &o in &olds {
             let f = self.st.slot(self.st.slots[o.ix()].origin);
             self.st.slots[f.ix()].refs += 1;
-            self.st.slots[f.ix()].next_local = next;
-            next = f;
             c.map.insert(o, Subst::Slot(f));
             news.push(f);
         }
-        news.reverse();
+        self.link(&news, (SlotId::NONE, SlotId::NONE));
         (olds, news)
     }
 

@@ -13,7 +13,7 @@ impl Engine {
     }
 
     /// Drops everything on `stack` and what it owns.
-    fn drop_all(&mut self, mut stack: Vec<Val>) {
+    pub(super) fn drop_all(&mut self, mut stack: Vec<Val>) {
         while let Some(v) = stack.pop() {
             match v {
                 Val::Var(s) => self.drop_occ(s, &mut stack),
@@ -45,6 +45,9 @@ impl Engine {
                 _ => {}
             }
             self.maybe_release(s, stack);
+            if !matches!(self.st.slots[s.ix()].state, SlotState::Free(_)) {
+                self.drop_if_unread(s, stack);
+            }
         }
     }
 
@@ -55,11 +58,15 @@ impl Engine {
         self.drop_all(stack);
     }
 
-    fn unref_into(&mut self, s: SlotId, stack: &mut Vec<Val>) {
+    pub(super) fn unref_into(&mut self, s: SlotId, stack: &mut Vec<Val>) {
         let slot = &mut self.st.slots[s.ix()];
         debug_assert!(slot.refs > 0, "{s:?} has no reference to drop");
         slot.refs -= 1;
-        self.maybe_release(s, stack);
+        if slot.refs == 0 {
+            self.maybe_release(s, stack);
+        } else {
+            self.drop_if_unread(s, stack);
+        }
     }
 
     /// Frees `s` if nothing refers to it.
@@ -119,12 +126,8 @@ impl Engine {
                 for &p in l.params.iter() {
                     self.unref_into(p, stack);
                 }
-                let mut s = l.locals;
-                while s != SlotId::NONE {
-                    let next = self.st.slots[s.ix()].next_local;
-                    self.st.slots[s.ix()].next_local = SlotId::NONE;
+                for s in self.take_list(l.locals) {
                     self.unref_into(s, stack);
-                    s = next;
                 }
             }
             Kind::Rec { name, lam } => {

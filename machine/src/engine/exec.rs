@@ -201,14 +201,20 @@ impl Engine {
             // The binders outlive their lambda: they become locals of the
             // lambda around the body (copied with it), or are let go at the
             // top level.
-            let mut ls = vec![l.sparam];
-            ls.extend(l.params.iter().copied());
+            // A binder nothing reads (no occurrence, no staging expression)
+            // is let go after the wake instead.
+            let (dead, ls): (Vec<SlotId>, Vec<SlotId>) = std::iter::once(l.sparam)
+                .chain(l.params.iter().copied())
+                .partition(|s| self.unread(*s));
             let list = self.link(&ls, (l.locals, l.locals_tail));
             self.st.release(lam);
             let body = l.body;
             self.replace_body(b, body);
             self.adopt_list(outer, list, false);
             self.wake_in(body, &bound);
+            for s in dead {
+                self.unref(s);
+            }
         } else {
             let vals: Vec<Val> = vals.into_iter().map(|v| self.shortcut(v)).collect();
             let mut c = std::mem::take(&mut self.scratch);
@@ -248,15 +254,18 @@ impl Engine {
             // Slots bound to nodes have no binder: locals of the lambda
             // around, or let go at the top level.
             // An argument no place in the copy reads is dropped.
-            for &f in &fresh {
-                if self.st.slots[f.ix()].occs == 0 {
-                    if let SlotState::Bound(v @ Val::Node(_)) = self.st.slots[f.ix()].state {
-                        self.st.slots[f.ix()].state = SlotState::Bound(Val::Bool(true));
-                        self.st.own(v, Owner::None);
-                        self.drop_val(v);
-                    }
+            fresh.retain(|&f| {
+                if self.st.slots[f.ix()].occs != 0 {
+                    return true;
                 }
-            }
+                if let SlotState::Bound(v @ Val::Node(_)) = self.st.slots[f.ix()].state {
+                    self.st.slots[f.ix()].state = SlotState::Bound(Val::Bool(true));
+                    self.st.own(v, Owner::None);
+                    self.drop_val(v);
+                }
+                self.st.release_slot(f);
+                false
+            });
             let fresh = self.link(&fresh, (SlotId::NONE, SlotId::NONE));
             self.adopt_list(outer, fresh, true);
             let copied = (
@@ -275,6 +284,14 @@ impl Engine {
             self.scratch = c;
             self.schedule(copy, pending, true);
         }
+    }
+
+    /// Whether nothing reads slot `s` but the one reference it has left
+    /// (its binder's, or a local list's): no occurrence, no staging
+    /// expression, so nobody can wait on it.
+    pub(super) fn unread(&self, s: SlotId) -> bool {
+        let slot = &self.st.slots[s.ix()];
+        slot.occs == 0 && slot.refs == 1
     }
 
     /// The last slot of the chain of bindings from `s` to a lambda, when
@@ -373,57 +390,6 @@ impl Engine {
                     cur = self.st.owner(p);
                 }
                 Owner::Slot(_) | Owner::None => return None,
-            }
-        }
-    }
-
-    /// Links the slots `ls` into a list ahead of the list `rest` (head and
-    /// tail); returns the whole list's head and tail.
-    fn link(&mut self, ls: &[SlotId], rest: (SlotId, SlotId)) -> (SlotId, SlotId) {
-        let (mut head, mut tail) = rest;
-        for &s in ls.iter().rev() {
-            self.st.slots[s.ix()].next_local = head;
-            if tail == SlotId::NONE {
-                tail = s;
-            }
-            head = s;
-        }
-        (head, tail)
-    }
-
-    /// Puts the list `(head, tail)` ahead of the local list of `outer` (in
-    /// constant time), or lets its slots go at the top level. A binder's
-    /// reference becomes the list's; `fresh` slots (a copy's arguments) had
-    /// none and get one.
-    fn adopt_list(&mut self, outer: Option<NodeId>, (head, tail): (SlotId, SlotId), fresh: bool) {
-        if head == SlotId::NONE {
-            return;
-        }
-        if fresh {
-            let mut s = head;
-            while s != SlotId::NONE {
-                self.st.slots[s.ix()].refs += 1;
-                s = self.st.slots[s.ix()].next_local;
-            }
-        }
-        match outer {
-            Some(m) => {
-                let Kind::Lam(l) = &mut self.st.nodes[m.ix()].kind else { return };
-                let old = l.locals;
-                l.locals = head;
-                if l.locals_tail == SlotId::NONE {
-                    l.locals_tail = tail;
-                }
-                self.st.slots[tail.ix()].next_local = old;
-            }
-            None => {
-                let mut s = head;
-                while s != SlotId::NONE {
-                    let next = self.st.slots[s.ix()].next_local;
-                    self.st.slots[s.ix()].next_local = SlotId::NONE;
-                    self.unref(s);
-                    s = next;
-                }
             }
         }
     }

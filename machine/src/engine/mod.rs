@@ -35,6 +35,7 @@ mod data;
 mod drop;
 mod exec;
 mod load;
+mod locals;
 mod look;
 mod order;
 mod readback;

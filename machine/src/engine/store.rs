@@ -271,8 +271,12 @@ pub struct Slot {
     pub waiters: Vec<(NodeId, u32)>,
     /// The source variable it copies (for names in readback).
     pub origin: VarId,
-    /// The next slot of the local list it is on.
+    /// The next slot of the local list it is on (`locals.rs`).
     pub next_local: SlotId,
+    /// The slot before it on that list.
+    pub prev_local: SlotId,
+    /// It is on a local list (which holds one of its `refs`).
+    pub on_list: bool,
     /// Where its occurrence was last placed ([`Owner`], encoded): a hint,
     /// valid when that place still holds it (checked before use).
     pub holder: u32,
@@ -379,6 +383,8 @@ impl Store {
             waiters: Vec::new(),
             origin,
             next_local: SlotId::NONE,
+            prev_local: SlotId::NONE,
+            on_list: false,
             holder: u32::MAX,
             listed: false,
             closed: NodeId::NONE,
@@ -408,6 +414,8 @@ impl Store {
         slot.state = SlotState::Free(self.free_slot.unwrap_or(SlotId::NONE));
         slot.waiters = Vec::new();
         slot.next_local = SlotId::NONE;
+        slot.prev_local = SlotId::NONE;
+        slot.on_list = false;
         self.free_slot = Some(s);
     }
 
