@@ -36,10 +36,17 @@ enum Visit {
 impl Engine {
     /// A copy of `v` for one more holder (its bodies settled).
     pub(super) fn copy_val(&mut self, v: Val) -> Val {
+        self.copy_val_into(v, &mut Vec::new())
+    }
+
+    /// [`Engine::copy_val`], adding the copy's pending bodies to `pending`.
+    pub(super) fn copy_val_into(&mut self, v: Val, pending: &mut Vec<NodeId>) -> Val {
         let mut c = Copy::default();
         let out = self.copy_with(v, &mut c);
         for b in c.bodies {
-            self.settle(b);
+            if self.settle(b) {
+                pending.push(b);
+            }
         }
         out
     }

@@ -173,13 +173,16 @@ impl Engine {
     /// under `root` (each holder its own copy, the last the value), and
     /// returns the pending bodies under `root` in post-order.
     fn normalize(&mut self, root: NodeId, pending: &[NodeId]) -> Vec<NodeId> {
+        // Copies written in bring pending bodies of their own: they are
+        // asked about in the next round too.
+        let mut pending = pending.to_vec();
         // Round after round, the values holding a pending body directly are
         // written into their occurrences in the tree; when an occurrence is
         // not found there, it lies inside another value: then the values
         // reaching a marked one through the slots they mention are found
         // and written in too.
         for _ in 0..64 {
-            let marked = self.value_tops(root, pending);
+            let marked = self.value_tops(root, &pending);
             if marked.is_empty() {
                 break;
             }
@@ -189,7 +192,7 @@ impl Engine {
                 Some(all) => all,
                 None => marked.clone(),
             };
-            if !self.write_in_marked(root, &all) {
+            if !self.write_in_marked(root, &all, &mut pending) {
                 let mut memo: FxHashMap<SlotId, bool> = FxHashMap::default();
                 let mut all = marked.clone();
                 let mut stack = vec![root];
@@ -207,7 +210,7 @@ impl Engine {
                         _ => {}
                     });
                 }
-                if !self.write_in_marked(root, &all) {
+                if !self.write_in_marked(root, &all, &mut pending) {
                     break;
                 }
             }
@@ -308,7 +311,7 @@ impl Engine {
 
     /// Writes the values of the `marked` slots into their occurrences in
     /// the tree at `root`; whether any was found.
-    fn write_in_marked(&mut self, root: NodeId, marked: &FxHashSet<SlotId>) -> bool {
+    fn write_in_marked(&mut self, root: NodeId, marked: &FxHashSet<SlotId>, born: &mut Vec<NodeId>) -> bool {
         let mut found = false;
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
@@ -328,7 +331,7 @@ impl Engine {
                     Val::Var(s) if !is_data => {
                         if let Some((last, _)) = self.chain_end(s) {
                             if marked.contains(&last) {
-                                let c = self.write_in(s);
+                                let c = self.write_in(s, born);
                                 self.set_field(n, i as u32, Val::Node(c));
                                 stack.push(c);
                                 found = true;
@@ -387,7 +390,7 @@ impl Engine {
     /// The value of the occurrence `Var(s)` written in: taken when this is
     /// the last occurrence along the chain, else copied. The occurrence is
     /// dropped.
-    fn write_in(&mut self, s: SlotId) -> NodeId {
+    fn write_in(&mut self, s: SlotId, born: &mut Vec<NodeId>) -> NodeId {
         let mut cur = s;
         let mut sole = true;
         let (last, n) = loop {
@@ -404,7 +407,7 @@ impl Engine {
             self.st.set_owner(n, Owner::None);
             n
         } else {
-            match self.copy_val(Val::Node(n)) {
+            match self.copy_val_into(Val::Node(n), born) {
                 Val::Node(c) => c,
                 _ => unreachable!("a copy of a node is a node"),
             }
