@@ -8,8 +8,9 @@
 //!   terms (results, failures, the views).
 //! - `look.rs`: what a body would do now (the verdict, read through slots).
 //! - `exec.rs`: the rules; `copy.rs`: instances of shared lambdas;
-//!   `drop.rs`: freeing; `order.rs`: the worklist's order; `shared.rs`:
-//!   whether a woken body may lie in a shared value.
+//!   `drop.rs`: freeing; `locals.rs`: the slots bound in place inside a
+//!   lambda; `order.rs`: the worklist's order; `shared.rs`: whether a
+//!   woken body may lie in a shared value.
 //!
 //! A step pops the top pending body, executes it, and pushes the bodies it
 //! made pending. β at the only occurrence of its lambda (holder count 1)
