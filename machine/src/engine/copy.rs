@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use super::load::Dest;
-use super::store::{CmdN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Val};
+use super::store::{CmdN, ExprN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Val};
 use super::Engine;
 use crate::term::{Atom, SExp, VarId};
 
@@ -159,13 +159,14 @@ impl Engine {
                     self.put(dest, Val::Node(m), &mut out);
                     stack.push(Visit::Enter(x, Dest::Field(m, 0)));
                 }
-                Kind::Expr { tpl, vars, holes } => {
+                Kind::Expr(e) => {
+                    let ExprN { tpl, vars, holes } = *e;
                     let m = self.st.alloc(
-                        Kind::Expr {
+                        Kind::Expr(Box::new(ExprN {
                             tpl,
                             vars,
                             holes: vec![Val::Int(0); holes.len()].into(),
-                        },
+                        })),
                         Owner::None,
                     );
                     self.put(dest, Val::Node(m), &mut out);

@@ -136,7 +136,7 @@ impl Engine {
             }
             Kind::Tuple(xs) => stack.extend(xs.iter().copied()),
             Kind::Splice(x) => stack.push(x),
-            Kind::Expr { holes, .. } => stack.extend(holes.iter().copied()),
+            Kind::Expr(e) => stack.extend(e.holes.iter().copied()),
             Kind::Data(a) => super::data::walk(&a, &mut |x| {
                 if let Atom::Var(v) = x {
                     stack.push(Val::Var(SlotId(v.0)));

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::store::{handle, handle_of, BodyN, CmdN, Kind, LamN, NodeId, Owner, SlotId, Stage, Status, Val};
+use super::store::{handle, handle_of, BodyN, CmdN, ExprN, Kind, LamN, NodeId, Owner, SlotId, Stage, Status, Val};
 use super::Engine;
 use crate::term::{Arg, Atom, Body, Cmd, Lambda, SExp, VarId};
 
@@ -166,11 +166,11 @@ impl Engine {
                                 .collect();
                             let tpl = Arc::new(e.as_ref().clone());
                             let n = self.st.alloc(
-                                Kind::Expr {
+                                Kind::Expr(Box::new(ExprN {
                                     tpl,
                                     vars: vars.into(),
                                     holes: holes.into(),
-                                },
+                                })),
                                 Owner::None,
                             );
                             Val::Node(n)
@@ -337,7 +337,7 @@ impl Engine {
             Kind::Rec { lam, .. } => *lam = as_node(v),
             Kind::Tuple(xs) => xs[i] = v,
             Kind::Splice(x) => *x = v,
-            Kind::Expr { holes, .. } => holes[i] = v,
+            Kind::Expr(e) => e.holes[i] = v,
             Kind::Free(_) | Kind::Data(_) => debug_assert!(false, "{n:?} has no fields"),
         }
         self.st.own(v, Owner::Node(n));

@@ -392,9 +392,10 @@ impl Engine {
 
     /// Evaluates the expression node `n`.
     pub(super) fn eval_expr(&self, n: NodeId) -> Result<Atom, EvalError> {
-        let Kind::Expr { tpl, vars, holes } = self.st.kind(n) else {
+        let Kind::Expr(e) = self.st.kind(n) else {
             return Ok(Atom::Int(0));
         };
+        let (tpl, vars, holes) = (&e.tpl, &e.vars, &e.holes);
         eval_with(tpl, &|v| {
             let i = vars.iter().position(|w| *w == v)?;
             Some(self.value_atom(holes[i]))

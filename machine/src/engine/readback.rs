@@ -169,9 +169,9 @@ impl Engine {
                                 stack.push(Task::Leave(n, opened));
                                 stack.push(Task::Val(*x));
                             }
-                            Kind::Expr { holes, .. } => {
+                            Kind::Expr(e) => {
                                 stack.push(Task::Leave(n, opened));
-                                stack.extend(holes.iter().rev().map(|a| Task::Val(*a)));
+                                stack.extend(e.holes.iter().rev().map(|a| Task::Val(*a)));
                             }
                             Kind::Data(a) => {
                                 let mut parts = Vec::new();
@@ -288,7 +288,8 @@ impl Engine {
                 Piece::Atom(Atom::Tuple(arg_list(parts.into_iter())))
             }
             Kind::Splice(_) => Piece::Splice(piece_atom(results.pop())),
-            Kind::Expr { tpl, vars, holes } => {
+            Kind::Expr(e) => {
+                let (tpl, vars, holes) = (&e.tpl, &e.vars, &e.holes);
                 let parts = take(results, holes.len());
                 let vals: Vec<Atom> = parts.into_iter().map(|p| piece_atom(Some(p))).collect();
                 let e: Expr = tpl.map_leaves(&mut |leaf| match &leaf.kind {

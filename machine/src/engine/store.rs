@@ -160,6 +160,18 @@ pub struct LamN {
     pub locals_tail: SlotId,
 }
 
+/// An expression not yet evaluated: a shared template whose variables
+/// `vars` stand for the values `holes`.
+#[derive(Clone, Debug)]
+pub struct ExprN {
+    /// The expression as loaded.
+    pub tpl: Arc<Expr>,
+    /// Its variables, in the order of `holes`.
+    pub vars: Arc<[VarId]>,
+    /// What each variable stands for here.
+    pub holes: Box<[Val]>,
+}
+
 /// What a node is.
 #[derive(Clone, Debug)]
 pub enum Kind {
@@ -181,16 +193,9 @@ pub enum Kind {
     Tuple(Box<[Val]>),
     /// A splice `!t` in an argument or element list.
     Splice(Val),
-    /// An expression not yet evaluated: a shared template whose variables
-    /// `vars` stand for the values `holes`.
-    Expr {
-        /// The expression as loaded.
-        tpl: Arc<Expr>,
-        /// Its variables, in the order of `holes`.
-        vars: Arc<[VarId]>,
-        /// What each variable stands for here.
-        holes: Box<[Val]>,
-    },
+    /// An expression not yet evaluated (boxed: the rarest of the kinds
+    /// would make every node larger).
+    Expr(Box<ExprN>),
     /// A value computed by an expression (a float, a string, a record, a
     /// map, a matrix). Symbolic variables inside are `Atom::Var` of slot
     /// numbers, lambdas are handles of nodes this node owns ([`handle`]).
@@ -539,7 +544,7 @@ impl Store {
             Kind::Rec { lam, .. } => f(Val::Node(*lam)),
             Kind::Tuple(xs) => xs.iter().for_each(|x| f(*x)),
             Kind::Splice(x) => f(*x),
-            Kind::Expr { holes, .. } => holes.iter().for_each(|x| f(*x)),
+            Kind::Expr(e) => e.holes.iter().for_each(|x| f(*x)),
         }
     }
 
@@ -571,7 +576,7 @@ impl Store {
             Kind::Rec { lam, .. } => node_field(lam),
             Kind::Tuple(xs) => xs.iter_mut().any(hit),
             Kind::Splice(x) => hit(x),
-            Kind::Expr { holes, .. } => holes.iter_mut().any(hit),
+            Kind::Expr(e) => e.holes.iter_mut().any(hit),
             Kind::Free(_) | Kind::Data(_) => false,
         };
         debug_assert!(done, "{p:?} does not hold {old:?}");
