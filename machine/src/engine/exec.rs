@@ -367,8 +367,8 @@ impl Engine {
     fn wake(&mut self, bound: &[SlotId]) -> Vec<NodeId> {
         let mut woken = Vec::new();
         for &s in bound {
-            let waiters = std::mem::take(&mut self.st.slots[s.ix()].waiters);
-            for (w, gen) in waiters {
+            let waiters = self.st.slots[s.ix()].waiters.take();
+            for (w, gen) in waiters.into_iter().flat_map(|w| *w) {
                 let live = matches!(self.st.kind(w), Kind::Body(body) if body.gen == gen && body.status != Status::Pending);
                 if live && self.settle(w) {
                     woken.push(w);

@@ -128,7 +128,7 @@ impl Engine {
         body.status = status;
         let gen = body.gen;
         for s in waits {
-            self.st.slots[s.ix()].waiters.push((b, gen));
+            self.st.slots[s.ix()].waiters.get_or_insert_with(Box::default).push((b, gen));
         }
         status == Status::Pending
     }

@@ -273,7 +273,8 @@ pub struct Slot {
     pub refs: u32,
     /// The bodies to look at again when it is bound: staged on it, or stuck
     /// on it; `(body, generation)`, stale entries skipped.
-    pub waiters: Vec<(NodeId, u32)>,
+    /// Boxed: most slots never have any, and a slot stays small.
+    pub waiters: Option<Box<Vec<(NodeId, u32)>>>,
     /// The source variable it copies (for names in readback).
     pub origin: VarId,
     /// The next slot of the local list it is on (`locals.rs`).
@@ -385,7 +386,7 @@ impl Store {
             state: SlotState::Unbound,
             occs: 0,
             refs: 0,
-            waiters: Vec::new(),
+            waiters: None,
             origin,
             next_local: SlotId::NONE,
             prev_local: SlotId::NONE,
@@ -417,7 +418,7 @@ impl Store {
         self.live_slots -= 1;
         let slot = &mut self.slots[s.ix()];
         slot.state = SlotState::Free(self.free_slot.unwrap_or(SlotId::NONE));
-        slot.waiters = Vec::new();
+        slot.waiters = None;
         slot.next_local = SlotId::NONE;
         slot.prev_local = SlotId::NONE;
         slot.on_list = false;
