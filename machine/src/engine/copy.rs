@@ -254,8 +254,7 @@ impl Engine {
             None => Val::Var(s),
         };
         if let Val::Var(t) = w {
-            self.st.slots[t.ix()].occs += 1;
-            self.occ_added(t);
+            self.add_occ(t);
         }
         w
     }

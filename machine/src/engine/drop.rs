@@ -45,9 +45,8 @@ impl Engine {
                 _ => {}
             }
             self.maybe_release(s, stack);
-            if !matches!(self.st.slots[s.ix()].state, SlotState::Free(_)) {
-                self.drop_if_unread(s, stack);
-            }
+            // A slot just freed is on no list: this does nothing then.
+            self.drop_if_unread(s, stack);
         }
     }
 

@@ -89,8 +89,7 @@ impl Engine {
                 };
                 match x {
                     Val::Var(s) => {
-                        self.st.slots[s.ix()].occs += 1;
-                        self.occ_added(s);
+                        self.add_occ(s);
                         x
                     }
                     // A lambda (or tuple) in a tuple others hold is shared
@@ -117,8 +116,7 @@ impl Engine {
                 self.load_atom(&atom, &mut LoadNames::Slots)
             }
             Src::SymSplice(s) => {
-                self.st.slots[s.ix()].occs += 1;
-                self.occ_added(*s);
+                self.add_occ(*s);
                 Val::Var(*s)
             }
             Src::Failed => Val::Int(0),
@@ -258,12 +256,12 @@ impl Engine {
                 if self.st.slots[f.ix()].occs != 0 {
                     return true;
                 }
-                if let SlotState::Bound(v @ Val::Node(_)) = self.st.slots[f.ix()].state {
-                    self.st.slots[f.ix()].state = SlotState::Bound(Val::Bool(true));
+                let state = self.st.slots[f.ix()].state;
+                self.st.release_slot(f);
+                if let SlotState::Bound(v @ Val::Node(_)) = state {
                     self.st.own(v, Owner::None);
                     self.drop_val(v);
                 }
-                self.st.release_slot(f);
                 false
             });
             let fresh = self.link(&fresh, (SlotId::NONE, SlotId::NONE));
@@ -339,8 +337,7 @@ impl Engine {
         if end == t {
             return v;
         }
-        self.st.slots[end.ix()].occs += 1;
-        self.occ_added(end);
+        self.add_occ(end);
         self.drop_val(Val::Var(t));
         Val::Var(end)
     }

@@ -107,8 +107,7 @@ impl Engine {
                         Atom::Var(v) => {
                             let s = names.slot(*v);
                             debug_assert!(s.ix() < self.st.slots.len(), "{v:?} has no slot");
-                            self.st.slots[s.ix()].occs += 1;
-                            self.occ_added(s);
+                            self.add_occ(s);
                             Val::Var(s)
                         }
                         Atom::Int(i) => Val::Int(*i),
@@ -159,8 +158,7 @@ impl Engine {
                                 .iter()
                                 .map(|v| {
                                     let s = names.slot(*v);
-                                    self.st.slots[s.ix()].occs += 1;
-                                    self.occ_added(s);
+                                    self.add_occ(s);
                                     Val::Var(s)
                                 })
                                 .collect();
@@ -225,8 +223,7 @@ impl Engine {
             }
         });
         for v in vars {
-            self.st.slots[v.0 as usize].occs += 1;
-            self.occ_added(SlotId(v.0));
+            self.add_occ(SlotId(v.0));
         }
         // Each handle becomes a handle of a copy owned by the data node.
         let copies: Vec<NodeId> = handles

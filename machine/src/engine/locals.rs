@@ -36,9 +36,7 @@ impl Engine {
         }
         if old != SlotId::NONE && head != old {
             // The old head is inside the list now.
-            let mut stack = Vec::new();
-            self.drop_if_unread(old, &mut stack);
-            self.drop_all(stack);
+            self.drop_now_if_unread(old);
         }
         (head, tail)
     }
@@ -70,9 +68,7 @@ impl Engine {
                 if old != SlotId::NONE {
                     self.st.slots[old.ix()].prev_local = tail;
                     // The old head is inside the list now.
-                    let mut stack = Vec::new();
-                    self.drop_if_unread(old, &mut stack);
-                    self.drop_all(stack);
+                    self.drop_now_if_unread(old);
                 }
             }
             None => {
@@ -115,6 +111,13 @@ impl Engine {
             self.st.slots[next.ix()].prev_local = prev;
         }
         next
+    }
+
+    /// [`Engine::drop_if_unread`], dropping what it frees at once.
+    fn drop_now_if_unread(&mut self, s: SlotId) {
+        let mut stack = Vec::new();
+        self.drop_if_unread(s, &mut stack);
+        self.drop_all(stack);
     }
 
     /// Frees local `s` (its value pushed on `stack`) when only its list

@@ -35,7 +35,13 @@ const MAX_SHARED: usize = 64;
 const MAX_NODES: usize = 4096;
 
 impl Engine {
-    /// Slot `s` got one more occurrence: on its second it is listed.
+    /// One occurrence more of slot `s`.
+    pub(super) fn add_occ(&mut self, s: SlotId) {
+        self.st.slots[s.ix()].occs += 1;
+        self.occ_added(s);
+    }
+
+    /// Slot `s` got more occurrences: on its second it is listed.
     pub(super) fn occ_added(&mut self, s: SlotId) {
         let slot = &mut self.st.slots[s.ix()];
         if slot.occs >= 2 && !slot.listed {
