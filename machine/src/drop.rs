@@ -129,8 +129,33 @@ impl Junk {
     }
 }
 
+/// Whether something can be nested in `a`.
+fn nests(a: &Atom) -> bool {
+    matches!(
+        a,
+        Atom::Tuple(_) | Atom::Record(_) | Atom::Map(_) | Atom::Expr(_) | Atom::Lambda(_) | Atom::Rec(_)
+    )
+}
+
+/// Whether body `b` holds nothing nested (a hollow body, a call of plain
+/// values): its fields drop without recursion.
+fn shallow_body(b: &Body) -> bool {
+    match &b.cmd {
+        Cmd::App(app) => {
+            !nests(&app.head)
+                && app.args.iter().all(|x| match x {
+                    Arg::Atom(x) | Arg::Splice(x) => !nests(x),
+                })
+        }
+        Cmd::Fix(_) => false,
+    }
+}
+
 impl Drop for Body {
     fn drop(&mut self) {
+        if shallow_body(self) {
+            return;
+        }
         let mut junk = Junk::default();
         junk.take_body(self);
         junk.empty();
@@ -139,10 +164,14 @@ impl Drop for Body {
 
 impl Drop for Atom {
     fn drop(&mut self) {
-        if matches!(
-            self,
-            Atom::Tuple(_) | Atom::Record(_) | Atom::Map(_) | Atom::Expr(_) | Atom::Lambda(_) | Atom::Rec(_)
-        ) {
+        // A lambda whose body is shallow (the engine's handles among
+        // them) drops with its box.
+        if let Atom::Lambda(l) = self {
+            if shallow_body(&l.body) {
+                return;
+            }
+        }
+        if nests(self) {
             let mut junk = Junk::default();
             junk.take_atom(self);
             junk.empty();

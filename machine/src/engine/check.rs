@@ -165,7 +165,7 @@ impl Engine {
                 }),
             }
         }
-        for slot in &self.st.slots {
+        for slot in self.st.slots.iter() {
             if let SlotState::Bound(Val::Var(t)) = slot.state {
                 *all.entry(t).or_insert(0) += 1;
             }

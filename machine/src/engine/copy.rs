@@ -26,7 +26,14 @@ pub(super) struct Copy {
     pub map: FxHashMap<SlotId, Subst>,
     /// The bodies made, in post-order.
     pub bodies: Vec<NodeId>,
+    /// Scratch of a β: the bodies of the copy that are pending.
+    pub pending: Vec<NodeId>,
+    /// Scratch of [`Engine::copy_with`]: its walk.
+    stack: Vec<Visit>,
 }
+
+/// Slots of a local list.
+pub(super) type Locals = smallvec::SmallVec<[SlotId; 8]>;
 
 enum Visit {
     Enter(Val, Dest),
@@ -55,7 +62,9 @@ impl Engine {
     /// The new nodes have no owner.
     pub(super) fn copy_with(&mut self, v: Val, c: &mut Copy) -> Val {
         let mut out = Val::Int(0);
-        let mut stack = vec![Visit::Enter(v, Dest::Out)];
+        let mut stack = std::mem::take(&mut c.stack);
+        debug_assert!(stack.is_empty());
+        stack.push(Visit::Enter(v, Dest::Out));
         while let Some(visit) = stack.pop() {
             let (v, dest) = match visit {
                 Visit::Exit(b) => {
@@ -77,62 +86,78 @@ impl Engine {
                 }
             };
             crate::memory::tick();
-            let kind = self.st.kind(n).clone();
-            match kind {
+            // The original is read in place (a clone of its boxes would
+            // cost two allocations a node): what the copy's own node
+            // needs first, then its fields as visits.
+            match self.st.kind(n) {
                 Kind::Free(_) => debug_assert!(false, "copy of a freed node {n:?}"),
                 Kind::Body(b) => {
-                    let stage = self.copy_stage(&b.stage, c);
-                    match &b.cmd {
-                        CmdN::App { head, args } => {
+                    let site = b.site;
+                    let shape = match &b.cmd {
+                        CmdN::App { args, .. } => Err(args.len()),
+                        CmdN::Fix { sparam, name, lam, body } => Ok((*sparam, *name, *lam, *body)),
+                    };
+                    let stage = match &b.stage {
+                        Stage::Tree(t) => Stage::Tree(t.clone()),
+                        Stage::Const(x) => Stage::Const(*x),
+                        Stage::Var(x) => Stage::Var(*x),
+                    };
+                    let stage = self.copy_stage(&stage, c);
+                    match shape {
+                        Err(len) => {
                             let cmd = CmdN::App {
                                 head: Val::Int(0),
-                                args: vec![Val::Int(0); args.len()].into(),
+                                args: smallvec::smallvec![Val::Int(0); len],
                             };
-                            let m = self.body_node(stage, cmd, b.site);
+                            let m = self.body_node(stage, cmd, site);
                             self.put(dest, Val::Node(m), &mut out);
                             stack.push(Visit::Exit(m));
-                            for (i, a) in args.iter().enumerate().rev() {
-                                stack.push(Visit::Enter(*a, Dest::Field(m, i as u32 + 1)));
+                            if let Some(CmdN::App { head, args }) = self.st.body(n).map(|b| &b.cmd) {
+                                for (i, a) in args.iter().enumerate().rev() {
+                                    stack.push(Visit::Enter(*a, Dest::Field(m, i as u32 + 1)));
+                                }
+                                stack.push(Visit::Enter(*head, Dest::Field(m, 0)));
                             }
-                            stack.push(Visit::Enter(*head, Dest::Field(m, 0)));
                         }
-                        CmdN::Fix { sparam, name, lam, body } => {
-                            let sparam = self.fresh_binder(*sparam, c);
-                            let name = self.fresh_binder(*name, c);
+                        Ok((sparam, name, lam, body)) => {
+                            let sparam = self.fresh_binder(sparam, c);
+                            let name = self.fresh_binder(name, c);
                             let cmd = CmdN::Fix {
                                 sparam,
                                 name,
                                 lam: NodeId::NONE,
                                 body: NodeId::NONE,
                             };
-                            let m = self.body_node(stage, cmd, b.site);
+                            let m = self.body_node(stage, cmd, site);
                             self.put(dest, Val::Node(m), &mut out);
                             stack.push(Visit::Exit(m));
-                            stack.push(Visit::Enter(Val::Node(*body), Dest::Field(m, 1)));
-                            stack.push(Visit::Enter(Val::Node(*lam), Dest::Field(m, 0)));
+                            stack.push(Visit::Enter(Val::Node(body), Dest::Field(m, 1)));
+                            stack.push(Visit::Enter(Val::Node(lam), Dest::Field(m, 0)));
                         }
                     }
                 }
                 Kind::Lam(l) => {
-                    let sparam = self.fresh_binder(l.sparam, c);
-                    let params: Vec<SlotId> = l.params.iter().map(|p| self.fresh_binder(*p, c)).collect();
-                    let (olds, news) = self.map_locals(l.locals, c);
+                    let (old_sparam, rest, body, site, locals) = (l.sparam, l.rest, l.body, l.site, l.locals);
+                    let old_params: smallvec::SmallVec<[SlotId; 8]> = l.params.iter().copied().collect();
+                    let sparam = self.fresh_binder(old_sparam, c);
+                    let params: super::store::ParamList = old_params.iter().map(|p| self.fresh_binder(*p, c)).collect();
+                    let (olds, news) = self.map_locals(locals, c);
                     let head = news.first().copied().unwrap_or(SlotId::NONE);
                     let tail = news.last().copied().unwrap_or(SlotId::NONE);
                     let m = self.st.alloc(
                         Kind::Lam(Box::new(LamN {
                             sparam,
-                            params: params.into(),
-                            rest: l.rest,
+                            params,
+                            rest,
                             body: NodeId::NONE,
-                            site: l.site,
+                            site,
                             locals: head,
                             locals_tail: tail,
                         })),
                         Owner::None,
                     );
                     self.put(dest, Val::Node(m), &mut out);
-                    stack.push(Visit::Enter(Val::Node(l.body), Dest::Field(m, 0)));
+                    stack.push(Visit::Enter(Val::Node(body), Dest::Field(m, 0)));
                     for (o, f) in olds.iter().zip(&news) {
                         match self.st.slots[o.ix()].state {
                             SlotState::Bound(v) => stack.push(Visit::Enter(v, Dest::Slot(*f))),
@@ -141,53 +166,60 @@ impl Engine {
                         }
                     }
                 }
-                Kind::Rec { name, lam } => {
+                &Kind::Rec { name, lam } => {
                     let name = self.fresh_binder(name, c);
                     let m = self.st.alloc(Kind::Rec { name, lam: NodeId::NONE }, Owner::None);
                     self.put(dest, Val::Node(m), &mut out);
                     stack.push(Visit::Enter(Val::Node(lam), Dest::Field(m, 0)));
                 }
                 Kind::Tuple(xs) => {
-                    let m = self.st.alloc(Kind::Tuple(vec![Val::Int(0); xs.len()].into()), Owner::None);
+                    let len = xs.len();
+                    let m = self.st.alloc(Kind::Tuple(vec![Val::Int(0); len].into()), Owner::None);
                     self.put(dest, Val::Node(m), &mut out);
-                    for (i, x) in xs.iter().enumerate().rev() {
-                        stack.push(Visit::Enter(*x, Dest::Field(m, i as u32)));
+                    if let Kind::Tuple(xs) = self.st.kind(n) {
+                        for (i, x) in xs.iter().enumerate().rev() {
+                            stack.push(Visit::Enter(*x, Dest::Field(m, i as u32)));
+                        }
                     }
                 }
-                Kind::Splice(x) => {
+                &Kind::Splice(x) => {
                     let m = self.st.alloc(Kind::Splice(Val::Int(0)), Owner::None);
                     self.put(dest, Val::Node(m), &mut out);
                     stack.push(Visit::Enter(x, Dest::Field(m, 0)));
                 }
                 Kind::Expr(e) => {
-                    let ExprN { tpl, vars, holes } = *e;
+                    let (tpl, vars, len) = (e.tpl.clone(), e.vars.clone(), e.holes.len());
                     let m = self.st.alloc(
                         Kind::Expr(Box::new(ExprN {
                             tpl,
                             vars,
-                            holes: vec![Val::Int(0); holes.len()].into(),
+                            holes: smallvec::smallvec![Val::Int(0); len],
                         })),
                         Owner::None,
                     );
                     self.put(dest, Val::Node(m), &mut out);
-                    for (i, x) in holes.iter().enumerate().rev() {
-                        stack.push(Visit::Enter(*x, Dest::Field(m, i as u32)));
+                    if let Kind::Expr(e) = self.st.kind(n) {
+                        for (i, x) in e.holes.iter().enumerate().rev() {
+                            stack.push(Visit::Enter(*x, Dest::Field(m, i as u32)));
+                        }
                     }
                 }
                 Kind::Data(a) => {
+                    let a = a.as_ref().clone();
                     let w = self.copy_data(&a, c);
                     self.put(dest, w, &mut out);
                 }
             }
         }
+        c.stack = stack;
         out
     }
 
     /// New slots for the local list starting at `first`, mapped in `c` and
     /// linked as a list (each holding the list's reference); the values
     /// are not copied yet (a value may mention another local).
-    pub(super) fn map_locals(&mut self, first: SlotId, c: &mut Copy) -> (Vec<SlotId>, Vec<SlotId>) {
-        let mut olds = Vec::new();
+    pub(super) fn map_locals(&mut self, first: SlotId, c: &mut Copy) -> (Locals, Locals) {
+        let mut olds = Locals::new();
         let mut s = first;
         while s != SlotId::NONE {
             // A local nothing reads is not copied.
@@ -196,7 +228,7 @@ impl Engine {
             }
             s = self.st.slots[s.ix()].next_local;
         }
-        let mut news = Vec::with_capacity(olds.len());
+        let mut news = Locals::new();
         for &o in &olds {
             let f = self.st.slot(self.st.slots[o.ix()].origin);
             self.st.slots[f.ix()].refs += 1;

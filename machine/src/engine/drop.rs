@@ -9,18 +9,34 @@ use crate::term::Atom;
 impl Engine {
     /// Drops `v` (an occurrence or an owned node) and everything it owns.
     pub(super) fn drop_val(&mut self, v: Val) {
-        self.drop_all(vec![v]);
+        match v {
+            Val::Var(_) | Val::Node(_) => {
+                let mut stack = std::mem::take(&mut self.drops);
+                stack.push(v);
+                self.drop_all(&mut stack);
+            }
+            _ => {}
+        }
     }
 
-    /// Drops everything on `stack` and what it owns.
-    pub(super) fn drop_all(&mut self, mut stack: Vec<Val>) {
+    /// Drops everything on `stack` and what it owns; the emptied stack is
+    /// kept for the next drop (its capacity).
+    pub(super) fn drop_all(&mut self, stack: &mut Vec<Val>) {
         while let Some(v) = stack.pop() {
             match v {
-                Val::Var(s) => self.drop_occ(s, &mut stack),
-                Val::Node(n) => self.drop_node(n, &mut stack),
+                Val::Var(s) => self.drop_occ(s, stack),
+                Val::Node(n) => self.drop_node(n, stack),
                 _ => {}
             }
         }
+        if stack.capacity() > self.drops.capacity() {
+            self.drops = std::mem::take(stack);
+        }
+    }
+
+    /// The drop stack, to fill and hand to [`Engine::drop_all`].
+    pub(super) fn drop_stack(&mut self) -> Vec<Val> {
+        std::mem::take(&mut self.drops)
     }
 
     /// One occurrence of `s` less.
@@ -52,9 +68,9 @@ impl Engine {
 
     /// One reference to `s` less (a binder, a staging expression, a list).
     pub(super) fn unref(&mut self, s: SlotId) {
-        let mut stack = Vec::new();
+        let mut stack = self.drop_stack();
         self.unref_into(s, &mut stack);
-        self.drop_all(stack);
+        self.drop_all(&mut stack);
     }
 
     pub(super) fn unref_into(&mut self, s: SlotId, stack: &mut Vec<Val>) {
@@ -86,9 +102,9 @@ impl Engine {
     /// Drops the references of a staging expression no body holds any
     /// more.
     pub(super) fn drop_stage_refs(&mut self, st: &Stage) {
-        let mut stack = Vec::new();
+        let mut stack = self.drop_stack();
         self.drop_stage(st, &mut stack);
-        self.drop_all(stack);
+        self.drop_all(&mut stack);
     }
 
     fn drop_stage(&mut self, st: &Stage, stack: &mut Vec<Val>) {

@@ -12,6 +12,10 @@ use super::store::{CmdN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, St
 use super::Engine;
 use crate::run::Rule;
 use crate::term::Atom;
+use smallvec::SmallVec;
+
+/// The values of a β's parameters.
+type Vals = SmallVec<[Val; 8]>;
 
 /// What a step did.
 pub(super) enum Done {
@@ -124,20 +128,20 @@ impl Engine {
     }
 
     /// The values the parameters of `l` get from `args`.
-    fn bindings(&mut self, b: NodeId, l: &LamN, args: &[ArgV]) -> Vec<Val> {
+    fn bindings(&mut self, b: NodeId, l: &LamN, args: &[ArgV]) -> Vals {
         let k = l.params.len();
-        let mut vals: Vec<Val> = args.iter().map(|a| self.take_arg(b, a)).collect();
+        let mut vals: Vals = args.iter().map(|a| self.take_arg(b, a)).collect();
         match l.rest {
             None => vals,
             Some(r) => {
                 let r = r as usize;
                 let after = k - r - 1;
-                let tail = vals.split_off(vals.len() - after);
-                let middle = vals.split_off(r);
+                let tail: Vals = vals.drain(vals.len() - after..).collect();
+                let middle: Vals = vals.drain(r..).collect();
                 let rest = match (middle.as_slice(), args.get(r)) {
                     ([v], Some(a)) if a.sym_splice().is_some() && args.len() - r - after == 1 => *v,
                     _ => {
-                        let t = self.st.alloc(Kind::Tuple(middle.clone().into()), Owner::None);
+                        let t = self.st.alloc(Kind::Tuple(middle.iter().copied().collect()), Owner::None);
                         for v in middle {
                             self.st.own(v, Owner::Node(t));
                         }
@@ -189,7 +193,7 @@ impl Engine {
         let outer = self.enclosing_lambda(b);
         if in_place {
             self.st.set_owner(lam, Owner::None);
-            let mut bound = Vec::with_capacity(vals.len() + 1);
+            let mut bound: SmallVec<[SlotId; 8]> = SmallVec::new();
             self.bind(l.sparam, Val::Stage(true));
             bound.push(l.sparam);
             for (&p, &v) in l.params.iter().zip(&vals) {
@@ -201,7 +205,7 @@ impl Engine {
             // top level.
             // A binder nothing reads (no occurrence, no staging expression)
             // is let go after the wake instead.
-            let (dead, ls): (Vec<SlotId>, Vec<SlotId>) = std::iter::once(l.sparam)
+            let (dead, ls): (SmallVec<[SlotId; 8]>, SmallVec<[SlotId; 8]>) = std::iter::once(l.sparam)
                 .chain(l.params.iter().copied())
                 .partition(|s| self.unread(*s));
             let list = self.link(&ls, (l.locals, l.locals_tail));
@@ -214,10 +218,10 @@ impl Engine {
                 self.unref(s);
             }
         } else {
-            let vals: Vec<Val> = vals.into_iter().map(|v| self.shortcut(v)).collect();
+            let vals: Vals = vals.into_iter().map(|v| self.shortcut(v)).collect();
             let mut c = std::mem::take(&mut self.scratch);
             c.map.insert(l.sparam, Subst::Value(Val::Stage(true)));
-            let mut fresh = Vec::new();
+            let mut fresh: SmallVec<[SlotId; 8]> = SmallVec::new();
             for (&p, &v) in l.params.iter().zip(&vals) {
                 match v {
                     Val::Node(n) => {
@@ -252,7 +256,8 @@ impl Engine {
             // Slots bound to nodes have no binder: locals of the lambda
             // around, or let go at the top level.
             // An argument no place in the copy reads is dropped.
-            fresh.retain(|&f| {
+            fresh.retain(|f| {
+                let f = *f;
                 if self.st.slots[f.ix()].occs != 0 {
                     return true;
                 }
@@ -271,7 +276,7 @@ impl Engine {
                 news.last().copied().unwrap_or(SlotId::NONE),
             );
             self.adopt_list(outer, copied, false);
-            let mut pending = Vec::new();
+            let mut pending = std::mem::take(&mut c.pending);
             for &nb in &c.bodies {
                 if self.settle(nb) {
                     pending.push(nb);
@@ -279,8 +284,10 @@ impl Engine {
             }
             c.map.clear();
             c.bodies.clear();
+            self.schedule(copy, &pending, true);
+            pending.clear();
+            c.pending = pending;
             self.scratch = c;
-            self.schedule(copy, pending, true);
         }
     }
 
@@ -356,16 +363,16 @@ impl Engine {
                     self.work.push((*w, body.gen));
                 }
             }
-            _ => self.schedule(root, woken, false),
+            _ => self.schedule(root, &woken, false),
         }
     }
 
     /// The bodies waiting on the slots `bound` that are now pending.
-    fn wake(&mut self, bound: &[SlotId]) -> Vec<NodeId> {
-        let mut woken = Vec::new();
+    fn wake(&mut self, bound: &[SlotId]) -> SmallVec<[NodeId; 4]> {
+        let mut woken = SmallVec::new();
         for &s in bound {
-            let waiters = self.st.slots[s.ix()].waiters.take();
-            for (w, gen) in waiters.into_iter().flat_map(|w| *w) {
+            let mut cur = self.st.take_waiters(s);
+            while let Some((w, gen)) = self.st.next_waiter(&mut cur) {
                 let live = matches!(self.st.kind(w), Kind::Body(body) if body.gen == gen && body.status != Status::Pending);
                 if live && self.settle(w) {
                     woken.push(w);
@@ -415,7 +422,7 @@ impl Engine {
             &mut body.cmd,
             CmdN::App {
                 head: branch,
-                args: Box::new([]),
+                args: smallvec::SmallVec::new(),
             },
         );
         body.gen = gen;
@@ -428,8 +435,9 @@ impl Engine {
                 self.drop_val(*a);
             }
         }
-        let pending = if self.settle(b) { vec![b] } else { Vec::new() };
-        self.schedule(b, pending, true);
+        if self.settle(b) {
+            self.schedule(b, &[b], true);
+        }
     }
 
     /// `fix`: the name is bound to the recursive value, the staging
@@ -449,7 +457,7 @@ impl Engine {
         if let Some(body) = self.st.body_mut(b) {
             body.cmd = CmdN::App {
                 head: Val::Int(0),
-                args: Box::new([]),
+                args: smallvec::SmallVec::new(),
             };
         }
         let outer = self.enclosing_lambda(b);

@@ -70,7 +70,7 @@ impl Engine {
                     let stage = self.load_stage(&b.stage, names);
                     match &b.cmd {
                         Cmd::App(app) => {
-                            let n = self.new_body(stage, Val::Int(0), vec![Val::Int(0); app.args.len()].into(), site);
+                            let n = self.new_body(stage, Val::Int(0), smallvec::smallvec![Val::Int(0); app.args.len()], site);
                             self.put(dest, Val::Node(n), out);
                             // Pushed last-first: built in reading order.
                             for (i, a) in app.args.iter().enumerate().rev() {
@@ -167,7 +167,7 @@ impl Engine {
                                 Kind::Expr(Box::new(ExprN {
                                     tpl,
                                     vars: vars.into(),
-                                    holes: holes.into(),
+                                    holes: holes.into_iter().collect(),
                                 })),
                                 Owner::None,
                             );
@@ -189,7 +189,7 @@ impl Engine {
         let n = self.st.alloc(
             Kind::Lam(Box::new(LamN {
                 sparam,
-                params: params.into(),
+                params: params.into_iter().collect(),
                 rest,
                 body: NodeId::NONE,
                 site,
@@ -274,7 +274,7 @@ impl Engine {
     }
 
     /// A new application body.
-    pub(super) fn new_body(&mut self, stage: Stage, head: Val, args: Box<[Val]>, site: u32) -> NodeId {
+    pub(super) fn new_body(&mut self, stage: Stage, head: Val, args: super::store::ArgList, site: u32) -> NodeId {
         let n = self.body_node(stage, CmdN::App { head, args }, site);
         self.st.own(head, Owner::Node(n));
         n

@@ -81,8 +81,8 @@ impl Engine {
 
     /// Takes the whole list from `head` apart; returns its slots (each
     /// still holding the list's reference).
-    pub(super) fn take_list(&mut self, head: SlotId) -> Vec<SlotId> {
-        let mut out = Vec::new();
+    pub(super) fn take_list(&mut self, head: SlotId) -> smallvec::SmallVec<[SlotId; 8]> {
+        let mut out = smallvec::SmallVec::new();
         let mut s = head;
         while s != SlotId::NONE {
             let slot = &mut self.st.slots[s.ix()];
@@ -115,9 +115,9 @@ impl Engine {
 
     /// [`Engine::drop_if_unread`], dropping what it frees at once.
     fn drop_now_if_unread(&mut self, s: SlotId) {
-        let mut stack = Vec::new();
+        let mut stack = self.drop_stack();
         self.drop_if_unread(s, &mut stack);
-        self.drop_all(stack);
+        self.drop_all(&mut stack);
     }
 
     /// Frees local `s` (its value pushed on `stack`) when only its list

@@ -73,7 +73,7 @@ pub(super) enum Callee {
 }
 
 /// What a ready body does.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Plan {
     /// β (or the expression form).
     Beta {
@@ -113,6 +113,7 @@ impl Engine {
     /// it waits on. Returns whether it is pending.
     pub(super) fn settle(&mut self, b: NodeId) -> bool {
         let look = self.look(b);
+        let mut plan = None;
         let (status, waits): (Status, SmallVec<[SlotId; 2]>) = match look {
             Look::Inactive => {
                 let mut ws = Vec::new();
@@ -122,13 +123,20 @@ impl Engine {
                 (Status::Inactive, ws.into_iter().collect())
             }
             Look::Stuck(s) => (Status::Stuck, smallvec::smallvec![s]),
-            Look::Fail | Look::Ready(_) => (Status::Pending, SmallVec::new()),
+            Look::Ready(p) => {
+                plan = Some(p);
+                (Status::Pending, SmallVec::new())
+            }
+            Look::Fail => (Status::Pending, SmallVec::new()),
         };
         let Some(body) = self.st.body_mut(b) else { return false };
         body.status = status;
         let gen = body.gen;
+        if let Some(p) = plan {
+            self.ready = Some((b, gen, p));
+        }
         for s in waits {
-            self.st.slots[s.ix()].waiters.get_or_insert_with(Box::default).push((b, gen));
+            self.st.add_waiter(s, b, gen);
         }
         status == Status::Pending
     }

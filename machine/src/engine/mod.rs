@@ -30,6 +30,7 @@
 //!   (`order.rs`). A pending body inside a value with one occurrence runs
 //!   where it is (`shared.rs` tells when a woken body can be left there).
 
+mod arena;
 mod check;
 mod copy;
 mod data;
@@ -77,6 +78,15 @@ pub struct Engine {
     /// Slots that reached a second occurrence (some may have fewer again:
     /// pruned when asked, `shared.rs`).
     shared: Vec<store::SlotId>,
+    /// The plan of the body settled last, `(body, generation, plan)`, so
+    /// that the step running it next does not look again. Valid while
+    /// nothing has changed what the plan read: a step binds slots before it
+    /// settles bodies, and only values written in (`order.rs`) change
+    /// fields of other bodies afterwards, which clears it; a step starts
+    /// by taking it.
+    ready: Option<(NodeId, u32, look::Plan)>,
+    /// The drop stack, kept between drops for its capacity (`drop.rs`).
+    drops: Vec<store::Val>,
     /// Scratch of `shared.rs`: the slots followed in one question.
     seen: rustc_hash::FxHashSet<store::SlotId>,
 }
@@ -97,6 +107,8 @@ impl Engine {
             scratch: copy::Copy::default(),
             shared: Vec::new(),
             seen: rustc_hash::FxHashSet::default(),
+            drops: Vec::new(),
+            ready: None,
         };
         let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
         e.root = e.load_body(&program.body, &mut names);
@@ -109,7 +121,7 @@ impl Engine {
             }
         }
         let root = e.root;
-        e.schedule(root, pending, true);
+        e.schedule(root, &pending, true);
         e
     }
 
@@ -181,7 +193,18 @@ impl Engine {
         loop {
             let b = self.next_pending()?;
             let site = self.st.body(b).map_or(0, |body| body.site);
-            match self.look(b) {
+            let look = match self.ready.take() {
+                Some((r, gen, plan)) if r == b && self.work.last().is_some_and(|w| w.1 == gen) => {
+                    debug_assert_eq!(
+                        format!("{:?}", self.look(b)),
+                        format!("{:?}", Look::Ready(plan.clone())),
+                        "the plan settled for {b:?} went stale"
+                    );
+                    Look::Ready(plan)
+                }
+                _ => self.look(b),
+            };
+            match look {
                 Look::Ready(plan) => {
                     self.work.pop();
                     if let Some(body) = self.st.body_mut(b) {

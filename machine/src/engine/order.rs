@@ -30,12 +30,24 @@ enum Top {
 impl Engine {
     /// Pushes the bodies `pending` (made pending by a step, all in the
     /// subtree at `root`; in post-order if `sorted`) on the worklist.
-    pub(super) fn schedule(&mut self, root: NodeId, pending: Vec<NodeId>, sorted: bool) {
+    pub(super) fn schedule(&mut self, root: NodeId, pending: &[NodeId], sorted: bool) {
+        if let [b] = pending {
+            if self.under(*b, root) {
+                if let Some(body) = self.st.body(*b) {
+                    self.work.push((*b, body.gen));
+                }
+                return;
+            }
+        }
         if pending.is_empty() {
             return;
         }
         let outside: Vec<NodeId> = pending.iter().copied().filter(|&p| !self.under(p, root)).collect();
         let mut plain = outside.is_empty();
+        if !plain {
+            // Values written in change fields a settled plan may have read.
+            self.ready = None;
+        }
         // Bodies moved in from values are in the tree now, but not
         // necessarily where the order given put them.
         let mut sorted = sorted;
@@ -44,11 +56,11 @@ impl Engine {
             sorted = false;
         }
         let order = if !plain {
-            self.normalize(root, &pending)
+            self.normalize(root, pending)
         } else if sorted || pending.len() == 1 {
-            pending
+            pending.to_vec()
         } else {
-            self.sort_by_place(root, pending)
+            self.sort_by_place(root, pending.to_vec())
         };
         for &b in order.iter().rev() {
             if let Some(body) = self.st.body(b) {

@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+use super::arena::Chunked;
+
 use crate::expr::Expr;
 use crate::term::{Atom, Builtin, SExp, VarId};
 
@@ -100,6 +102,16 @@ pub enum Status {
     Pending,
 }
 
+/// A body's arguments: inline up to three (the common case: no
+/// allocation of their own), else on the heap.
+pub type ArgList = smallvec::SmallVec<[Val; 3]>;
+
+/// A lambda's parameters, inline up to four.
+pub type ParamList = smallvec::SmallVec<[SlotId; 4]>;
+
+/// An expression's operands, inline up to two.
+pub type HoleList = smallvec::SmallVec<[Val; 2]>;
+
 /// An application body `⟨stage, head args..⟩` or a `fix` body.
 #[derive(Clone, Debug)]
 pub struct BodyN {
@@ -124,7 +136,7 @@ pub enum CmdN {
         /// The function.
         head: Val,
         /// The arguments (a splice is a [`Kind::Splice`] node).
-        args: Box<[Val]>,
+        args: ArgList,
     },
     /// `fix [sparam] name = lam in body`.
     Fix {
@@ -145,7 +157,7 @@ pub struct LamN {
     /// The staging parameter.
     pub sparam: SlotId,
     /// The parameters.
-    pub params: Box<[SlotId]>,
+    pub params: ParamList,
     /// The position of the rest parameter, if any.
     pub rest: Option<u32>,
     /// The body (a [`Kind::Body`] node).
@@ -169,7 +181,7 @@ pub struct ExprN {
     /// Its variables, in the order of `holes`.
     pub vars: Arc<[VarId]>,
     /// What each variable stands for here.
-    pub holes: Box<[Val]>,
+    pub holes: HoleList,
 }
 
 /// What a node is.
@@ -271,10 +283,10 @@ pub struct Slot {
     /// Other references that keep the slot: its binder, staging
     /// expressions mentioning it, a local list holding it.
     pub refs: u32,
-    /// The bodies to look at again when it is bound: staged on it, or stuck
-    /// on it; `(body, generation)`, stale entries skipped.
-    /// Boxed: most slots never have any, and a slot stays small.
-    pub waiters: Option<Box<Vec<(NodeId, u32)>>>,
+    /// The bodies to look at again when it is bound (staged on it, or
+    /// stuck on it): the first and last [`Wait`] of a list in the store's
+    /// pool, in the order they were added ([`NO_WAIT`]: none).
+    pub waiters: (u32, u32),
     /// The source variable it copies (for names in readback).
     pub origin: VarId,
     /// The next slot of the local list it is on (`locals.rs`).
@@ -295,15 +307,33 @@ pub struct Slot {
     pub closed: NodeId,
 }
 
+/// An entry of a slot's waiter list: a body to look at again, stale when
+/// the body's generation is no longer `gen`.
+#[derive(Clone, Copy, Debug)]
+pub struct Wait {
+    /// The body.
+    pub body: NodeId,
+    /// Its generation when it was added.
+    pub gen: u32,
+    /// The next entry ([`NO_WAIT`]: the last).
+    next: u32,
+}
+
+/// No waiter.
+pub const NO_WAIT: u32 = u32::MAX;
+
 /// The arena of nodes and slots.
-#[derive(Default)]
 pub struct Store {
     /// The nodes.
-    pub nodes: Vec<Node>,
+    pub nodes: Chunked<Node>,
     free_node: Option<NodeId>,
     /// The slots.
-    pub slots: Vec<Slot>,
+    pub slots: Chunked<Slot>,
     free_slot: Option<SlotId>,
+    /// The waiter lists of all slots, in one pool.
+    waits: Vec<Wait>,
+    /// The first free entry of `waits` (a list through `next`).
+    free_wait: u32,
     /// Nodes in use.
     pub live: usize,
     /// Slots in use.
@@ -338,7 +368,63 @@ pub fn handle_of(a: &Atom) -> Option<NodeId> {
     }
 }
 
+impl Default for Store {
+    fn default() -> Self {
+        Store {
+            nodes: Chunked::default(),
+            free_node: None,
+            slots: Chunked::default(),
+            free_slot: None,
+            waits: Vec::new(),
+            free_wait: NO_WAIT,
+            live: 0,
+            live_slots: 0,
+        }
+    }
+}
+
 impl Store {
+    /// Adds body `body` of generation `gen` to the waiters of slot `s`.
+    pub fn add_waiter(&mut self, s: SlotId, body: NodeId, gen: u32) {
+        let w = Wait { body, gen, next: NO_WAIT };
+        let i = if self.free_wait == NO_WAIT {
+            let i = u32::try_from(self.waits.len()).unwrap_or(NO_WAIT);
+            self.waits.push(w);
+            i
+        } else {
+            let i = self.free_wait;
+            self.free_wait = self.waits[i as usize].next;
+            self.waits[i as usize] = w;
+            i
+        };
+        let slot = &mut self.slots[s.ix()];
+        let (head, tail) = slot.waiters;
+        slot.waiters = if head == NO_WAIT { (i, i) } else { (head, i) };
+        if head != NO_WAIT {
+            self.waits[tail as usize].next = i;
+        }
+    }
+
+    /// Takes the waiter list of slot `s` off it; [`Store::next_waiter`]
+    /// walks it.
+    pub fn take_waiters(&mut self, s: SlotId) -> u32 {
+        std::mem::replace(&mut self.slots[s.ix()].waiters, (NO_WAIT, NO_WAIT)).0
+    }
+
+    /// The entry `*cur` of a list taken off its slot, freed; `*cur` moves
+    /// to the next.
+    pub fn next_waiter(&mut self, cur: &mut u32) -> Option<(NodeId, u32)> {
+        if *cur == NO_WAIT {
+            return None;
+        }
+        let i = *cur;
+        let w = self.waits[i as usize];
+        self.waits[i as usize].next = self.free_wait;
+        self.free_wait = i;
+        *cur = w.next;
+        Some((w.body, w.gen))
+    }
+
     /// A new node.
     pub fn alloc(&mut self, kind: Kind, owner: Owner) -> NodeId {
         self.live += 1;
@@ -386,7 +472,7 @@ impl Store {
             state: SlotState::Unbound,
             occs: 0,
             refs: 0,
-            waiters: None,
+            waiters: (NO_WAIT, NO_WAIT),
             origin,
             next_local: SlotId::NONE,
             prev_local: SlotId::NONE,
@@ -418,7 +504,12 @@ impl Store {
         self.live_slots -= 1;
         let slot = &mut self.slots[s.ix()];
         slot.state = SlotState::Free(self.free_slot.unwrap_or(SlotId::NONE));
-        slot.waiters = None;
+        let (head, tail) = std::mem::replace(&mut slot.waiters, (NO_WAIT, NO_WAIT));
+        if head != NO_WAIT {
+            // The whole list goes back to the pool at once.
+            self.waits[tail as usize].next = self.free_wait;
+            self.free_wait = head;
+        }
         slot.next_local = SlotId::NONE;
         slot.prev_local = SlotId::NONE;
         slot.on_list = false;
