@@ -230,3 +230,53 @@ fn run_with_the_engine() {
     assert_eq!(limited.code, 3, "{}", limited.err);
     assert!(limited.err.contains("step limit"), "{}", limited.err);
 }
+
+/// A loop whose body defines a loop of its own (`fix` inside `fix`):
+/// each outer iteration makes a recursive value that its own name holds
+/// once the inner loop is done. Those are freed after the step that lets
+/// them go, so the live nodes do not grow with the iterations (and the
+/// wakes, which look at the values still shared, stay cheap).
+#[test]
+fn a_loop_defined_in_a_loop_leaves_nothing_behind() {
+    let program = |n: u64| {
+        format!(
+            "fix outer(i, acc, k) {{
+  \"i > {n}\" (done)
+  if done () {{ k acc }} () {{
+    fix inner(j, s, kk) {{
+      \"j > 3\" (d2)
+      if d2 () {{ kk s }} () {{
+        \"s+j\" (s2)
+        \"j+1\" (j2)
+        inner j2 s2 kk
+      }}
+    }} in
+    inner 1 acc (r) {{
+      \"i+1\" (i2)
+      outer i2 r k
+    }}
+  }}
+}} in
+outer 1 0 $exit
+"
+        )
+    };
+    let peak = |n: u64| {
+        let mut e = Engine::new(load_source(&program(n)).expect("the program loads"));
+        let mut peak = e.live_nodes();
+        loop {
+            match e.step() {
+                Some(Ok(None)) => peak = peak.max(e.live_nodes()),
+                Some(Ok(Some(v))) => {
+                    assert_eq!(format!("{v:?}"), format!("{:?}", deepcps_machine::term::Atom::Int(6 * n as i64)));
+                    return peak;
+                }
+                other => panic!("n = {n}: the run ended with {other:?}"),
+            }
+        }
+    };
+    assert_eq!(peak(400), peak(20), "live nodes grew with the outer iterations");
+    for n in [3, 20] {
+        check(load_source(&program(n)).expect("the program loads"), &Limits::default(), None).unwrap_or_else(|e| panic!("n = {n}: {e}"));
+    }
+}

@@ -145,9 +145,12 @@ impl Engine {
                 _ => {}
             }
         }
-        // Counts over everything allocated: a recursive value holding
-        // only its own name's occurrences is not reachable, yet still
-        // counted (cycles are not collected).
+        // Nothing live is unreachable: a recursive value that only its own
+        // name held was dropped after the step that let it go
+        // (`cycles.rs`).
+        if seen_nodes.len() != self.st.live {
+            return Err(format!("{} live nodes but {} reachable", self.st.live, seen_nodes.len()));
+        }
         let _ = (occs, seen_slots);
         let mut all: FxHashMap<SlotId, u32> = FxHashMap::default();
         for (i, node) in self.st.nodes.iter().enumerate() {

@@ -166,9 +166,16 @@ impl Engine {
                         }
                     }
                 }
-                &Kind::Rec { name, lam } => {
+                &Kind::Rec { name, lam, inner } => {
                     let name = self.fresh_binder(name, c);
-                    let m = self.st.alloc(Kind::Rec { name, lam: NodeId::NONE }, Owner::None);
+                    let m = self.st.alloc(
+                        Kind::Rec {
+                            name,
+                            lam: NodeId::NONE,
+                            inner,
+                        },
+                        Owner::None,
+                    );
                     self.put(dest, Val::Node(m), &mut out);
                     stack.push(Visit::Enter(Val::Node(lam), Dest::Field(m, 0)));
                 }

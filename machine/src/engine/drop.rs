@@ -63,6 +63,9 @@ impl Engine {
             self.maybe_release(s, stack);
             // A slot just freed is on no list: this does nothing then.
             self.drop_if_unread(s, stack);
+        } else {
+            let occs = slot.occs;
+            self.note_rec(s, occs);
         }
     }
 
@@ -145,7 +148,7 @@ impl Engine {
                     self.unref_into(s, stack);
                 }
             }
-            Kind::Rec { name, lam } => {
+            Kind::Rec { name, lam, .. } => {
                 stack.push(Val::Node(lam));
                 self.unref_into(name, stack);
             }

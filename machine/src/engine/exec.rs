@@ -461,7 +461,14 @@ impl Engine {
             };
         }
         let outer = self.enclosing_lambda(b);
-        let r = self.st.alloc(Kind::Rec { name, lam }, Owner::None);
+        let r = self.st.alloc(
+            Kind::Rec {
+                name,
+                lam,
+                inner: super::store::UNCOUNTED,
+            },
+            Owner::None,
+        );
         self.st.set_owner(lam, Owner::Node(r));
         self.bind(sparam, Val::Stage(true));
         self.bind(name, Val::Node(r));

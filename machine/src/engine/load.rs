@@ -124,7 +124,12 @@ impl Engine {
                         }
                         Atom::Rec(r) => {
                             let name = self.binder(r.name, names);
-                            let n = self.st.alloc(Kind::Rec { name, lam: NodeId::NONE }, Owner::None);
+                            let rec = Kind::Rec {
+                                name,
+                                lam: NodeId::NONE,
+                                inner: super::store::UNCOUNTED,
+                            };
+                            let n = self.st.alloc(rec, Owner::None);
                             self.put(dest, Val::Node(n), out);
                             self.load_lambda(&r.lam, Dest::Field(n, 0), names, out, &mut stack);
                             continue;

@@ -3,14 +3,16 @@
 //! (MACHINE-NOTES §7).
 //!
 //! - `store.rs`: nodes ([`store::NodeId`]), slots ([`store::SlotId`]),
-//!   values ([`store::Val`]) and who owns what.
+//!   values ([`store::Val`]) and who owns what; `arena.rs`: the chunks
+//!   they live in.
 //! - `load.rs`: terms into the store. `readback.rs`: the store back as
 //!   terms (results, failures, the views).
 //! - `look.rs`: what a body would do now (the verdict, read through slots).
 //! - `exec.rs`: the rules; `copy.rs`: instances of shared lambdas;
 //!   `drop.rs`: freeing; `locals.rs`: the slots bound in place inside a
 //!   lambda; `order.rs`: the worklist's order; `shared.rs`: whether a
-//!   woken body may lie in a shared value.
+//!   woken body may lie in a shared value; `cycles.rs`: recursive values
+//!   that only their own name holds, freed after the step.
 //!
 //! A step pops the top pending body, executes it, and pushes the bodies it
 //! made pending. β at the only occurrence of its lambda (holder count 1)
@@ -29,10 +31,13 @@
 //!   between steps: such a value is written into its occurrences
 //!   (`order.rs`). A pending body inside a value with one occurrence runs
 //!   where it is (`shared.rs` tells when a woken body can be left there).
+//! - Between steps every live node is reachable from the root (recursive
+//!   values only their own name holds are freed, `cycles.rs`).
 
 mod arena;
 mod check;
 mod copy;
+mod cycles;
 mod data;
 mod drop;
 mod exec;
@@ -85,10 +90,13 @@ pub struct Engine {
     /// fields of other bodies afterwards, which clears it; a step starts
     /// by taking it.
     ready: Option<(NodeId, u32, look::Plan)>,
+    /// Slots of recursive values that may hold themselves alone, looked
+    /// at after the step (`cycles.rs`).
+    rec_notes: Vec<store::SlotId>,
     /// The drop stack, kept between drops for its capacity (`drop.rs`).
     drops: Vec<store::Val>,
     /// Scratch of `shared.rs`: the slots followed in one question.
-    seen: rustc_hash::FxHashSet<store::SlotId>,
+    seen: shared::Scratch,
 }
 
 impl Engine {
@@ -106,9 +114,10 @@ impl Engine {
             exit_vars: None,
             scratch: copy::Copy::default(),
             shared: Vec::new(),
-            seen: rustc_hash::FxHashSet::default(),
+            seen: shared::Scratch::default(),
             drops: Vec::new(),
             ready: None,
+            rec_notes: Vec::new(),
         };
         let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
         e.root = e.load_body(&program.body, &mut names);
@@ -212,6 +221,9 @@ impl Engine {
                     }
                     let span = self.spans[site as usize];
                     let done = self.execute(b, plan);
+                    if !self.rec_notes.is_empty() {
+                        self.collect_recs();
+                    }
                     let rule = match &done {
                         Done::Stepped(r) => *r,
                         Done::Exit(_) => Rule::Exit,

@@ -156,7 +156,7 @@ impl Engine {
                                 stack.push(Task::Leave(n, opened));
                                 stack.push(Task::Val(Val::Node(l.body)));
                             }
-                            Kind::Rec { name, lam } => {
+                            Kind::Rec { name, lam, .. } => {
                                 self.scope(*name, names, &mut opened);
                                 stack.push(Task::Leave(n, opened));
                                 stack.push(Task::Val(Val::Node(*lam)));

@@ -29,6 +29,22 @@ enum Survey {
     Open,
 }
 
+/// The buffers of one question, kept between questions for their
+/// capacity.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// The slots followed.
+    seen: FxHashSet<SlotId>,
+    /// The walk.
+    stack: Vec<NodeId>,
+    /// The slots a node mentions.
+    mentioned: Vec<SlotId>,
+    /// The binders met.
+    binders: Vec<SlotId>,
+    /// The unbound slots met.
+    unbound: Vec<SlotId>,
+}
+
 /// Beyond this many shared values, or this many nodes in them, the answer
 /// is "maybe" (and `order.rs` walks up instead).
 const MAX_SHARED: usize = 64;
@@ -76,7 +92,6 @@ impl Engine {
             if self.st.slots[x.ix()].closed == n {
                 continue;
             }
-            seen.clear();
             match self.survey(n, bound, &mut seen, &mut budget) {
                 Survey::Mentions => {
                     hit = true;
@@ -93,11 +108,20 @@ impl Engine {
     /// What the value at `n`, with the values of the bound slots it
     /// mentions, says of the slots `wanted`; [`Survey::Mentions`] also
     /// when it is too large to tell within `budget` nodes.
-    fn survey(&self, n: NodeId, wanted: &[SlotId], seen: &mut FxHashSet<SlotId>, budget: &mut usize) -> Survey {
-        let mut stack = vec![n];
-        let mut mentioned: Vec<SlotId> = Vec::new();
-        let mut binders: Vec<SlotId> = Vec::new();
-        let mut unbound: Vec<SlotId> = Vec::new();
+    fn survey(&self, n: NodeId, wanted: &[SlotId], scratch: &mut Scratch, budget: &mut usize) -> Survey {
+        let Scratch {
+            seen,
+            stack,
+            mentioned,
+            binders,
+            unbound,
+        } = scratch;
+        seen.clear();
+        stack.clear();
+        mentioned.clear();
+        binders.clear();
+        unbound.clear();
+        stack.push(n);
         while let Some(x) = stack.pop() {
             if *budget == 0 {
                 return Survey::Mentions;

@@ -200,6 +200,10 @@ pub enum Kind {
         name: SlotId,
         /// The lambda (a [`Kind::Lam`] node).
         lam: NodeId,
+        /// The occurrences of `name` inside, when last counted
+        /// (`cycles.rs`; [`UNCOUNTED`]: not yet). A hint: below it, the
+        /// value may be held by itself alone.
+        inner: u32,
     },
     /// A tuple.
     Tuple(Box<[Val]>),
@@ -318,6 +322,9 @@ pub struct Wait {
     /// The next entry ([`NO_WAIT`]: the last).
     next: u32,
 }
+
+/// A [`Kind::Rec`] whose inner occurrences were not counted yet.
+pub const UNCOUNTED: u32 = u32::MAX;
 
 /// No waiter.
 pub const NO_WAIT: u32 = u32::MAX;
