@@ -83,6 +83,8 @@ pub struct Engine {
     /// Slots that reached a second occurrence (some may have fewer again:
     /// pruned when asked, `shared.rs`).
     shared: Vec<store::SlotId>,
+    /// `shared` is pruned when it reaches this length (`shared.rs`).
+    prune_at: usize,
     /// The plan of the body settled last, `(body, generation, plan)`, so
     /// that the step running it next does not look again. Valid while
     /// nothing has changed what the plan read: a step binds slots before it
@@ -114,6 +116,7 @@ impl Engine {
             exit_vars: None,
             scratch: copy::Copy::default(),
             shared: Vec::new(),
+            prune_at: 0,
             seen: shared::Scratch::default(),
             drops: Vec::new(),
             ready: None,

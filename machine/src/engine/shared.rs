@@ -73,13 +73,21 @@ impl Engine {
     /// where it stood, outside every value a slot holds, so no value binds
     /// them, and a value that mentions one lies in their scope.
     pub(super) fn may_be_shared(&mut self, bound: &[SlotId]) -> bool {
-        let st = &mut self.st;
-        self.shared.retain(|&x| {
-            let slot = &mut st.slots[x.ix()];
-            let keep = slot.occs >= 2 && !matches!(slot.state, SlotState::Free(_));
-            slot.listed = keep;
-            keep
-        });
+        // Pruned at every question while short enough to ask; when longer,
+        // only once it has doubled since: pruning at every question was
+        // quadratic when many values stay shared (a tuple of closures,
+        // each held twice).
+        let len = self.shared.len();
+        if len <= MAX_SHARED || len >= self.prune_at {
+            let st = &mut self.st;
+            self.shared.retain(|&x| {
+                let slot = &mut st.slots[x.ix()];
+                let keep = slot.occs >= 2 && !matches!(slot.state, SlotState::Free(_));
+                slot.listed = keep;
+                keep
+            });
+            self.prune_at = (2 * self.shared.len()).max(MAX_SHARED + 1);
+        }
         if self.shared.len() > MAX_SHARED {
             return true;
         }
