@@ -30,6 +30,7 @@ fn an_infinite_loop_stops_at_the_step_limit() {
         assert_eq!(r.code, 3, "{}", r.err);
         assert!(r.out.is_empty(), "nothing on stdout: {}", r.out);
         assert!(r.err.contains("step limit reached: 20000 steps"), "{}", r.err);
+        assert!(r.err.contains("raise it with --max-steps N"), "{}", r.err);
         assert!(
             r.err.contains("steps: 20000 (beta 10000, expr 9999, if 0, fix 1, exit 0)"),
             "{}",
@@ -45,6 +46,7 @@ fn unbounded_allocation_stops_at_the_node_limit() {
     assert_eq!(r.code, 3, "{}", r.err);
     assert!(r.out.is_empty());
     assert!(r.err.contains("node limit reached: more than 5000 live nodes after"), "{}", r.err);
+    assert!(r.err.contains("raise it with --max-nodes N"), "{}", r.err);
     assert!(r.err.contains("steps: "), "{}", r.err);
     // The default limit is there too (the flag has a default).
     let r = deepcps(&["run", "--help"]);
@@ -58,6 +60,7 @@ fn the_time_limit() {
     let r = deepcps(&["run", &p, "--timeout", "0.2", "--max-steps", "1000000000000"]);
     assert_eq!(r.code, 3, "{}", r.err);
     assert!(r.err.contains("time limit reached: 0.200 s spent"), "{}", r.err);
+    assert!(r.err.contains("raise it with --timeout SECONDS"), "{}", r.err);
 }
 
 #[test]

@@ -334,7 +334,7 @@ impl Ctx<'_> {
                 EXIT_LIMIT
             }
             Outcome::Limit(reason) => {
-                let _ = writeln!(self.err, "deepcps: {reason}");
+                let _ = writeln!(self.err, "deepcps: {reason}{}", raise_with(reason));
                 EXIT_LIMIT
             }
         };
@@ -510,5 +510,16 @@ fn include_lines(text: &str) -> String {
             s
         }
         _ => String::new(),
+    }
+}
+
+/// The flag that raises the limit a run stopped at, as the end of its
+/// message.
+fn raise_with(reason: &StopReason) -> &'static str {
+    match reason {
+        StopReason::Steps(_) => "; raise it with --max-steps N",
+        StopReason::Time { .. } => "; raise it with --timeout SECONDS",
+        StopReason::Nodes { .. } => "; raise it with --max-nodes N",
+        StopReason::Interrupted { .. } | StopReason::Memory { .. } => "",
     }
 }
