@@ -97,11 +97,7 @@ impl Engine {
                         CmdN::App { args, .. } => Err(args.len()),
                         CmdN::Fix { sparam, name, lam, body } => Ok((*sparam, *name, *lam, *body)),
                     };
-                    let stage = match &b.stage {
-                        Stage::Tree(t) => Stage::Tree(t.clone()),
-                        Stage::Const(x) => Stage::Const(*x),
-                        Stage::Var(x) => Stage::Var(*x),
-                    };
+                    let stage = b.stage.clone();
                     let stage = self.copy_stage(&stage, c);
                     match shape {
                         Err(len) => {
@@ -138,7 +134,7 @@ impl Engine {
                 }
                 Kind::Lam(l) => {
                     let (old_sparam, rest, body, site, locals) = (l.sparam, l.rest, l.body, l.site, l.locals);
-                    let old_params: smallvec::SmallVec<[SlotId; 8]> = l.params.iter().copied().collect();
+                    let old_params = l.params.clone();
                     let sparam = self.fresh_binder(old_sparam, c);
                     let params: super::store::ParamList = old_params.iter().map(|p| self.fresh_binder(*p, c)).collect();
                     let (olds, news) = self.map_locals(locals, c);

@@ -97,8 +97,8 @@ pub struct Engine {
     rec_notes: Vec<store::SlotId>,
     /// The drop stack, kept between drops for its capacity (`drop.rs`).
     drops: Vec<store::Val>,
-    /// Scratch of `shared.rs`: the slots followed in one question.
-    seen: shared::Scratch,
+    /// Scratch of `shared.rs`: the buffers of one question.
+    survey: shared::Scratch,
 }
 
 impl Engine {
@@ -117,7 +117,7 @@ impl Engine {
             scratch: copy::Copy::default(),
             shared: Vec::new(),
             prune_at: 0,
-            seen: shared::Scratch::default(),
+            survey: shared::Scratch::default(),
             drops: Vec::new(),
             ready: None,
             rec_notes: Vec::new(),

@@ -31,36 +31,27 @@ impl Engine {
     /// Pushes the bodies `pending` (made pending by a step, all in the
     /// subtree at `root`; in post-order if `sorted`) on the worklist.
     pub(super) fn schedule(&mut self, root: NodeId, pending: &[NodeId], sorted: bool) {
-        if let [b] = pending {
-            if self.under(*b, root) {
-                if let Some(body) = self.st.body(*b) {
-                    self.work.push((*b, body.gen));
-                }
-                return;
-            }
-        }
-        if pending.is_empty() {
-            return;
-        }
+        // Empty (no allocation) in the common case.
         let outside: Vec<NodeId> = pending.iter().copied().filter(|&p| !self.under(p, root)).collect();
         let mut plain = outside.is_empty();
-        if !plain {
-            // Values written in change fields a settled plan may have read.
-            self.ready = None;
-        }
         // Bodies moved in from values are in the tree now, but not
         // necessarily where the order given put them.
         let mut sorted = sorted;
         if !plain {
+            // Values written in change fields a settled plan may have read.
+            self.ready = None;
             plain = self.write_in_sole(root, &outside);
             sorted = false;
         }
+        let reordered;
         let order = if !plain {
-            self.normalize(root, pending)
-        } else if sorted || pending.len() == 1 {
-            pending.to_vec()
+            reordered = self.normalize(root, pending);
+            &reordered
+        } else if sorted || pending.len() <= 1 {
+            pending
         } else {
-            self.sort_by_place(root, pending.to_vec())
+            reordered = self.sort_by_place(root, pending.to_vec());
+            &reordered
         };
         for &b in order.iter().rev() {
             if let Some(body) = self.st.body(b) {

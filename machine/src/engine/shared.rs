@@ -91,7 +91,7 @@ impl Engine {
         if self.shared.len() > MAX_SHARED {
             return true;
         }
-        let mut seen = std::mem::take(&mut self.seen);
+        let mut scratch = std::mem::take(&mut self.survey);
         let mut budget = MAX_NODES;
         let mut hit = false;
         for i in 0..self.shared.len() {
@@ -100,7 +100,7 @@ impl Engine {
             if self.st.slots[x.ix()].closed == n {
                 continue;
             }
-            match self.survey(n, bound, &mut seen, &mut budget) {
+            match self.survey(n, bound, &mut scratch, &mut budget) {
                 Survey::Mentions => {
                     hit = true;
                     break;
@@ -109,7 +109,7 @@ impl Engine {
                 Survey::Open => {}
             }
         }
-        self.seen = seen;
+        self.survey = scratch;
         hit
     }
 
