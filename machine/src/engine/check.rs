@@ -38,10 +38,11 @@ impl Engine {
                         let mut s = l.locals;
                         while s != SlotId::NONE {
                             let sl = &self.st.slots[s.ix()];
-                            if !sl.on_list || sl.prev_local != prev {
+                            if !sl.on_list() || sl.prev_local != prev {
                                 return Err(format!(
                                     "local {s:?} of {n:?}: on a list {}, before it {:?}, not {prev:?}",
-                                    sl.on_list, sl.prev_local
+                                    sl.on_list(),
+                                    sl.prev_local
                                 ));
                             }
                             prev = s;
@@ -84,7 +85,7 @@ impl Engine {
                                     let sl = &self.st.slots[s.ix()];
                                     path.push(format!(
                                         "slot {s:?} {:?} occs {} refs {}",
-                                        self.source.name(sl.origin),
+                                        self.source.name(sl.origin()),
                                         sl.occs,
                                         sl.refs
                                     ));
@@ -108,7 +109,7 @@ impl Engine {
                                 }
                                 Owner::Slot(s) => {
                                     let sl = &self.st.slots[s.ix()];
-                                    path.push(format!("SLOT {s:?} {:?} occs {}", self.source.name(sl.origin), sl.occs));
+                                    path.push(format!("SLOT {s:?} {:?} occs {}", self.source.name(sl.origin()), sl.occs));
                                     match found_in.get(&s) {
                                         Some(Owner::Node(m)) => {
                                             path.push(format!("found in {m:?}"));
@@ -181,7 +182,7 @@ impl Engine {
             if want != slot.occs {
                 return Err(format!(
                     "SlotId({i}) ({:?}) counts {} occurrences, the store holds {want}",
-                    self.source.name(slot.origin),
+                    self.source.name(slot.origin()),
                     slot.occs
                 ));
             }

@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use super::load::Dest;
-use super::store::{CmdN, ExprN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Val};
+use super::store::{CmdN, ExprN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Store, Val};
 use super::Engine;
 use crate::term::{Atom, SExp, VarId};
 
@@ -20,10 +20,55 @@ pub(super) enum Subst {
     Value(Val),
 }
 
+/// What the binders of the original stand for in a copy: entries in
+/// the order added, each found from its slot's [`Slot::remap`] index
+/// (checked against the entry, so an index left by another copy is
+/// harmless). Copies may nest (a data value's lambdas copied while its
+/// holder is): an entry keeps the index it replaced, put back when the
+/// map is cleared.
+///
+/// [`Slot::remap`]: super::store::Slot::remap
+#[derive(Default)]
+pub(super) struct SubstMap {
+    entries: Vec<(SlotId, Subst, u32)>,
+}
+
+impl SubstMap {
+    /// What `s` stands for, if mapped.
+    pub fn get(&self, st: &Store, s: SlotId) -> Option<Subst> {
+        let i = st.slots[s.ix()].remap as usize;
+        match self.entries.get(i) {
+            Some(&(t, v, _)) if t == s => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Maps `s` to `v`.
+    pub fn insert(&mut self, st: &mut Store, s: SlotId, v: Subst) {
+        let slot = &mut st.slots[s.ix()];
+        let i = slot.remap as usize;
+        if let Some(e) = self.entries.get_mut(i).filter(|e| e.0 == s) {
+            e.1 = v;
+            return;
+        }
+        let at = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
+        self.entries.push((s, v, slot.remap));
+        slot.remap = at;
+    }
+
+    /// Forgets every entry, putting back the indices they replaced.
+    pub fn clear(&mut self, st: &mut Store) {
+        for &(s, _, prev) in self.entries.iter().rev() {
+            st.slots[s.ix()].remap = prev;
+        }
+        self.entries.clear();
+    }
+}
+
 /// A copy in progress.
 #[derive(Default)]
 pub(super) struct Copy {
-    pub map: FxHashMap<SlotId, Subst>,
+    pub map: SubstMap,
     /// The bodies made, in post-order.
     pub bodies: Vec<NodeId>,
     /// Scratch of a β: the bodies of the copy that are pending.
@@ -50,6 +95,7 @@ impl Engine {
     pub(super) fn copy_val_into(&mut self, v: Val, pending: &mut Vec<NodeId>) -> Val {
         let mut c = Copy::default();
         let out = self.copy_with(v, &mut c);
+        c.map.clear(&mut self.st);
         for b in c.bodies {
             if self.settle(b) {
                 pending.push(b);
@@ -233,9 +279,9 @@ impl Engine {
         }
         let mut news = Locals::new();
         for &o in &olds {
-            let f = self.st.slot(self.st.slots[o.ix()].origin);
+            let f = self.st.slot(self.st.slots[o.ix()].origin());
             self.st.slots[f.ix()].refs += 1;
-            c.map.insert(o, Subst::Slot(f));
+            c.map.insert(&mut self.st, o, Subst::Slot(f));
             news.push(f);
         }
         self.link(&news, (SlotId::NONE, SlotId::NONE));
@@ -266,11 +312,11 @@ impl Engine {
 
     /// The copy `f` of a slot aliasing `t`.
     fn copy_alias(&mut self, t: SlotId, f: SlotId, c: &Copy) {
-        let target = match c.map.get(&t) {
-            Some(Subst::Slot(g)) => Some(*g),
-            Some(Subst::Value(Val::Var(x))) => Some(*x),
+        let target = match c.map.get(&self.st, t) {
+            Some(Subst::Slot(g)) => Some(g),
+            Some(Subst::Value(Val::Var(x))) => Some(x),
             Some(Subst::Value(v)) => {
-                self.st.slots[f.ix()].state = SlotState::Bound(*v);
+                self.st.slots[f.ix()].state = SlotState::Bound(v);
                 None
             }
             None => Some(t),
@@ -283,9 +329,9 @@ impl Engine {
 
     /// An occurrence of `s` in the copy.
     fn occurrence(&mut self, s: SlotId, c: &Copy) -> Val {
-        let w = match c.map.get(&s) {
-            Some(Subst::Slot(f)) => Val::Var(*f),
-            Some(Subst::Value(v)) => *v,
+        let w = match c.map.get(&self.st, s) {
+            Some(Subst::Slot(f)) => Val::Var(f),
+            Some(Subst::Value(v)) => v,
             None => Val::Var(s),
         };
         if let Val::Var(t) = w {
@@ -298,23 +344,22 @@ impl Engine {
     fn fresh_binder(&mut self, s: SlotId, c: &mut Copy) -> SlotId {
         // A recursive value's name is also a local of the lambda around
         // its `fix`: mapped already, with the value's copy bound to it.
-        if let Some(Subst::Slot(f)) = c.map.get(&s) {
-            let f = *f;
+        if let Some(Subst::Slot(f)) = c.map.get(&self.st, s) {
             self.st.slots[f.ix()].refs += 1;
             return f;
         }
-        let f = self.st.slot(self.st.slots[s.ix()].origin);
+        let f = self.st.slot(self.st.slots[s.ix()].origin());
         self.st.slots[f.ix()].refs += 1;
-        c.map.insert(s, Subst::Slot(f));
+        c.map.insert(&mut self.st, s, Subst::Slot(f));
         f
     }
 
     fn copy_stage(&mut self, s: &Stage, c: &Copy) -> Stage {
         let one = |x: SlotId| -> Stage {
-            match c.map.get(&x) {
-                Some(Subst::Slot(f)) => Stage::Var(*f),
-                Some(Subst::Value(Val::Var(t))) => Stage::Var(*t),
-                Some(Subst::Value(Val::Stage(b))) => Stage::Const(*b),
+            match c.map.get(&self.st, x) {
+                Some(Subst::Slot(f)) => Stage::Var(f),
+                Some(Subst::Value(Val::Var(t))) => Stage::Var(t),
+                Some(Subst::Value(Val::Stage(b))) => Stage::Const(b),
                 Some(Subst::Value(_)) => Stage::Const(true),
                 None => Stage::Var(x),
             }

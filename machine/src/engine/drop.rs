@@ -111,8 +111,14 @@ impl Engine {
     }
 
     fn drop_stage(&mut self, st: &Stage, stack: &mut Vec<Val>) {
-        for x in st.vars() {
-            self.unref_into(x, stack);
+        match st {
+            Stage::Const(_) => {}
+            Stage::Var(x) => self.unref_into(*x, stack),
+            Stage::Tree(_) => {
+                for x in st.vars() {
+                    self.unref_into(x, stack);
+                }
+            }
         }
     }
 

@@ -46,6 +46,10 @@ impl Engine {
                 let mut names = super::readback::Names::new(&self.source);
                 let v = match &a.src {
                     Src::Computed(x) => self.computed_for_exit(x, &mut names),
+                    Src::Inline if matches!(a.val, Val::Var(_)) => {
+                        let x = self.inline_atom(a.val);
+                        self.computed_for_exit(&x, &mut names)
+                    }
                     _ => self.read_atom(a.val, &mut names),
                 };
                 self.exit_vars = Some(names.vars);
@@ -70,11 +74,12 @@ impl Engine {
                 let CmdN::App { args, .. } = &mut body.cmd else {
                     return Val::Int(0);
                 };
-                let v = std::mem::replace(&mut args[*i], Val::Int(0));
+                let v = std::mem::replace(&mut args[*i as usize], Val::Int(0));
                 self.st.own(v, Owner::None);
                 v
             }
-            Src::Elem(t, i, via) => {
+            &Src::Elem(t, i, via) => {
+                let (t, i, via) = (&t, &(i as usize), (via != SlotId::NONE).then_some(via));
                 // The splice's variable is the tuple's only holder: its
                 // elements move out (the tuple goes with the body).
                 let sole = via
@@ -100,7 +105,7 @@ impl Engine {
                     // through a slot of its own, not copied: the tuple's
                     // field becomes its first occurrence.
                     Val::Node(e) => {
-                        let origin = via.map_or(crate::term::VarId(0), |s| self.st.slots[s.ix()].origin);
+                        let origin = via.map_or(crate::term::VarId(0), |s| self.st.slots[s.ix()].origin());
                         let x = self.st.slot(origin);
                         self.st.slots[x.ix()].state = SlotState::Bound(Val::Node(e));
                         self.st.slots[x.ix()].occs = 2;
@@ -115,8 +120,14 @@ impl Engine {
                     other => other,
                 }
             }
+            Src::Inline => {
+                if let Val::Var(s) = a.val {
+                    self.add_occ(s);
+                }
+                a.val
+            }
             Src::Computed(atom) => {
-                let atom = atom.clone();
+                let atom = atom.as_ref().clone();
                 self.load_atom(&atom, &mut LoadNames::Slots)
             }
             Src::SymSplice(s) => {
@@ -220,19 +231,19 @@ impl Engine {
         } else {
             let vals: Vals = vals.into_iter().map(|v| self.shortcut(v)).collect();
             let mut c = std::mem::take(&mut self.scratch);
-            c.map.insert(l.sparam, Subst::Value(Val::Stage(true)));
+            c.map.insert(&mut self.st, l.sparam, Subst::Value(Val::Stage(true)));
             let mut fresh: SmallVec<[SlotId; 8]> = SmallVec::new();
             for (&p, &v) in l.params.iter().zip(&vals) {
                 match v {
                     Val::Node(n) => {
-                        let f = self.st.slot(self.st.slots[p.ix()].origin);
+                        let f = self.st.slot(self.st.slots[p.ix()].origin());
                         self.st.slots[f.ix()].state = SlotState::Bound(v);
                         self.st.set_owner(n, Owner::Slot(f));
-                        c.map.insert(p, Subst::Slot(f));
+                        c.map.insert(&mut self.st, p, Subst::Slot(f));
                         fresh.push(f);
                     }
                     other => {
-                        c.map.insert(p, Subst::Value(other));
+                        c.map.insert(&mut self.st, p, Subst::Value(other));
                     }
                 }
             }
@@ -282,7 +293,7 @@ impl Engine {
                     pending.push(nb);
                 }
             }
-            c.map.clear();
+            c.map.clear(&mut self.st);
             c.bodies.clear();
             self.schedule(copy, &pending, true);
             pending.clear();

@@ -25,7 +25,7 @@ impl Engine {
             let slot = &mut self.st.slots[s.ix()];
             slot.next_local = head;
             slot.prev_local = SlotId::NONE;
-            slot.on_list = true;
+            slot.set_on_list(true);
             if head != SlotId::NONE {
                 self.st.slots[head.ix()].prev_local = s;
             }
@@ -89,7 +89,7 @@ impl Engine {
             let next = slot.next_local;
             slot.next_local = SlotId::NONE;
             slot.prev_local = SlotId::NONE;
-            slot.on_list = false;
+            slot.set_on_list(false);
             out.push(s);
             s = next;
         }
@@ -103,7 +103,7 @@ impl Engine {
         let (prev, next) = (slot.prev_local, slot.next_local);
         slot.prev_local = SlotId::NONE;
         slot.next_local = SlotId::NONE;
-        slot.on_list = false;
+        slot.set_on_list(false);
         if prev != SlotId::NONE {
             self.st.slots[prev.ix()].next_local = next;
         }
@@ -124,7 +124,7 @@ impl Engine {
     /// refers to it and it lies inside the list.
     pub(super) fn drop_if_unread(&mut self, s: SlotId, stack: &mut Vec<Val>) {
         let slot = &self.st.slots[s.ix()];
-        if slot.on_list && slot.occs == 0 && slot.refs == 1 && slot.prev_local != SlotId::NONE && slot.next_local != SlotId::NONE {
+        if slot.on_list() && slot.occs == 0 && slot.refs == 1 && slot.prev_local != SlotId::NONE && slot.next_local != SlotId::NONE {
             self.off_list(s);
             self.unref_into(s, stack);
         }

@@ -17,12 +17,16 @@ use crate::term::{Arg, Atom, Builtin, VarId};
 #[derive(Clone, Debug)]
 pub(super) enum Src {
     /// The body's argument field `i`: moved.
-    Field(usize),
-    /// Element `i` of a tuple node spliced through this variable: moved
-    /// when the variable's chain has no other occurrence, else copied.
-    Elem(NodeId, usize, Option<SlotId>),
-    /// Computed by an expression: loaded.
-    Computed(Atom),
+    Field(u32),
+    /// Element `i` of a tuple node spliced through this variable
+    /// ([`SlotId::NONE`]: none): moved when the variable's chain has no
+    /// other occurrence, else copied.
+    Elem(NodeId, u32, SlotId),
+    /// Computed by an expression as an inline value (the argument's `val`).
+    Inline,
+    /// Computed by an expression as a tuple or data: loaded. (Boxed: a
+    /// plan is moved at every step, and most arguments are inline.)
+    Computed(Box<Atom>),
     /// A splice of the symbolic tuple in this slot.
     SymSplice(SlotId),
     /// A failing argument's place.
@@ -116,11 +120,11 @@ impl Engine {
         let mut plan = None;
         let (status, waits): (Status, SmallVec<[SlotId; 2]>) = match look {
             Look::Inactive => {
-                let mut ws = Vec::new();
+                let mut ws = SmallVec::new();
                 if let Some(body) = self.st.body(b) {
                     self.st.stage_waits(&body.stage, &mut ws);
                 }
-                (Status::Inactive, ws.into_iter().collect())
+                (Status::Inactive, ws)
             }
             Look::Stuck(s) => (Status::Stuck, smallvec::smallvec![s]),
             Look::Ready(p) => {
@@ -185,12 +189,12 @@ impl Engine {
                     }
                     _ => args.push(ArgV {
                         val: a,
-                        src: Src::Field(i),
+                        src: Src::Field(i as u32),
                     }),
                 },
                 _ => args.push(ArgV {
                     val: self.st.deref(a),
-                    src: Src::Field(i),
+                    src: Src::Field(i as u32),
                 }),
             }
         }
@@ -336,12 +340,12 @@ impl Engine {
                             },
                             _ => args.push(ArgV {
                                 val: x,
-                                src: Src::Elem(t, i, via),
+                                src: Src::Elem(t, i as u32, via.unwrap_or(SlotId::NONE)),
                             }),
                         },
                         _ => args.push(ArgV {
                             val: self.st.deref(x),
-                            src: Src::Elem(t, i, via),
+                            src: Src::Elem(t, i as u32, via.unwrap_or(SlotId::NONE)),
                         }),
                     }
                 }
@@ -404,6 +408,11 @@ impl Engine {
             return Ok(Atom::Int(0));
         };
         let (tpl, vars, holes) = (&e.tpl, &e.vars, &e.holes);
+        match super::quick::quick(&self.st, tpl, vars, holes) {
+            Some(Val::Int(i)) => return Ok(Atom::Int(i)),
+            Some(Val::Bool(b)) => return Ok(Atom::Bool(b)),
+            _ => {}
+        }
         eval_with(tpl, &|v| {
             let i = vars.iter().position(|w| *w == v)?;
             Some(self.value_atom(holes[i]))
@@ -462,12 +471,14 @@ fn computed(a: Atom) -> ArgV {
         Atom::Bool(b) => Val::Bool(*b),
         Atom::Stage(b) => Val::Stage(*b),
         Atom::Builtin(b) => Val::Builtin(*b),
-        _ => Val::Int(0),
+        _ => {
+            return ArgV {
+                val: Val::Int(0),
+                src: Src::Computed(Box::new(a)),
+            }
+        }
     };
-    ArgV {
-        val,
-        src: Src::Computed(a),
-    }
+    ArgV { val, src: Src::Inline }
 }
 
 fn check_if(args: Args, failed: bool) -> Look {
@@ -502,7 +513,7 @@ fn check_if(args: Args, failed: bool) -> Look {
 /// A computed argument whose value is not inline (a tuple or data): its
 /// `val` is a placeholder.
 fn is_node_computed(a: &ArgV) -> bool {
-    matches!(&a.src, Src::Computed(x) if !matches!(x, Atom::Var(_) | Atom::Int(_) | Atom::Bool(_) | Atom::Stage(_) | Atom::Builtin(_)))
+    matches!(&a.src, Src::Computed(_))
 }
 
 fn check_exit(args: Args, failed: bool) -> Look {

@@ -10,7 +10,8 @@
 //! - `look.rs`: what a body would do now (the verdict, read through slots).
 //! - `exec.rs`: the rules; `copy.rs`: instances of shared lambdas;
 //!   `drop.rs`: freeing; `locals.rs`: the slots bound in place inside a
-//!   lambda; `order.rs`: the worklist's order; `shared.rs`: whether a
+//!   lambda; `order.rs`: the worklist's order; `quick.rs`: integer
+//!   expressions without atoms; `shared.rs`: whether a
 //!   woken body may lie in a shared value; `cycles.rs`: recursive values
 //!   that only their own name holds, freed after the step.
 //!
@@ -45,6 +46,7 @@ mod load;
 mod locals;
 mod look;
 mod order;
+mod quick;
 mod readback;
 mod shared;
 pub mod store;

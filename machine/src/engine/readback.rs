@@ -65,7 +65,7 @@ impl Engine {
     }
 
     fn scope(&self, s: SlotId, names: &mut Names, opened: &mut Vec<(SlotId, Option<VarId>)>) -> VarId {
-        let v = names.vars.copy_of(self.st.slots[s.ix()].origin);
+        let v = names.vars.copy_of(self.st.slots[s.ix()].origin());
         opened.push((s, names.scope.insert(s, v)));
         v
     }
@@ -74,7 +74,7 @@ impl Engine {
         if let Some(v) = names.scope.get(&s) {
             return *v;
         }
-        let origin = self.st.slots[s.ix()].origin;
+        let origin = self.st.slots[s.ix()].origin();
         *names.free.entry(s).or_insert_with(|| names.vars.copy_of(origin))
     }
 

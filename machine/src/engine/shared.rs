@@ -60,8 +60,8 @@ impl Engine {
     /// Slot `s` got more occurrences: on its second it is listed.
     pub(super) fn occ_added(&mut self, s: SlotId) {
         let slot = &mut self.st.slots[s.ix()];
-        if slot.occs >= 2 && !slot.listed {
-            slot.listed = true;
+        if slot.occs >= 2 && !slot.listed() {
+            slot.set_listed(true);
             self.shared.push(s);
         }
     }
@@ -83,7 +83,7 @@ impl Engine {
             self.shared.retain(|&x| {
                 let slot = &mut st.slots[x.ix()];
                 let keep = slot.occs >= 2 && !matches!(slot.state, SlotState::Free(_));
-                slot.listed = keep;
+                slot.set_listed(keep);
                 keep
             });
             self.prune_at = (2 * self.shared.len()).max(MAX_SHARED + 1);

@@ -291,24 +291,59 @@ pub struct Slot {
     /// stuck on it): the first and last [`Wait`] of a list in the store's
     /// pool, in the order they were added ([`NO_WAIT`]: none).
     pub waiters: (u32, u32),
-    /// The source variable it copies (for names in readback).
-    pub origin: VarId,
+    /// The source variable it copies (for names in readback) in the low
+    /// bits, and two flags ([`ON_LIST`], [`LISTED`]) in the high ones: a
+    /// slot fits in 56 bytes.
+    bits: u32,
     /// The next slot of the local list it is on (`locals.rs`).
     pub next_local: SlotId,
     /// The slot before it on that list.
     pub prev_local: SlotId,
-    /// It is on a local list (which holds one of its `refs`).
-    pub on_list: bool,
     /// Where its occurrence was last placed ([`Owner`], encoded): a hint,
     /// valid when that place still holds it (checked before use).
     pub holder: u32,
-    /// On the engine's list of slots with several occurrences
-    /// (`shared.rs`); cleared when it is pruned from the list.
-    pub listed: bool,
     /// Its value when found closed (`shared.rs`): that node, and all it
     /// reaches through slots, mentions no unbound slot it does not bind.
     /// Reduction inside a closed value keeps it closed.
     pub closed: NodeId,
+    /// Its entry in the substitution of the copies in progress, when it is
+    /// a binder they map (`copy.rs`): an index checked before use.
+    pub remap: u32,
+}
+
+/// The flag of a slot on a local list (which holds one of its `refs`).
+const ON_LIST: u32 = 1 << 31;
+/// The flag of a slot on the engine's list of slots with several
+/// occurrences (`shared.rs`); cleared when it is pruned from the list.
+const LISTED: u32 = 1 << 30;
+/// The bits of [`Slot::bits`] that hold the source variable.
+const ORIGIN: u32 = LISTED - 1;
+
+impl Slot {
+    /// The source variable it copies.
+    pub fn origin(&self) -> VarId {
+        VarId(self.bits & ORIGIN)
+    }
+
+    /// It is on a local list (which holds one of its `refs`).
+    pub fn on_list(&self) -> bool {
+        self.bits & ON_LIST != 0
+    }
+
+    /// Puts it on a local list, or takes it off.
+    pub fn set_on_list(&mut self, on: bool) {
+        self.bits = if on { self.bits | ON_LIST } else { self.bits & !ON_LIST };
+    }
+
+    /// It is on the engine's list of slots with several occurrences.
+    pub fn listed(&self) -> bool {
+        self.bits & LISTED != 0
+    }
+
+    /// Marks it listed or not.
+    pub fn set_listed(&mut self, on: bool) {
+        self.bits = if on { self.bits | LISTED } else { self.bits & !LISTED };
+    }
 }
 
 /// An entry of a slot's waiter list: a body to look at again, stale when
@@ -474,19 +509,19 @@ impl Store {
 
     /// A new slot, unbound, copying the source variable `origin`.
     pub fn slot(&mut self, origin: VarId) -> SlotId {
+        debug_assert!(origin.0 <= ORIGIN, "variable {origin:?} beyond the slot's bits");
         self.live_slots += 1;
         let fresh = Slot {
             state: SlotState::Unbound,
             occs: 0,
             refs: 0,
             waiters: (NO_WAIT, NO_WAIT),
-            origin,
+            bits: origin.0 & ORIGIN,
             next_local: SlotId::NONE,
             prev_local: SlotId::NONE,
-            on_list: false,
             holder: u32::MAX,
-            listed: false,
             closed: NodeId::NONE,
+            remap: u32::MAX,
         };
         match self.free_slot {
             Some(s) => {
@@ -519,7 +554,7 @@ impl Store {
         }
         slot.next_local = SlotId::NONE;
         slot.prev_local = SlotId::NONE;
-        slot.on_list = false;
+        slot.set_on_list(false);
         self.free_slot = Some(s);
     }
 
@@ -607,19 +642,30 @@ impl Store {
 
     /// The unbound slots a staging expression's value depends on (the ends
     /// of their binding chains).
-    pub fn stage_waits(&self, s: &Stage, out: &mut Vec<SlotId>) {
-        for x in s.vars() {
+    pub fn stage_waits(&self, s: &Stage, out: &mut smallvec::SmallVec<[SlotId; 2]>) {
+        let mut one = |x: SlotId| {
             if let Val::Var(end) = self.deref(Val::Var(x)) {
                 out.push(end);
             }
+        };
+        match s {
+            Stage::Const(_) => {}
+            Stage::Var(x) => one(*x),
+            Stage::Tree(_) => s.vars().into_iter().for_each(one),
         }
     }
 
     /// One reference more for each slot a staging expression mentions (a
     /// body now holds it).
     pub fn ref_stage(&mut self, s: &Stage) {
-        for x in s.vars() {
-            self.slots[x.ix()].refs += 1;
+        match s {
+            Stage::Const(_) => {}
+            Stage::Var(x) => self.slots[x.ix()].refs += 1,
+            Stage::Tree(_) => {
+                for x in s.vars() {
+                    self.slots[x.ix()].refs += 1;
+                }
+            }
         }
     }
 
@@ -682,3 +728,6 @@ impl Store {
         self.own(new, Owner::Node(p));
     }
 }
+
+// A slot is 56 bytes: the flags share a word with the source variable.
+const _: () = assert!(std::mem::size_of::<Slot>() == 56);
