@@ -9,6 +9,7 @@ use smallvec::SmallVec;
 use super::store::{handle, handle_of, CmdN, Kind, NodeId, SlotId, SlotState, Status, Val};
 use super::Engine;
 use crate::expr::eval::{eval_with, EvalError};
+use crate::expr::ExprKind;
 use crate::run::Rule;
 use crate::term::{Arg, Atom, Builtin, VarId};
 
@@ -160,8 +161,8 @@ impl Engine {
         for (i, &a) in fields.iter().enumerate() {
             match a {
                 Val::Node(n) => match self.st.kind(n) {
-                    Kind::Expr { .. } => match self.eval_expr(n) {
-                        Ok(v) => args.push(computed(v)),
+                    Kind::Expr { .. } => match self.quick_index(n).ok_or(()).or_else(|()| self.eval_expr(n).map(computed)) {
+                        Ok(x) => args.push(x),
                         Err(EvalError::Stuck(v)) => return Look::Stuck(SlotId(v.0)),
                         Err(EvalError::Fail { .. }) => {
                             failed = true;
@@ -400,6 +401,65 @@ impl Engine {
             }
         }
         Ok(Atom::Tuple(out))
+    }
+
+    /// The argument an expression `t[i]` gives, read in place: `t` a
+    /// variable whose value is a tuple node with no splice, expression or
+    /// data in it, `i` an integer literal within it. The element is then
+    /// taken as a spliced one is (`Src::Elem`: moved out when the
+    /// variable's chain has no other occurrence, else shared through a
+    /// slot), not written out as an atom and loaded again, which copied
+    /// every lambda and tuple the value holds. Anything else is left to
+    /// the evaluator.
+    fn quick_index(&self, n: NodeId) -> Option<ArgV> {
+        let Kind::Expr(e) = self.st.kind(n) else { return None };
+        let ExprKind::Index(base, ix) = &e.tpl.kind else { return None };
+        let (ExprKind::Val(Atom::Var(v)), ExprKind::Val(Atom::Int(i))) = (&base.kind, &ix.kind) else {
+            return None;
+        };
+        let hole = *e.holes.get(e.vars.iter().position(|w| w == v)?)?;
+        let Val::Node(t) = self.st.deref(hole) else { return None };
+        let Kind::Tuple(xs) = self.st.kind(t) else { return None };
+        let i = usize::try_from(*i).ok().filter(|&i| i < xs.len())?;
+        let plain = |x: &Val| match x {
+            Val::Node(c) => match self.st.kind(*c) {
+                Kind::Lam(_) | Kind::Rec { .. } => true,
+                Kind::Tuple(_) => !self.tuple_has_expr(*c) && !self.has_splice(*c),
+                _ => false,
+            },
+            _ => true,
+        };
+        if !xs.iter().all(plain) {
+            return None;
+        }
+        let x = xs[i];
+        let via = match hole {
+            Val::Var(s) => s,
+            _ => SlotId::NONE,
+        };
+        Some(ArgV {
+            val: match x {
+                Val::Node(_) => x,
+                other => self.st.deref(other),
+            },
+            src: Src::Elem(t, i as u32, via),
+        })
+    }
+
+    /// Whether a tuple node holds a splice (through its tuples).
+    fn has_splice(&self, t: NodeId) -> bool {
+        let mut stack = vec![t];
+        while let Some(n) = stack.pop() {
+            match self.st.kind(n) {
+                Kind::Splice(_) => return true,
+                Kind::Tuple(xs) => stack.extend(xs.iter().filter_map(|x| match x {
+                    Val::Node(c) => Some(*c),
+                    _ => None,
+                })),
+                _ => {}
+            }
+        }
+        false
     }
 
     /// Evaluates the expression node `n`.
