@@ -15,7 +15,7 @@ use crate::term::Atom;
 use smallvec::SmallVec;
 
 /// The values of a β's parameters.
-type Vals = SmallVec<[Val; 8]>;
+type Vals = SmallVec<[Val; 4]>;
 
 /// What a step did.
 pub(super) enum Done {

@@ -61,7 +61,7 @@ impl ArgV {
 }
 
 /// The evaluated arguments.
-pub(super) type Args = SmallVec<[ArgV; 4]>;
+pub(super) type Args = SmallVec<[ArgV; 3]>;
 
 /// The callee of a β and how to get it.
 #[derive(Clone, Copy, Debug)]
