@@ -368,7 +368,9 @@ impl Engine {
     fn wake_in(&mut self, root: NodeId, bound: &[SlotId]) {
         let woken = self.wake(bound);
         match woken.as_slice() {
-            [w] if !self.may_be_shared(bound) => {
+            // The body now standing where the executed one stood lies in no
+            // shared value, as that one did not: no need to ask.
+            [w] if *w == root || !self.may_be_shared(bound) => {
                 debug_assert!(!self.lies_in_shared(*w), "{w:?} woke in a shared value");
                 if let Some(body) = self.st.body(*w) {
                     self.work.push((*w, body.gen));

@@ -63,7 +63,24 @@ impl Engine {
         if slot.occs >= 2 && !slot.listed() {
             slot.set_listed(true);
             self.shared.push(s);
+            // Questions are not asked at every step: the list is also
+            // pruned as it grows, once it has doubled since the last time.
+            if self.shared.len() >= self.prune_at.max(2 * MAX_SHARED) {
+                self.prune_shared();
+            }
         }
+    }
+
+    /// Drops from the list the slots with fewer than two occurrences.
+    fn prune_shared(&mut self) {
+        let st = &mut self.st;
+        self.shared.retain(|&x| {
+            let slot = &mut st.slots[x.ix()];
+            let keep = slot.occs >= 2 && !matches!(slot.state, SlotState::Free(_));
+            slot.set_listed(keep);
+            keep
+        });
+        self.prune_at = (2 * self.shared.len()).max(MAX_SHARED + 1);
     }
 
     /// Whether a body waiting on one of the slots `bound` may lie in a
@@ -79,14 +96,7 @@ impl Engine {
         // each held twice).
         let len = self.shared.len();
         if len <= MAX_SHARED || len >= self.prune_at {
-            let st = &mut self.st;
-            self.shared.retain(|&x| {
-                let slot = &mut st.slots[x.ix()];
-                let keep = slot.occs >= 2 && !matches!(slot.state, SlotState::Free(_));
-                slot.set_listed(keep);
-                keep
-            });
-            self.prune_at = (2 * self.shared.len()).max(MAX_SHARED + 1);
+            self.prune_shared();
         }
         if self.shared.len() > MAX_SHARED {
             return true;
