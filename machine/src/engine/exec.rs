@@ -366,7 +366,13 @@ impl Engine {
     /// post-order wherever it stands in the new subtree: it is pushed as
     /// it is, even inside a value with one occurrence, where it runs.
     fn wake_in(&mut self, root: NodeId, bound: &[SlotId]) {
-        let woken = self.wake(bound);
+        let mut woken = self.wake(bound);
+        // A lambda's body staged on its staging parameter was not
+        // registered with it (`look.rs`, `settle`): it comes last in
+        // post-order.
+        if self.st.body(root).is_some_and(|b| b.status == Status::New) && self.settle(root) {
+            woken.push(root);
+        }
         match woken.as_slice() {
             // The body now standing where the executed one stood lies in no
             // shared value, as that one did not: no need to ask.

@@ -6,7 +6,7 @@
 
 use smallvec::SmallVec;
 
-use super::store::{handle, handle_of, CmdN, Kind, NodeId, SlotId, SlotState, Status, Val};
+use super::store::{handle, handle_of, CmdN, Kind, NodeId, Owner, SlotId, SlotState, Stage, Status, Val};
 use super::Engine;
 use crate::expr::eval::{eval_with, EvalError};
 use crate::expr::ExprKind;
@@ -116,7 +116,19 @@ pub(super) enum Look {
 impl Engine {
     /// Looks at body `b`, sets its status and registers it with the slots
     /// it waits on. Returns whether it is pending.
+    ///
+    /// A lambda's body staged on the lambda's own unbound staging
+    /// parameter (the default) is left unregistered, with status
+    /// [`Status::New`]: that slot is bound only by a β of the lambda,
+    /// which looks at the body it puts in place (`exec.rs`, `wake_in`),
+    /// or by a copy, whose bodies are looked at.
     pub(super) fn settle(&mut self, b: NodeId) -> bool {
+        if self.waits_for_its_call(b) {
+            if let Some(body) = self.st.body_mut(b) {
+                body.status = Status::New;
+            }
+            return false;
+        }
         let look = self.look(b);
         let mut plan = None;
         let (status, waits): (Status, SmallVec<[SlotId; 2]>) = match look {
@@ -144,6 +156,15 @@ impl Engine {
             self.st.add_waiter(s, b, gen);
         }
         status == Status::Pending
+    }
+
+    /// Whether body `b` is the body of a lambda, staged on the lambda's
+    /// staging parameter, which is unbound.
+    fn waits_for_its_call(&self, b: NodeId) -> bool {
+        let Some(body) = self.st.body(b) else { return false };
+        let Stage::Var(p) = body.stage else { return false };
+        let Owner::Node(o) = self.st.owner(b) else { return false };
+        matches!(self.st.kind(o), Kind::Lam(l) if l.sparam == p) && self.st.slots[p.ix()].state == SlotState::Unbound
     }
 
     /// The look at body `b`.
