@@ -173,7 +173,7 @@ fn a_term_too_large_to_write_out_is_refused_not_built() {
             "{argv:?}: {}",
             r.err
         );
-        assert!(r.err.contains("--max-nodes"), "{argv:?}: {}", r.err);
+        assert!(r.err.contains("; raise it with --max-nodes N"), "{argv:?}: {}", r.err);
     }
     // Within the limit, the same commands print.
     let r = deepcps(&["run", "--stop-after", "8", "--max-nodes", "100000", &p]);

@@ -272,7 +272,7 @@ impl Ctx<'_> {
         let too_long = report.text.len() > max_output;
         let too_large = report
             .too_large
-            .map(|t| format!("deepcps: {t}; nothing printed (raise the limit with --max-nodes N)"));
+            .map(|t| format!("deepcps: {t}; nothing printed; raise it with --max-nodes N"));
         let code = match &report.outcome {
             Outcome::Residual | Outcome::Exit(_) | Outcome::Limit(StopReason::Steps(_))
                 if too_large.is_some() && (stop_after || !matches!(report.outcome, Outcome::Limit(_))) =>
