@@ -219,11 +219,25 @@ impl Engine {
             let (dead, ls): (SmallVec<[SlotId; 8]>, SmallVec<[SlotId; 8]>) = std::iter::once(l.sparam)
                 .chain(l.params.iter().copied())
                 .partition(|s| self.unread(*s));
-            let list = self.link(&ls, (l.locals, l.locals_tail));
             self.st.release(lam);
             let body = l.body;
-            self.replace_body(b, body);
-            self.adopt_list(outer, list, false);
+            if outer.is_some() {
+                let list = self.link(&ls, (l.locals, l.locals_tail));
+                self.replace_body(b, body);
+                self.adopt_list(outer, list, false);
+            } else {
+                // At the top level they are let go at once, with the
+                // lambda's own locals.
+                self.replace_body(b, body);
+                let mut stack = self.drop_stack();
+                for &s in &ls {
+                    self.unref_into(s, &mut stack);
+                }
+                for s in self.take_list(l.locals) {
+                    self.unref_into(s, &mut stack);
+                }
+                self.drop_all(&mut stack);
+            }
             self.wake_in(body, &bound);
             for s in dead {
                 self.unref(s);

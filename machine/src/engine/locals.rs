@@ -72,9 +72,11 @@ impl Engine {
                 }
             }
             None => {
+                let mut stack = self.drop_stack();
                 for s in self.take_list(head) {
-                    self.unref(s);
+                    self.unref_into(s, &mut stack);
                 }
+                self.drop_all(&mut stack);
             }
         }
     }
