@@ -34,6 +34,11 @@
 //!   where it is (`shared.rs` tells when a woken body can be left there).
 //! - Between steps every live node is reachable from the root (recursive
 //!   values only their own name holds are freed, `cycles.rs`).
+//! - A body that is neither pending nor registered with a slot it waits
+//!   on has the status `New`: not looked at since it was made or ran, or
+//!   a lambda's body staged on the lambda's unbound staging parameter,
+//!   which only a β of the lambda binds (and that β looks at the body it
+//!   puts in place, `exec.rs`).
 
 mod arena;
 mod check;
