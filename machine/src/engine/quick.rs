@@ -7,7 +7,8 @@
 //! evaluator's whenever this gives one.
 
 use super::store::{Store, Val};
-use crate::expr::{BinOp, Expr, ExprKind, UnOp};
+use crate::expr::scalar::{binary, logic, unary, Scalar};
+use crate::expr::{BinOp, Expr, ExprKind};
 use crate::term::{Atom, VarId};
 
 /// Deeper expressions go to the evaluator (whose walk does not recurse
@@ -17,60 +18,32 @@ const MAX_DEPTH: u32 = 8;
 /// The value of `e` whose variables `vars` stand for `holes`, when it is
 /// an integer or a boolean computed from integers and booleans alone.
 pub(super) fn quick(st: &Store, e: &Expr, vars: &[VarId], holes: &[Val]) -> Option<Val> {
-    eval(st, e, vars, holes, 0)
+    Some(match eval(st, e, vars, holes, 0)? {
+        Scalar::Int(i) => Val::Int(i),
+        Scalar::Bool(b) => Val::Bool(b),
+    })
 }
 
-fn eval(st: &Store, e: &Expr, vars: &[VarId], holes: &[Val], depth: u32) -> Option<Val> {
+fn eval(st: &Store, e: &Expr, vars: &[VarId], holes: &[Val], depth: u32) -> Option<Scalar> {
     if depth > MAX_DEPTH {
         return None;
     }
     match &e.kind {
-        ExprKind::Val(Atom::Int(i)) => Some(Val::Int(*i)),
-        ExprKind::Val(Atom::Bool(b)) => Some(Val::Bool(*b)),
+        ExprKind::Val(Atom::Int(i)) => Some(Scalar::Int(*i)),
+        ExprKind::Val(Atom::Bool(b)) => Some(Scalar::Bool(*b)),
         ExprKind::Val(Atom::Var(v)) => {
             let i = vars.iter().position(|w| w == v)?;
             match st.deref(*holes.get(i)?) {
-                x @ (Val::Int(_) | Val::Bool(_)) => Some(x),
+                Val::Int(i) => Some(Scalar::Int(i)),
+                Val::Bool(b) => Some(Scalar::Bool(b)),
                 _ => None,
             }
         }
-        ExprKind::Unary(op, x) => match (op, eval(st, x, vars, holes, depth + 1)?) {
-            (UnOp::Neg, Val::Int(i)) => i.checked_neg().map(Val::Int),
-            (UnOp::Not, Val::Bool(b)) => Some(Val::Bool(!b)),
-            _ => None,
-        },
-        ExprKind::Binary(op, l, r) => {
-            let l = eval(st, l, vars, holes, depth + 1)?;
-            let r = eval(st, r, vars, holes, depth + 1)?;
-            binary(*op, l, r)
+        ExprKind::Unary(op, x) => unary(*op, eval(st, x, vars, holes, depth + 1)?),
+        ExprKind::Binary(op @ (BinOp::And | BinOp::Or), l, r) => {
+            logic(*op, eval(st, l, vars, holes, depth + 1)?, || eval(st, r, vars, holes, depth + 1))
         }
-        _ => None,
-    }
-}
-
-fn binary(op: BinOp, l: Val, r: Val) -> Option<Val> {
-    match (l, r) {
-        (Val::Int(x), Val::Int(y)) => Some(match op {
-            BinOp::Add => Val::Int(x.checked_add(y)?),
-            BinOp::Sub => Val::Int(x.checked_sub(y)?),
-            BinOp::Mul => Val::Int(x.checked_mul(y)?),
-            BinOp::Div if y != 0 => Val::Int(x.checked_div(y)?),
-            BinOp::Rem if y != 0 => Val::Int(x.wrapping_rem(y)),
-            BinOp::Lt => Val::Bool(x < y),
-            BinOp::Le => Val::Bool(x <= y),
-            BinOp::Gt => Val::Bool(x > y),
-            BinOp::Ge => Val::Bool(x >= y),
-            BinOp::Eq => Val::Bool(x == y),
-            BinOp::Ne => Val::Bool(x != y),
-            _ => return None,
-        }),
-        (Val::Bool(x), Val::Bool(y)) => Some(match op {
-            BinOp::And => Val::Bool(x && y),
-            BinOp::Or => Val::Bool(x || y),
-            BinOp::Eq => Val::Bool(x == y),
-            BinOp::Ne => Val::Bool(x != y),
-            _ => return None,
-        }),
+        ExprKind::Binary(op, l, r) => binary(*op, eval(st, l, vars, holes, depth + 1)?, eval(st, r, vars, holes, depth + 1)?),
         _ => None,
     }
 }

@@ -17,6 +17,7 @@ pub mod ast;
 pub mod eval;
 pub mod parse;
 pub mod print;
+pub mod scalar;
 
 mod arith;
 mod builtins;

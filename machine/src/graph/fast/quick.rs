@@ -66,14 +66,10 @@ impl Leaf {
     }
 }
 
-/// A quick value.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum QuickValue {
-    /// An integer.
-    Int(i64),
-    /// A boolean.
-    Bool(bool),
-}
+/// A quick value: an integer or a boolean.
+pub(super) use crate::expr::scalar::Scalar as QuickValue;
+/// The operators on quick values.
+pub(super) use crate::expr::scalar::{binary as bin, logic, unary};
 
 impl QuickValue {
     /// The value it is.
@@ -221,57 +217,6 @@ impl QuickExpr {
             QuickExpr::Bin(op, a, b) => bin(*op, a.leaf(ops)?, b.leaf(ops)?),
         }
     }
-}
-
-/// `-x` or `!x` on a quick value, where the answer is sure.
-pub(super) fn unary(op: UnOp, x: QuickValue) -> Option<QuickValue> {
-    match (op, x) {
-        (UnOp::Neg, QuickValue::Int(i)) => Some(QuickValue::Int(i.checked_neg()?)),
-        (UnOp::Not, QuickValue::Bool(b)) => Some(QuickValue::Bool(!b)),
-        _ => None,
-    }
-}
-
-/// `&&` or `||` (`op`) on the quick value `l` and, only if `l` does not
-/// decide, the right operand `r`, where the answer is sure.
-pub(super) fn logic(op: BinOp, l: QuickValue, r: impl FnOnce() -> Option<QuickValue>) -> Option<QuickValue> {
-    let QuickValue::Bool(l) = l else { return None };
-    if l == (op == BinOp::Or) {
-        return Some(QuickValue::Bool(l));
-    }
-    match r()? {
-        QuickValue::Bool(r) => Some(QuickValue::Bool(r)),
-        QuickValue::Int(_) => None,
-    }
-}
-
-/// A binary operator other than `&&` and `||` on quick values, where the
-/// answer is sure.
-#[inline(always)]
-pub(super) fn bin(op: BinOp, l: QuickValue, r: QuickValue) -> Option<QuickValue> {
-    Some(match (l, r) {
-        (QuickValue::Int(x), QuickValue::Int(y)) => match op {
-            BinOp::Add => QuickValue::Int(x.checked_add(y)?),
-            BinOp::Sub => QuickValue::Int(x.checked_sub(y)?),
-            BinOp::Mul => QuickValue::Int(x.checked_mul(y)?),
-            // Zero divisors are the evaluator's to report.
-            BinOp::Div if y != 0 => QuickValue::Int(x.checked_div(y)?),
-            BinOp::Rem if y != 0 => QuickValue::Int(x.wrapping_rem(y)),
-            BinOp::Lt => QuickValue::Bool(x < y),
-            BinOp::Le => QuickValue::Bool(x <= y),
-            BinOp::Gt => QuickValue::Bool(x > y),
-            BinOp::Ge => QuickValue::Bool(x >= y),
-            BinOp::Eq => QuickValue::Bool(x == y),
-            BinOp::Ne => QuickValue::Bool(x != y),
-            _ => return None,
-        },
-        (QuickValue::Bool(x), QuickValue::Bool(y)) => match op {
-            BinOp::Eq => QuickValue::Bool(x == y),
-            BinOp::Ne => QuickValue::Bool(x != y),
-            _ => return None,
-        },
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
