@@ -111,15 +111,7 @@ impl Engine {
     }
 
     fn drop_stage(&mut self, st: &Stage, stack: &mut Vec<Val>) {
-        match st {
-            Stage::Const(_) => {}
-            Stage::Var(x) => self.unref_into(*x, stack),
-            Stage::Tree(_) => {
-                for x in st.vars() {
-                    self.unref_into(x, stack);
-                }
-            }
-        }
+        st.for_each_var(|x| self.unref_into(x, stack));
     }
 
     fn drop_node(&mut self, n: NodeId, stack: &mut Vec<Val>) {

@@ -156,7 +156,7 @@ impl Engine {
                         binders.push(*sparam);
                         binders.push(*name);
                     }
-                    mentioned.extend(b.stage.vars());
+                    b.stage.for_each_var(|x| mentioned.push(x));
                 }
                 Kind::Data(a) => super::data::walk(a, &mut |y: &Atom| {
                     if let Atom::Var(v) = y {

@@ -72,20 +72,26 @@ pub enum Stage {
 }
 
 impl Stage {
-    /// The slots it mentions, in reading order.
-    pub fn vars(&self) -> smallvec::SmallVec<[SlotId; 2]> {
+    /// Calls `f` on the slots it mentions, in reading order (a constant
+    /// or one variable, the common stages, without a walk).
+    pub fn for_each_var(&self, mut f: impl FnMut(SlotId)) {
         match self {
-            Stage::Const(_) => smallvec::SmallVec::new(),
-            Stage::Var(x) => smallvec::smallvec![*x],
+            Stage::Const(_) => {}
+            Stage::Var(x) => f(*x),
             Stage::Tree(t) => {
-                let mut out = smallvec::SmallVec::new();
                 crate::term::any_stage_var(t, |v| {
-                    out.push(SlotId(v.0));
+                    f(SlotId(v.0));
                     false
                 });
-                out
             }
         }
+    }
+
+    /// The slots it mentions, in reading order.
+    pub fn vars(&self) -> smallvec::SmallVec<[SlotId; 2]> {
+        let mut out = smallvec::SmallVec::new();
+        self.for_each_var(|x| out.push(x));
+        out
     }
 }
 
@@ -643,30 +649,17 @@ impl Store {
     /// The unbound slots a staging expression's value depends on (the ends
     /// of their binding chains).
     pub fn stage_waits(&self, s: &Stage, out: &mut smallvec::SmallVec<[SlotId; 2]>) {
-        let mut one = |x: SlotId| {
+        s.for_each_var(|x| {
             if let Val::Var(end) = self.deref(Val::Var(x)) {
                 out.push(end);
             }
-        };
-        match s {
-            Stage::Const(_) => {}
-            Stage::Var(x) => one(*x),
-            Stage::Tree(_) => s.vars().into_iter().for_each(one),
-        }
+        });
     }
 
     /// One reference more for each slot a staging expression mentions (a
     /// body now holds it).
     pub fn ref_stage(&mut self, s: &Stage) {
-        match s {
-            Stage::Const(_) => {}
-            Stage::Var(x) => self.slots[x.ix()].refs += 1,
-            Stage::Tree(_) => {
-                for x in s.vars() {
-                    self.slots[x.ix()].refs += 1;
-                }
-            }
-        }
+        s.for_each_var(|x| self.slots[x.ix()].refs += 1);
     }
 
     /// Calls `f` on every value field of node `n`, in the reference order
