@@ -46,10 +46,6 @@ impl Engine {
                 let mut names = super::readback::Names::new(&self.source);
                 let v = match &a.src {
                     Src::Computed(x) => self.computed_for_exit(x, &mut names),
-                    Src::Inline if matches!(a.val, Val::Var(_)) => {
-                        let x = self.inline_atom(a.val);
-                        self.computed_for_exit(&x, &mut names)
-                    }
                     _ => self.read_atom(a.val, &mut names),
                 };
                 self.exit_vars = Some(names.vars);
@@ -79,21 +75,21 @@ impl Engine {
                 v
             }
             &Src::Elem(t, i, via) => {
-                let (t, i, via) = (&t, &(i as usize), (via != SlotId::NONE).then_some(via));
+                let (i, via) = (i as usize, (via != SlotId::NONE).then_some(via));
                 // The splice's variable is the tuple's only holder: its
                 // elements move out (the tuple goes with the body).
                 let sole = via
                     .and_then(|s| self.sole_chain(s))
-                    .is_some_and(|last| self.st.slots[last.ix()].state == SlotState::Bound(Val::Node(*t)));
+                    .is_some_and(|last| self.st.slots[last.ix()].state == SlotState::Bound(Val::Node(t)));
                 if sole {
                     if let Kind::Tuple(xs) = &mut self.st.nodes[t.ix()].kind {
-                        let v = std::mem::replace(&mut xs[*i], Val::Int(0));
+                        let v = std::mem::replace(&mut xs[i], Val::Int(0));
                         self.st.own(v, Owner::None);
                         return v;
                     }
                 }
-                let x = match self.st.kind(*t) {
-                    Kind::Tuple(xs) => xs[*i],
+                let x = match self.st.kind(t) {
+                    Kind::Tuple(xs) => xs[i],
                     _ => Val::Int(0),
                 };
                 match x {
@@ -111,9 +107,9 @@ impl Engine {
                         self.st.slots[x.ix()].occs = 2;
                         self.st.set_owner(e, Owner::Slot(x));
                         if let Kind::Tuple(xs) = &mut self.st.nodes[t.ix()].kind {
-                            xs[*i] = Val::Var(x);
+                            xs[i] = Val::Var(x);
                         }
-                        self.st.own(Val::Var(x), Owner::Node(*t));
+                        self.st.own(Val::Var(x), Owner::Node(t));
                         self.occ_added(x);
                         Val::Var(x)
                     }

@@ -380,10 +380,19 @@ impl Engine {
     /// Whether a tuple node holds an expression (through its tuples and
     /// splices, not into lambdas or slots).
     pub(super) fn tuple_has_expr(&self, t: NodeId) -> bool {
+        self.tuple_holds(t, |k| matches!(k, Kind::Expr { .. }))
+    }
+
+    /// Whether a tuple node holds a node of a kind `hit` picks (through
+    /// its tuples and splices, not into lambdas or slots).
+    fn tuple_holds(&self, t: NodeId, hit: impl Fn(&Kind) -> bool) -> bool {
         let mut stack = vec![t];
         while let Some(n) = stack.pop() {
-            match self.st.kind(n) {
-                Kind::Expr { .. } => return true,
+            let kind = self.st.kind(n);
+            if hit(kind) {
+                return true;
+            }
+            match kind {
                 Kind::Tuple(xs) => stack.extend(xs.iter().filter_map(|x| match x {
                     Val::Node(c) => Some(*c),
                     _ => None,
@@ -445,7 +454,7 @@ impl Engine {
         let plain = |x: &Val| match x {
             Val::Node(c) => match self.st.kind(*c) {
                 Kind::Lam(_) | Kind::Rec { .. } => true,
-                Kind::Tuple(_) => !self.tuple_has_expr(*c) && !self.has_splice(*c),
+                Kind::Tuple(_) => !self.tuple_holds(*c, |k| matches!(k, Kind::Expr { .. } | Kind::Splice(_))),
                 _ => false,
             },
             _ => true,
@@ -465,22 +474,6 @@ impl Engine {
             },
             src: Src::Elem(t, i as u32, via),
         })
-    }
-
-    /// Whether a tuple node holds a splice (through its tuples).
-    fn has_splice(&self, t: NodeId) -> bool {
-        let mut stack = vec![t];
-        while let Some(n) = stack.pop() {
-            match self.st.kind(n) {
-                Kind::Splice(_) => return true,
-                Kind::Tuple(xs) => stack.extend(xs.iter().filter_map(|x| match x {
-                    Val::Node(c) => Some(*c),
-                    _ => None,
-                })),
-                _ => {}
-            }
-        }
-        false
     }
 
     /// Evaluates the expression node `n`.
