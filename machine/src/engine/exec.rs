@@ -217,22 +217,12 @@ impl Engine {
                 .partition(|s| self.unread(*s));
             self.st.release(lam);
             let body = l.body;
-            if outer.is_some() {
-                let list = self.link(&ls, (l.locals, l.locals_tail));
-                self.replace_body(b, body);
-                self.adopt_list(outer, list, false);
-            } else {
-                // At the top level they are let go at once, with the
-                // lambda's own locals.
-                self.replace_body(b, body);
-                let mut stack = self.drop_stack();
-                for &s in &ls {
-                    self.unref_into(s, &mut stack);
-                }
-                for s in self.take_list(l.locals) {
-                    self.unref_into(s, &mut stack);
-                }
-                self.drop_all(&mut stack);
+            // At the top level they are let go at once, with no list.
+            let list = outer.map(|_| self.link(&ls, (l.locals, l.locals_tail)));
+            self.replace_body(b, body);
+            match list {
+                Some(list) => self.adopt_list(outer, list, false),
+                None => self.let_go(&ls, l.locals),
             }
             self.wake_in(body, &bound);
             for s in dead {

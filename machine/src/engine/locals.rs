@@ -71,14 +71,22 @@ impl Engine {
                     self.drop_now_if_unread(old);
                 }
             }
-            None => {
-                let mut stack = self.drop_stack();
-                for s in self.take_list(head) {
-                    self.unref_into(s, &mut stack);
-                }
-                self.drop_all(&mut stack);
-            }
+            None => self.let_go(&[], head),
         }
+    }
+
+    /// Lets go of the binders `slots` and of the local list from `head`
+    /// (the top level keeps no list): each loses the reference its binder
+    /// or the list held, in that order, with one drop.
+    pub(super) fn let_go(&mut self, slots: &[SlotId], head: SlotId) {
+        let mut stack = self.drop_stack();
+        for &s in slots {
+            self.unref_into(s, &mut stack);
+        }
+        for s in self.take_list(head) {
+            self.unref_into(s, &mut stack);
+        }
+        self.drop_all(&mut stack);
     }
 
     /// Takes the whole list from `head` apart; returns its slots (each
