@@ -270,9 +270,7 @@ impl Ctx<'_> {
         let warnings: Vec<Diagnostic> = report.warnings.iter().cloned().map(explain).collect();
         self.diags(&sources, &warnings);
         let too_long = report.text.len() > max_output;
-        let too_large = report
-            .too_large
-            .map(|t| format!("deepcps: {t}; nothing printed; raise it with --max-nodes N"));
+        let too_large = report.too_large.map(|t| format!("deepcps: {t}; nothing printed{RAISE_MAX_NODES}"));
         let code = match &report.outcome {
             Outcome::Residual | Outcome::Exit(_) | Outcome::Limit(StopReason::Steps(_))
                 if too_large.is_some() && (stop_after || !matches!(report.outcome, Outcome::Limit(_))) =>
@@ -513,13 +511,16 @@ fn include_lines(text: &str) -> String {
     }
 }
 
+/// The end of a message on the node limit: the flag that raises it.
+pub const RAISE_MAX_NODES: &str = "; raise it with --max-nodes N";
+
 /// The flag that raises the limit a run stopped at, as the end of its
 /// message.
 fn raise_with(reason: &StopReason) -> &'static str {
     match reason {
         StopReason::Steps(_) => "; raise it with --max-steps N",
         StopReason::Time { .. } => "; raise it with --timeout SECONDS",
-        StopReason::Nodes { .. } => "; raise it with --max-nodes N",
+        StopReason::Nodes { .. } => RAISE_MAX_NODES,
         StopReason::Interrupted { .. } | StopReason::Memory { .. } => "",
     }
 }

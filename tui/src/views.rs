@@ -16,7 +16,7 @@ use deepcps_machine::view::lambda_graph::NodeKind;
 use deepcps_machine::view::{chains_text, graph_dump, value_dump, LambdaGraph, StagingGraph, Status};
 use petgraph::graph::NodeIndex;
 
-use crate::commands::{load_main_from, Ctx};
+use crate::commands::{load_main_from, Ctx, RAISE_MAX_NODES};
 use crate::exit::{EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
 
 /// A state as the views show it.
@@ -50,7 +50,7 @@ pub fn state_after(program: Program, n: u64, max_nodes: u64) -> Result<(State, V
         let done = m.counts.total();
         if m.live_nodes() as u64 > max_nodes {
             return Err(format!(
-                "node limit reached: more than {max_nodes} live nodes after {done} steps; raise it with --max-nodes N"
+                "node limit reached: more than {max_nodes} live nodes after {done} steps{RAISE_MAX_NODES}"
             ));
         }
         match m.step() {
@@ -63,7 +63,7 @@ pub fn state_after(program: Program, n: u64, max_nodes: u64) -> Result<(State, V
             }
             Some(Ok(Some(v))) => {
                 if let Some(t) = m.exit_too_large() {
-                    return Err(format!("{t}; raise it with --max-nodes N"));
+                    return Err(format!("{t}{RAISE_MAX_NODES}"));
                 }
                 if done + 1 < n {
                     note = Some(format!(
@@ -84,9 +84,7 @@ pub fn state_after(program: Program, n: u64, max_nodes: u64) -> Result<(State, V
             }
         }
     }
-    let Program { body, vars } = m
-        .to_program_within(max_nodes)
-        .map_err(|t| format!("{t}; raise it with --max-nodes N"))?;
+    let Program { body, vars } = m.to_program_within(max_nodes).map_err(|t| format!("{t}{RAISE_MAX_NODES}"))?;
     Ok((State::Term(body), vars, note))
 }
 
@@ -338,7 +336,7 @@ pub fn dump_reduced(file: &Path, limits: &Limits, ctx: Ctx<'_>) -> u8 {
         _ => m.to_program_within(limits.max_nodes.map_or(u64::MAX, |n| n as u64)).err(),
     };
     if let Some(t) = too_large {
-        let _ = writeln!(err, "deepcps: {t}; no dump; raise it with --max-nodes N");
+        let _ = writeln!(err, "deepcps: {t}; no dump{RAISE_MAX_NODES}");
         return EXIT_LIMIT;
     }
     let _ = write!(out, "{}", final_dump(&m, &outcome));

@@ -88,7 +88,7 @@ pub struct Engine {
     /// A copy's map and bodies, kept between β-copies for their capacity.
     scratch: copy::Copy,
     /// Slots that reached a second occurrence (some may have fewer again:
-    /// pruned when asked, `shared.rs`).
+    /// pruned when asked and as it grows, `shared.rs`).
     shared: Vec<store::SlotId>,
     /// `shared` is pruned when it reaches this length (`shared.rs`).
     prune_at: usize,
