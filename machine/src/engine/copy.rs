@@ -107,7 +107,7 @@ impl Engine {
     /// Copies `v` under the substitution of `c`, recording the bodies made.
     /// The new nodes have no owner.
     pub(super) fn copy_with(&mut self, v: Val, c: &mut Copy) -> Val {
-        let mut out = Val::Int(0);
+        let mut out = Val::EMPTY;
         let mut stack = std::mem::take(&mut c.stack);
         debug_assert!(stack.is_empty());
         stack.push(Visit::Enter(v, Dest::Out));
@@ -148,8 +148,8 @@ impl Engine {
                     match shape {
                         Err(len) => {
                             let cmd = CmdN::App {
-                                head: Val::Int(0),
-                                args: smallvec::smallvec![Val::Int(0); len],
+                                head: Val::EMPTY,
+                                args: smallvec::smallvec![Val::EMPTY; len],
                             };
                             let m = self.body_node(stage, cmd, site);
                             self.put(dest, Val::Node(m), &mut out);
@@ -223,7 +223,7 @@ impl Engine {
                 }
                 Kind::Tuple(xs) => {
                     let len = xs.len();
-                    let m = self.st.alloc(Kind::Tuple(vec![Val::Int(0); len].into()), Owner::None);
+                    let m = self.st.alloc(Kind::Tuple(vec![Val::EMPTY; len].into()), Owner::None);
                     self.put(dest, Val::Node(m), &mut out);
                     if let Kind::Tuple(xs) = self.st.kind(n) {
                         for (i, x) in xs.iter().enumerate().rev() {
@@ -232,7 +232,7 @@ impl Engine {
                     }
                 }
                 &Kind::Splice(x) => {
-                    let m = self.st.alloc(Kind::Splice(Val::Int(0)), Owner::None);
+                    let m = self.st.alloc(Kind::Splice(Val::EMPTY), Owner::None);
                     self.put(dest, Val::Node(m), &mut out);
                     stack.push(Visit::Enter(x, Dest::Field(m, 0)));
                 }
@@ -242,7 +242,7 @@ impl Engine {
                         Kind::Expr(Box::new(ExprN {
                             tpl,
                             vars,
-                            holes: smallvec::smallvec![Val::Int(0); len],
+                            holes: smallvec::smallvec![Val::EMPTY; len],
                         })),
                         Owner::None,
                     );
@@ -294,7 +294,7 @@ impl Engine {
             match self.st.slots[o.ix()].state {
                 SlotState::Bound(v @ Val::Node(_)) => {
                     let w = self.copy_with(v, c);
-                    let mut out = Val::Int(0);
+                    let mut out = Val::EMPTY;
                     self.put(Dest::Slot(*f), w, &mut out);
                 }
                 SlotState::Alias(t) => self.copy_alias(t, *f, c),
@@ -428,7 +428,7 @@ impl Engine {
     pub(super) fn inline_atom(&self, v: Val) -> Atom {
         match v {
             Val::Var(s) => Atom::Var(VarId(s.0)),
-            Val::Int(i) => Atom::Int(i),
+            Val::Int(i) => Atom::Int(i.get()),
             Val::Bool(b) => Atom::Bool(b),
             Val::Stage(b) => Atom::Stage(b),
             Val::Builtin(b) => Atom::Builtin(b),

@@ -66,11 +66,11 @@ impl Engine {
     fn take_arg(&mut self, b: NodeId, a: &ArgV) -> Val {
         match &a.src {
             Src::Field(i) => {
-                let Some(body) = self.st.body_mut(b) else { return Val::Int(0) };
+                let Some(body) = self.st.body_mut(b) else { return Val::EMPTY };
                 let CmdN::App { args, .. } = &mut body.cmd else {
-                    return Val::Int(0);
+                    return Val::EMPTY;
                 };
-                let v = std::mem::replace(&mut args[*i as usize], Val::Int(0));
+                let v = std::mem::replace(&mut args[*i as usize], Val::EMPTY);
                 self.st.own(v, Owner::None);
                 v
             }
@@ -83,14 +83,14 @@ impl Engine {
                     .is_some_and(|last| self.st.slots[last.ix()].state == SlotState::Bound(Val::Node(t)));
                 if sole {
                     if let Kind::Tuple(xs) = &mut self.st.nodes[t.ix()].kind {
-                        let v = std::mem::replace(&mut xs[i], Val::Int(0));
+                        let v = std::mem::replace(&mut xs[i], Val::EMPTY);
                         self.st.own(v, Owner::None);
                         return v;
                     }
                 }
                 let x = match self.st.kind(t) {
                     Kind::Tuple(xs) => xs[i],
-                    _ => Val::Int(0),
+                    _ => Val::EMPTY,
                 };
                 match x {
                     Val::Var(s) => {
@@ -130,7 +130,7 @@ impl Engine {
                 self.add_occ(*s);
                 Val::Var(*s)
             }
-            Src::Failed => Val::Int(0),
+            Src::Failed => Val::EMPTY,
         }
     }
 
@@ -168,7 +168,7 @@ impl Engine {
             Callee::Own(n) => {
                 if let Some(body) = self.st.body_mut(b) {
                     if let CmdN::App { head, .. } = &mut body.cmd {
-                        *head = Val::Int(0);
+                        *head = Val::EMPTY;
                     }
                 }
                 (n, true)
@@ -475,7 +475,7 @@ impl Engine {
         // Emptied: dropping `b` leaves what moves on alone.
         if let Some(body) = self.st.body_mut(b) {
             body.cmd = CmdN::App {
-                head: Val::Int(0),
+                head: Val::EMPTY,
                 args: smallvec::SmallVec::new(),
             };
         }

@@ -46,14 +46,14 @@ enum Task<'a> {
 impl Engine {
     /// Loads `a` (see [`Names`]) and returns its value.
     pub(super) fn load_atom(&mut self, a: &Atom, names: &mut Names) -> Val {
-        let mut out = Val::Int(0);
+        let mut out = Val::EMPTY;
         self.load(Task::Atom(a, Dest::Out), names, &mut out);
         out
     }
 
     /// Loads the body `b` and returns its node.
     pub(super) fn load_body(&mut self, b: &Body, names: &mut Names) -> NodeId {
-        let mut out = Val::Int(0);
+        let mut out = Val::EMPTY;
         self.load(Task::Body(b, Dest::Out), names, &mut out);
         match out {
             Val::Node(n) => n,
@@ -70,7 +70,7 @@ impl Engine {
                     let stage = self.load_stage(&b.stage, names);
                     match &b.cmd {
                         Cmd::App(app) => {
-                            let n = self.new_body(stage, Val::Int(0), smallvec::smallvec![Val::Int(0); app.args.len()], site);
+                            let n = self.new_body(stage, Val::EMPTY, smallvec::smallvec![Val::EMPTY; app.args.len()], site);
                             self.put(dest, Val::Node(n), out);
                             // Pushed last-first: built in reading order.
                             for (i, a) in app.args.iter().enumerate().rev() {
@@ -78,7 +78,7 @@ impl Engine {
                                 match a {
                                     Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
                                     Arg::Splice(x) => {
-                                        let s = self.st.alloc(Kind::Splice(Val::Int(0)), Owner::Node(n));
+                                        let s = self.st.alloc(Kind::Splice(Val::EMPTY), Owner::Node(n));
                                         self.set_field(n, i, Val::Node(s));
                                         stack.push(Task::Atom(x, Dest::Field(s, 0)));
                                     }
@@ -110,7 +110,7 @@ impl Engine {
                             self.add_occ(s);
                             Val::Var(s)
                         }
-                        Atom::Int(i) => Val::Int(*i),
+                        Atom::Int(i) => Val::int(*i),
                         Atom::Bool(b) => Val::Bool(*b),
                         Atom::Stage(b) => Val::Stage(*b),
                         Atom::Builtin(b) => Val::Builtin(*b),
@@ -135,14 +135,14 @@ impl Engine {
                             continue;
                         }
                         Atom::Tuple(xs) => {
-                            let n = self.st.alloc(Kind::Tuple(vec![Val::Int(0); xs.len()].into()), Owner::None);
+                            let n = self.st.alloc(Kind::Tuple(vec![Val::EMPTY; xs.len()].into()), Owner::None);
                             self.put(dest, Val::Node(n), out);
                             for (i, x) in xs.iter().enumerate().rev() {
                                 let i = i as u32;
                                 match x {
                                     Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
                                     Arg::Splice(x) => {
-                                        let s = self.st.alloc(Kind::Splice(Val::Int(0)), Owner::Node(n));
+                                        let s = self.st.alloc(Kind::Splice(Val::EMPTY), Owner::Node(n));
                                         self.set_field(n, i, Val::Node(s));
                                         stack.push(Task::Atom(x, Dest::Field(s, 0)));
                                     }

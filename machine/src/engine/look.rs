@@ -47,7 +47,7 @@ pub(super) struct ArgV {
 impl ArgV {
     /// A failing argument's place.
     const FAILED: ArgV = ArgV {
-        val: Val::Int(0),
+        val: Val::EMPTY,
         src: Src::Failed,
     };
 
@@ -227,7 +227,7 @@ impl Engine {
                     Some(h) => (Val::Node(h), Some(None)),
                     None => match v {
                         Atom::Var(x) => return Look::Stuck(SlotId(x.0)),
-                        Atom::Int(i) => (Val::Int(i), None),
+                        Atom::Int(i) => (Val::int(i), None),
                         Atom::Bool(b) => (Val::Bool(b), None),
                         Atom::Stage(b) => (Val::Stage(b), None),
                         Atom::Builtin(b) => (Val::Builtin(b), None),
@@ -483,7 +483,7 @@ impl Engine {
         };
         let (tpl, vars, holes) = (&e.tpl, &e.vars, &e.holes);
         match super::quick::quick(&self.st, tpl, vars, holes) {
-            Some(Val::Int(i)) => return Ok(Atom::Int(i)),
+            Some(Val::Int(i)) => return Ok(Atom::Int(i.get())),
             Some(Val::Bool(b)) => return Ok(Atom::Bool(b)),
             _ => {}
         }
@@ -498,7 +498,7 @@ impl Engine {
     pub(super) fn value_atom(&self, v: Val) -> Atom {
         match self.st.deref(v) {
             Val::Var(s) => Atom::Var(VarId(s.0)),
-            Val::Int(i) => Atom::Int(i),
+            Val::Int(i) => Atom::Int(i.get()),
             Val::Bool(b) => Atom::Bool(b),
             Val::Stage(b) => Atom::Stage(b),
             Val::Builtin(b) => Atom::Builtin(b),
@@ -541,13 +541,13 @@ impl Engine {
 fn computed(a: Atom) -> ArgV {
     let val = match &a {
         Atom::Var(v) => Val::Var(SlotId(v.0)),
-        Atom::Int(i) => Val::Int(*i),
+        Atom::Int(i) => Val::int(*i),
         Atom::Bool(b) => Val::Bool(*b),
         Atom::Stage(b) => Val::Stage(*b),
         Atom::Builtin(b) => Val::Builtin(*b),
         _ => {
             return ArgV {
-                val: Val::Int(0),
+                val: Val::EMPTY,
                 src: Src::Computed(Box::new(a)),
             }
         }

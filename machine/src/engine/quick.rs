@@ -19,7 +19,7 @@ const MAX_DEPTH: u32 = 8;
 /// an integer or a boolean computed from integers and booleans alone.
 pub(super) fn quick(st: &Store, e: &Expr, vars: &[VarId], holes: &[Val]) -> Option<Val> {
     Some(match eval(st, e, vars, holes, 0)? {
-        Scalar::Int(i) => Val::Int(i),
+        Scalar::Int(i) => Val::int(i),
         Scalar::Bool(b) => Val::Bool(b),
     })
 }
@@ -34,7 +34,7 @@ fn eval(st: &Store, e: &Expr, vars: &[VarId], holes: &[Val], depth: u32) -> Opti
         ExprKind::Val(Atom::Var(v)) => {
             let i = vars.iter().position(|w| w == v)?;
             match st.deref(*holes.get(i)?) {
-                Val::Int(i) => Some(Scalar::Int(i)),
+                Val::Int(i) => Some(Scalar::Int(i.get())),
                 Val::Bool(b) => Some(Scalar::Bool(b)),
                 _ => None,
             }
@@ -60,7 +60,7 @@ mod tests {
         let st = Store::default();
         let ops = ["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||"];
         let leaves = ["0", "1", "-3", "7", "true", "false", "9223372036854775807", "x", "y"];
-        let holes = [Val::Int(5), Val::Bool(true)];
+        let holes = [Val::int(5), Val::Bool(true)];
         let mut answered = 0;
         for op in ops {
             for l in leaves {
@@ -73,7 +73,7 @@ mod tests {
                     let want = eval_with(&e, &|v| Some(if v.0 == 0 { Atom::Int(5) } else { Atom::Bool(true) }));
                     if let Some(got) = quick(&st, &e, &[VarId(0), VarId(1)], &holes) {
                         let got = match got {
-                            Val::Int(i) => Atom::Int(i),
+                            Val::Int(i) => Atom::Int(i.get()),
                             Val::Bool(b) => Atom::Bool(b),
                             _ => unreachable!("quick gives integers and booleans"),
                         };

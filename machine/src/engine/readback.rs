@@ -125,7 +125,7 @@ impl Engine {
                             }
                         }
                     }
-                    Val::Int(i) => results.push(Piece::Atom(Atom::Int(i))),
+                    Val::Int(i) => results.push(Piece::Atom(Atom::Int(i.get()))),
                     Val::Bool(b) => results.push(Piece::Atom(Atom::Bool(b))),
                     Val::Stage(b) => results.push(Piece::Atom(Atom::Stage(b))),
                     Val::Builtin(b) => results.push(Piece::Atom(Atom::Builtin(b))),

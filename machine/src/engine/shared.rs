@@ -107,7 +107,7 @@ impl Engine {
         for i in 0..self.shared.len() {
             let x = self.shared[i];
             let Val::Node(n) = self.st.deref(Val::Var(x)) else { continue };
-            if self.st.slots[x.ix()].closed == n {
+            if self.st.nodes[n.ix()].closed {
                 continue;
             }
             match self.survey(n, bound, &mut scratch, &mut budget) {
@@ -115,7 +115,7 @@ impl Engine {
                     hit = true;
                     break;
                 }
-                Survey::Closed => self.st.slots[x.ix()].closed = n,
+                Survey::Closed => self.st.nodes[n.ix()].closed = true,
                 Survey::Open => {}
             }
         }
@@ -180,7 +180,7 @@ impl Engine {
                     }
                     match self.st.slots[cur.ix()].state {
                         SlotState::Bound(Val::Node(m)) => {
-                            if self.st.slots[cur.ix()].closed != m {
+                            if !self.st.nodes[m.ix()].closed {
                                 stack.push(m);
                             }
                             break;

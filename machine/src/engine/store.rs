@@ -41,6 +41,30 @@ impl SlotId {
     }
 }
 
+/// An integer kept as two 32-bit halves: aligned to 4, it keeps a [`Val`]
+/// at 12 bytes, and with it every slot and field that holds one.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Int([u32; 2]);
+
+impl Int {
+    /// The integer `i`.
+    pub const fn new(i: i64) -> Int {
+        let u = i as u64;
+        Int([u as u32, (u >> 32) as u32])
+    }
+
+    /// Its value.
+    pub const fn get(self) -> i64 {
+        ((self.0[1] as u64) << 32 | self.0[0] as u64) as i64
+    }
+}
+
+impl std::fmt::Debug for Int {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.get())
+    }
+}
+
 /// What stands in a field of a node or in a slot: an occurrence of a
 /// variable, a node it owns, or a small value kept inline.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,13 +75,24 @@ pub enum Val {
     /// splice, an expression or a data value).
     Node(NodeId),
     /// An integer.
-    Int(i64),
+    Int(Int),
     /// A boolean.
     Bool(bool),
     /// `always` or `never`.
     Stage(bool),
     /// `if` or `$exit`.
     Builtin(Builtin),
+}
+
+impl Val {
+    /// What a field holds before it is filled (or after its value was
+    /// taken): the integer 0, which owns nothing.
+    pub const EMPTY: Val = Val::Int(Int::new(0));
+
+    /// The integer `i`.
+    pub const fn int(i: i64) -> Val {
+        Val::Int(Int::new(i))
+    }
 }
 
 /// A staging expression over slots.
@@ -231,6 +266,10 @@ pub struct Node {
     pub kind: Kind,
     /// Who owns it ([`Owner`], encoded).
     pub owner: u32,
+    /// It was found closed (`shared.rs`): it, and all it reaches through
+    /// slots, mentions no unbound slot it does not bind. Reduction inside
+    /// a closed value keeps it closed; a node is made open.
+    pub closed: bool,
 }
 
 /// Who owns a node.
@@ -294,9 +333,10 @@ pub struct Slot {
     /// expressions mentioning it, a local list holding it.
     pub refs: u32,
     /// The bodies to look at again when it is bound (staged on it, or
-    /// stuck on it): the first and last [`Wait`] of a list in the store's
-    /// pool, in the order they were added ([`NO_WAIT`]: none).
-    pub waiters: (u32, u32),
+    /// stuck on it): the first [`Wait`] of a list in the store's pool, in
+    /// the order they were added ([`NO_WAIT`]: none). The first entry
+    /// also knows the last.
+    pub waiters: u32,
     /// The source variable it copies (for names in readback) in the low
     /// bits, and two flags ([`ON_LIST`], [`LISTED`]) in the high ones: a
     /// slot fits in 56 bytes.
@@ -308,10 +348,6 @@ pub struct Slot {
     /// Where its occurrence was last placed ([`Owner`], encoded): a hint,
     /// valid when that place still holds it (checked before use).
     pub holder: u32,
-    /// Its value when found closed (`shared.rs`): that node, and all it
-    /// reaches through slots, mentions no unbound slot it does not bind.
-    /// Reduction inside a closed value keeps it closed.
-    pub closed: NodeId,
     /// Its entry in the substitution of the copies in progress, when it is
     /// a binder they map (`copy.rs`): an index checked before use.
     pub remap: u32,
@@ -362,6 +398,8 @@ pub struct Wait {
     pub gen: u32,
     /// The next entry ([`NO_WAIT`]: the last).
     next: u32,
+    /// In the first entry of a list: its last entry.
+    last: u32,
 }
 
 /// A [`Kind::Rec`] whose inner occurrences were not counted yet.
@@ -434,7 +472,12 @@ impl Default for Store {
 impl Store {
     /// Adds body `body` of generation `gen` to the waiters of slot `s`.
     pub fn add_waiter(&mut self, s: SlotId, body: NodeId, gen: u32) {
-        let w = Wait { body, gen, next: NO_WAIT };
+        let w = Wait {
+            body,
+            gen,
+            next: NO_WAIT,
+            last: NO_WAIT,
+        };
         let i = if self.free_wait == NO_WAIT {
             let i = u32::try_from(self.waits.len()).unwrap_or(NO_WAIT);
             self.waits.push(w);
@@ -446,9 +489,12 @@ impl Store {
             i
         };
         let slot = &mut self.slots[s.ix()];
-        let (head, tail) = slot.waiters;
-        slot.waiters = if head == NO_WAIT { (i, i) } else { (head, i) };
-        if head != NO_WAIT {
+        let head = slot.waiters;
+        if head == NO_WAIT {
+            slot.waiters = i;
+            self.waits[i as usize].last = i;
+        } else {
+            let tail = std::mem::replace(&mut self.waits[head as usize].last, i);
             self.waits[tail as usize].next = i;
         }
     }
@@ -456,7 +502,7 @@ impl Store {
     /// Takes the waiter list of slot `s` off it; [`Store::next_waiter`]
     /// walks it.
     pub fn take_waiters(&mut self, s: SlotId) -> u32 {
-        std::mem::replace(&mut self.slots[s.ix()].waiters, (NO_WAIT, NO_WAIT)).0
+        std::mem::replace(&mut self.slots[s.ix()].waiters, NO_WAIT)
     }
 
     /// The entry `*cur` of a list taken off its slot, freed; `*cur` moves
@@ -488,6 +534,7 @@ impl Store {
                 self.nodes[n.ix()] = Node {
                     kind,
                     owner: owner.encode(),
+                    closed: false,
                 };
                 n
             }
@@ -496,6 +543,7 @@ impl Store {
                 self.nodes.push(Node {
                     kind,
                     owner: owner.encode(),
+                    closed: false,
                 });
                 n
             }
@@ -509,6 +557,7 @@ impl Store {
         self.nodes[n.ix()] = Node {
             kind: Kind::Free(self.free_node.unwrap_or(NodeId::NONE)),
             owner: u32::MAX,
+            closed: false,
         };
         self.free_node = Some(n);
     }
@@ -521,12 +570,11 @@ impl Store {
             state: SlotState::Unbound,
             occs: 0,
             refs: 0,
-            waiters: (NO_WAIT, NO_WAIT),
+            waiters: NO_WAIT,
             bits: origin.0 & ORIGIN,
             next_local: SlotId::NONE,
             prev_local: SlotId::NONE,
             holder: u32::MAX,
-            closed: NodeId::NONE,
             remap: u32::MAX,
         };
         match self.free_slot {
@@ -552,9 +600,10 @@ impl Store {
         self.live_slots -= 1;
         let slot = &mut self.slots[s.ix()];
         slot.state = SlotState::Free(self.free_slot.unwrap_or(SlotId::NONE));
-        let (head, tail) = std::mem::replace(&mut slot.waiters, (NO_WAIT, NO_WAIT));
+        let head = std::mem::replace(&mut slot.waiters, NO_WAIT);
         if head != NO_WAIT {
             // The whole list goes back to the pool at once.
+            let tail = self.waits[head as usize].last;
             self.waits[tail as usize].next = self.free_wait;
             self.free_wait = head;
         }
@@ -722,5 +771,8 @@ impl Store {
     }
 }
 
-// A slot is 56 bytes: the flags share a word with the source variable.
-const _: () = assert!(std::mem::size_of::<Slot>() == 56);
+// A value is 12 bytes (an integer in two halves); a slot is 44 (its flags
+// share a word with the source variable); a node is 32.
+const _: () = assert!(std::mem::size_of::<Val>() == 12);
+const _: () = assert!(std::mem::size_of::<Slot>() == 44);
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
