@@ -205,6 +205,7 @@ impl Engine {
             bound.push(l.sparam);
             for (&p, &v) in l.params.iter().zip(&vals) {
                 self.bind(p, v);
+                self.forward(p);
                 bound.push(p);
             }
             // The binders outlive their lambda: they become locals of the
@@ -341,6 +342,36 @@ impl Engine {
         }
         self.st.slots[s.ix()].state = SlotState::Bound(v);
         self.st.own(v, Owner::Slot(s));
+    }
+
+    /// A binder `p` bound in place to another variable, read at one
+    /// place and by no staging expression: that place now reads the other
+    /// variable, and `p` is left unread (let go with the binders nothing
+    /// reads), so chains of variable bindings do not keep a slot each.
+    fn forward(&mut self, p: SlotId) {
+        let slot = &self.st.slots[p.ix()];
+        let SlotState::Bound(v @ Val::Var(_)) = slot.state else { return };
+        if slot.occs != 1 || slot.refs != 1 {
+            return;
+        }
+        let Owner::Node(n) = self.st.holder(p) else { return };
+        if matches!(self.st.kind(n), Kind::Data(_)) {
+            return;
+        }
+        let mut at = None;
+        let mut k = 0u32;
+        self.st.for_fields(n, |f| {
+            if f == Val::Var(p) && at.is_none() {
+                at = Some(k);
+            }
+            k += 1;
+        });
+        let Some(i) = at else { return };
+        // The value's occurrence moves from the slot to the place.
+        let slot = &mut self.st.slots[p.ix()];
+        slot.state = SlotState::Bound(Val::Bool(true));
+        slot.occs = 0;
+        self.set_field(n, i, v);
     }
 
     /// An occurrence `Var(t)` of a slot that only forwards to another
