@@ -31,9 +31,15 @@ impl Engine {
                 if self.st.owner(n) != owner {
                     return Err(format!("{n:?} is owned by {owner:?} but names {:?}", self.st.owner(n)));
                 }
+                if let Owner::Node(p) = owner {
+                    if self.st.nodes[n.ix()].changed && !self.st.nodes[p.ix()].changed {
+                        return Err(format!("{n:?} was changed, the node above it {p:?} was not"));
+                    }
+                }
                 match self.st.kind(n) {
                     Kind::Free(_) => return Err(format!("{n:?} is free but reached")),
                     Kind::Lam(l) => {
+                        self.check_template(n)?;
                         let mut prev = SlotId::NONE;
                         let mut s = l.locals;
                         while s != SlotId::NONE {

@@ -195,6 +195,7 @@ impl Engine {
                             site,
                             locals: head,
                             locals_tail: tail,
+                            tpl: super::template::NO_TEMPLATE,
                         })),
                         Owner::None,
                     );

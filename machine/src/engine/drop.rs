@@ -137,6 +137,7 @@ impl Engine {
                 }
             }
             Kind::Lam(l) => {
+                self.templates.release(l.tpl);
                 stack.push(Val::Node(l.body));
                 self.unref_into(l.sparam, stack);
                 for &p in l.params.iter() {

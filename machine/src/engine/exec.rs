@@ -82,6 +82,7 @@ impl Engine {
                     .and_then(|s| self.sole_chain(s))
                     .is_some_and(|last| self.st.slots[last.ix()].state == SlotState::Bound(Val::Node(t)));
                 if sole {
+                    self.touch(t);
                     if let Kind::Tuple(xs) = &mut self.st.nodes[t.ix()].kind {
                         let v = std::mem::replace(&mut xs[i], Val::EMPTY);
                         self.st.own(v, Owner::None);
@@ -106,6 +107,7 @@ impl Engine {
                         self.st.slots[x.ix()].state = SlotState::Bound(Val::Node(e));
                         self.st.slots[x.ix()].occs = 2;
                         self.st.set_owner(e, Owner::Slot(x));
+                        self.touch(t);
                         if let Kind::Tuple(xs) = &mut self.st.nodes[t.ix()].kind {
                             xs[i] = Val::Var(x);
                         }
@@ -190,7 +192,10 @@ impl Engine {
         // A lambda bound in place is used up: its node is taken, not cloned.
         let l: LamN = if in_place {
             match std::mem::replace(&mut self.st.nodes[lam.ix()].kind, Kind::Tuple(Box::new([]))) {
-                Kind::Lam(l) => *l,
+                Kind::Lam(l) => {
+                    self.templates.release(l.tpl);
+                    *l
+                }
                 _ => return,
             }
         } else {
@@ -233,6 +238,7 @@ impl Engine {
             let vals: Vals = vals.into_iter().map(|v| self.shortcut(v)).collect();
             let mut c = std::mem::take(&mut self.scratch);
             c.map.insert(&mut self.st, l.sparam, Subst::Value(Val::Stage(true)));
+            let mut substs: SmallVec<[Subst; 5]> = smallvec::smallvec![Subst::Value(Val::Stage(true))];
             let mut fresh: SmallVec<[SlotId; 8]> = SmallVec::new();
             for (&p, &v) in l.params.iter().zip(&vals) {
                 match v {
@@ -241,20 +247,25 @@ impl Engine {
                         self.st.slots[f.ix()].state = SlotState::Bound(v);
                         self.st.set_owner(n, Owner::Slot(f));
                         c.map.insert(&mut self.st, p, Subst::Slot(f));
+                        substs.push(Subst::Slot(f));
                         fresh.push(f);
                     }
                     other => {
                         c.map.insert(&mut self.st, p, Subst::Value(other));
+                        substs.push(Subst::Value(other));
                     }
                 }
             }
             // The lambda's locals are copied with its body; they become
             // locals of the lambda around.
             let (olds, news) = self.map_locals(l.locals, &mut c);
-            let copy = match self.copy_with(Val::Node(l.body), &mut c) {
-                Val::Node(n) => n,
-                _ => return,
+            // A lambda not changed since it was made is copied from its
+            // template (`template.rs`), as the walk would copy it.
+            let copied = match (l.locals, self.template_for(lam)) {
+                (SlotId::NONE, Some(t)) => self.instantiate(t, &substs, &mut c),
+                _ => self.copy_with(Val::Node(l.body), &mut c),
             };
+            let Val::Node(copy) = copied else { return };
             self.copy_locals(&olds, &news, &mut c);
             // The arguments' own occurrences: each place in the copy holds
             // one of its own.
@@ -371,6 +382,7 @@ impl Engine {
         let slot = &mut self.st.slots[p.ix()];
         slot.state = SlotState::Bound(Val::Bool(true));
         slot.occs = 0;
+        self.touch(n);
         self.set_field(n, i, v);
     }
 

@@ -200,6 +200,7 @@ impl Engine {
                 site,
                 locals: SlotId::NONE,
                 locals_tail: SlotId::NONE,
+                tpl: super::template::NO_TEMPLATE,
             })),
             Owner::None,
         );

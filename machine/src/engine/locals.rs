@@ -58,6 +58,7 @@ impl Engine {
         }
         match outer {
             Some(m) => {
+                self.touch(m);
                 let Kind::Lam(l) = &mut self.st.nodes[m.ix()].kind else { return };
                 let old = l.locals;
                 l.locals = head;

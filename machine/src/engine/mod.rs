@@ -8,7 +8,9 @@
 //! - `load.rs`: terms into the store. `readback.rs`: the store back as
 //!   terms (results, failures, the views).
 //! - `look.rs`: what a body would do now (the verdict, read through slots).
-//! - `exec.rs`: the rules; `copy.rs`: instances of shared lambdas;
+//! - `exec.rs`: the rules; `copy.rs`: instances of shared lambdas
+//!   (`template.rs`: replayed from a recording while the lambda is not
+//!   changed);
 //!   `drop.rs`: freeing; `locals.rs`: the slots bound in place inside a
 //!   lambda; `order.rs`: the worklist's order; `quick.rs`: integer
 //!   expressions without atoms; `shared.rs`: whether a
@@ -32,6 +34,10 @@
 //!   between steps: such a value is written into its occurrences
 //!   (`order.rs`). A pending body inside a value with one occurrence runs
 //!   where it is (`shared.rs` tells when a woken body can be left there).
+//! - A node marked changed (something in it changed in place since it
+//!   was made) has every node above it marked too; the template of a
+//!   lambda not changed is what recording it now would make
+//!   (`template.rs`).
 //! - Between steps every live node is reachable from the root (recursive
 //!   values only their own name holds are freed, `cycles.rs`).
 //! - A body that is neither pending nor registered with a slot it waits
@@ -55,6 +61,7 @@ mod quick;
 mod readback;
 mod shared;
 pub mod store;
+mod template;
 
 use rustc_hash::FxHashMap;
 
@@ -106,6 +113,8 @@ pub struct Engine {
     drops: Vec<store::Val>,
     /// Scratch of `shared.rs`: the buffers of one question.
     survey: shared::Scratch,
+    /// The templates of lambdas copied more than once (`template.rs`).
+    templates: template::Templates,
 }
 
 impl Engine {
@@ -125,6 +134,7 @@ impl Engine {
             shared: Vec::new(),
             prune_at: 0,
             survey: shared::Scratch::default(),
+            templates: template::Templates::default(),
             drops: Vec::new(),
             ready: None,
             rec_notes: Vec::new(),
@@ -230,6 +240,8 @@ impl Engine {
                         body.status = Status::New;
                     }
                     let span = self.spans[site as usize];
+                    // What runs changes the body and the nodes above it.
+                    self.touch(b);
                     let done = self.execute(b, plan);
                     if !self.rec_notes.is_empty() {
                         self.collect_recs();

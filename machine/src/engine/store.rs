@@ -211,6 +211,9 @@ pub struct LamN {
     pub locals: SlotId,
     /// The last slot of that list (so that lists join in constant time).
     pub locals_tail: SlotId,
+    /// Its template in the engine's (`template.rs`), or what it knows of
+    /// it: never copied, copied once, or to be copied by the walk.
+    pub tpl: u32,
 }
 
 /// An expression not yet evaluated: a shared template whose variables
@@ -270,6 +273,11 @@ pub struct Node {
     /// slots, mentions no unbound slot it does not bind. Reduction inside
     /// a closed value keeps it closed; a node is made open.
     pub closed: bool,
+    /// Something in it was changed in place since it was made (a body
+    /// inside ran, a field was written): then so was every node above it
+    /// (`template.rs`, `touch`). A lambda not changed is copied from its
+    /// template.
+    pub changed: bool,
 }
 
 /// Who owns a node.
@@ -535,6 +543,7 @@ impl Store {
                     kind,
                     owner: owner.encode(),
                     closed: false,
+                    changed: false,
                 };
                 n
             }
@@ -544,6 +553,7 @@ impl Store {
                     kind,
                     owner: owner.encode(),
                     closed: false,
+                    changed: false,
                 });
                 n
             }
@@ -558,6 +568,7 @@ impl Store {
             kind: Kind::Free(self.free_node.unwrap_or(NodeId::NONE)),
             owner: u32::MAX,
             closed: false,
+            changed: false,
         };
         self.free_node = Some(n);
     }
