@@ -1,7 +1,8 @@
 //! Deep sequential terms on an ordinary thread stack (no big-stack thread
-//! here, unlike the binary): the front end and `Drop` iterate rather than
-//! recurse, so a long chain of statements (each nested in the previous
-//! one's tail lambda) neither overflows nor needs a large stack.
+//! here, unlike the binary): the front end, the graph machine, the arena
+//! engine and `Drop` iterate rather than recurse, so a long chain of
+//! statements (each nested in the previous one's tail lambda) neither
+//! overflows nor needs a large stack.
 
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
@@ -305,5 +306,119 @@ fn graph_builds_and_prints_deeply_nested_lambdas() {
         );
         drop(report);
         drop(m);
+    });
+}
+
+// ---------------------------------------------------------------------------
+// The same deep terms through the arena engine: load, reduce (copies and
+// templates included), read back, print, drop.
+
+use deepcps_machine::engine::Engine;
+use deepcps_machine::run::Report;
+
+/// The engine's report on `text`, the engine dropped after it.
+fn engine_report(text: &str) -> Report {
+    let mut e = Engine::new(load(text));
+    let report = e.report(&Limits::default());
+    drop(e);
+    report
+}
+
+#[test]
+fn engine_reduces_a_deep_chain_to_its_exit() {
+    on_small_stack(|| {
+        let report = engine_report(&closed_chain(DEEP, "", &format!("$exit x{}\n", DEEP - 1)));
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(report.text, format!("{DEEP}\n"));
+        assert_eq!(report.counts.expr, DEEP as u64);
+    });
+}
+
+#[test]
+fn engine_keeps_a_deep_staged_chain_and_reduces_at_its_bottom() {
+    on_small_stack(|| {
+        let tail = format!("@always: \"6*7\" (v)\n\"v*x{}\" (w)\n@never: $exit w\n", DEEP - 1);
+        let mut e = Engine::new(load(&closed_chain(DEEP, "@never: ", &tail)));
+        let report = e.report(&Limits::default());
+        assert!(matches!(report.outcome, Outcome::Residual), "{}", kind(&report.outcome));
+        assert_eq!(report.counts.total(), 1);
+        assert_eq!(report.warnings.len(), 1);
+        assert_eq!(report.text.lines().count(), DEEP + 2);
+        let end = format!(
+            "\"x{}+1\" (x{})\n@always: \"42*x{}\" (w)\n@never: $exit w\n",
+            DEEP - 2,
+            DEEP - 1,
+            DEEP - 1
+        );
+        assert!(report.text.ends_with(&end), "{}", &report.text[report.text.len() - 200..]);
+        // Read back and print again, then drop everything.
+        let p = e.to_program();
+        assert_eq!(Printer::new(&p.vars).program_text(&p.body), report.text);
+        drop(p);
+        drop(e);
+    });
+}
+
+#[test]
+fn engine_exits_with_a_deep_lambda() {
+    on_small_stack(|| {
+        let mut s = String::from("$exit (a) {\n\"a+1\" (x0)\n");
+        for i in 1..DEEP {
+            s.push_str(&format!("\"x{}+1\" (x{})\n", i - 1, i));
+        }
+        s.push_str("@always: \"6*7\" (v)\n@never: $exit v\n}\n");
+        let report = engine_report(&s);
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(report.counts.total(), 2);
+        assert_eq!(report.text.lines().count(), DEEP + 3);
+        assert!(report.text.ends_with("  @never: $exit 42\n}\n"));
+    });
+}
+
+#[test]
+fn engine_evaluates_and_prints_deep_expressions() {
+    on_small_stack(|| {
+        let text = format!("\"5\" (a)\n{} (s)\n$exit s\n", long_sum("a", DEEP));
+        let report = engine_report(&text);
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(report.text, format!("{}\n", DEEP + 5));
+        let sum = long_sum("a", DEEP);
+        let report = engine_report(&format!("$exit (a, k) {{\n  @always: {sum} (s)\n  k s\n}}\n"));
+        assert_eq!(report.text, format!("(a, k) {{\n  @always: {sum} (s)\n  k s\n}}\n"));
+        assert_eq!(report.warnings.len(), 1);
+    });
+}
+
+#[test]
+fn engine_builds_deep_tuples() {
+    on_stack(256 << 10, || {
+        let mut s = String::from("let t0 = 7\n");
+        for i in 1..=TUPLE_DEPTH {
+            s.push_str(&format!("let t{i} = [t{}]\n", i - 1));
+        }
+        s.push_str(&format!("$exit t{TUPLE_DEPTH}\n"));
+        let report = engine_report(&s);
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        let expected = format!("{}7{}\n", "[".repeat(TUPLE_DEPTH), "]".repeat(TUPLE_DEPTH));
+        assert!(report.text == expected, "{}", &report.text[..80.min(report.text.len())]);
+    });
+}
+
+#[test]
+fn engine_copies_a_deep_lambda_from_its_template() {
+    on_small_stack(|| {
+        // `f` is held three times: the first two calls copy its deep body
+        // (the second by recording and replaying its template), the third
+        // binds it in place.
+        let mut body = String::from("\"a+1\" (x0)\n");
+        for i in 1..DEEP {
+            body.push_str(&format!("\"x{}+1\" (x{})\n", i - 1, i));
+        }
+        body.push_str(&format!("k x{}\n", DEEP - 1));
+        let text = format!("let f(a, k) {{\n{body}}}\nf 1 (r)\nf r (s)\nf s (t)\n$exit t\n");
+        let report = engine_report(&text);
+        assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
+        assert_eq!(report.text, format!("{}\n", 3 * DEEP + 1));
+        assert_eq!(report.counts.expr, 3 * DEEP as u64);
     });
 }

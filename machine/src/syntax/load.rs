@@ -194,12 +194,9 @@ fn load(fs: &dyn FileSystem, file: FileId, sources: &mut SourceMap, mode: Mode) 
     }
     let mut failed: Option<Diagnostic> = None;
     let mut r = Resolver::new(allow_free);
-    let mut all_defs: Vec<&ast::Def> = Vec::new();
-    for lib in &libs {
-        all_defs.extend(lib.defs.iter());
-    }
-    all_defs.extend(main.defs.iter());
-    let mut defs: Vec<ast::Def> = all_defs.into_iter().cloned().collect();
+    // The definitions are moved, not cloned: a derived clone of a deep
+    // definition's body would recurse as deep.
+    let mut defs: Vec<ast::Def> = libs.into_iter().flat_map(|lib| lib.defs).chain(main.defs).collect();
     let body = r.defs(&mut defs, SExp::Const(true), &mut |r, natural| {
         if library_hole {
             // A library on its own: the scope of its definitions is a hole
