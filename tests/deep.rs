@@ -122,6 +122,55 @@ fn closed_chain(n: usize, first: &str, tail: &str) -> String {
     s
 }
 
+/// A chain whose first statement never runs (so no statement below it
+/// runs on natural staging), with a step at its bottom staged on `always`.
+fn staged_chain() -> String {
+    let tail = format!("@always: \"6*7\" (v)\n\"v*x{}\" (w)\n@never: $exit w\n", DEEP - 1);
+    closed_chain(DEEP, "@never: ", &tail)
+}
+
+/// The report on [`staged_chain`]: a residual after its one step, with
+/// one stuck warning (`x{DEEP-1}` is symbolic, so `v*x..` is stuck).
+fn assert_staged_chain_report(report: &deepcps_machine::run::Report) {
+    assert!(matches!(report.outcome, Outcome::Residual), "{}", kind(&report.outcome));
+    assert_eq!(report.counts.total(), 1);
+    assert_eq!(report.warnings.len(), 1);
+    assert_eq!(report.text.lines().count(), DEEP + 2);
+    assert!(
+        report.text.starts_with("@never: \"1\" (x0)\n\"x0+1\" (x1)\n"),
+        "{}",
+        &report.text[..80]
+    );
+    let end = format!(
+        "\"x{}+1\" (x{})\n@always: \"42*x{}\" (w)\n@never: $exit w\n",
+        DEEP - 2,
+        DEEP - 1,
+        DEEP - 1
+    );
+    assert!(report.text.ends_with(&end), "{}", &report.text[report.text.len() - 200..]);
+}
+
+/// `$exit` of a lambda whose body is a chain `DEEP` deep, with a step at
+/// its bottom.
+fn deep_lambda_exit() -> String {
+    let mut s = String::from("$exit (a) {\n\"a+1\" (x0)\n");
+    for i in 1..DEEP {
+        s.push_str(&format!("\"x{}+1\" (x{})\n", i - 1, i));
+    }
+    s.push_str("@always: \"6*7\" (v)\n@never: $exit v\n}\n");
+    s
+}
+
+/// `let t{i} = [t{i-1}]`: a tuple nested `n` levels, built by β.
+fn nested_tuples(n: usize) -> String {
+    let mut s = String::from("let t0 = 7\n");
+    for i in 1..=n {
+        s.push_str(&format!("let t{i} = [t{}]\n", i - 1));
+    }
+    s.push_str(&format!("$exit t{n}\n"));
+    s
+}
+
 #[test]
 fn graph_reduces_a_deep_chain_to_its_exit() {
     on_small_stack(|| {
@@ -140,27 +189,10 @@ fn graph_keeps_a_deep_staged_chain_and_reduces_at_its_bottom() {
     on_small_stack(|| {
         // The first statement never runs, so no statement below it runs on
         // natural staging; only the bottom, staged on `always`, does.
-        let tail = format!("@always: \"6*7\" (v)\n\"v*x{}\" (w)\n@never: $exit w\n", DEEP - 1);
-        let program = load(&closed_chain(DEEP, "@never: ", &tail));
+        let program = load(&staged_chain());
         let mut m = Machine::new(program);
         let report = m.report(&Limits::default());
-        assert!(matches!(report.outcome, Outcome::Residual), "{}", kind(&report.outcome));
-        // One step at the bottom: `x{DEEP-1}` is symbolic, so `v*x..` is stuck.
-        assert_eq!(report.counts.total(), 1);
-        assert_eq!(report.warnings.len(), 1);
-        assert_eq!(report.text.lines().count(), DEEP + 2);
-        assert!(
-            report.text.starts_with("@never: \"1\" (x0)\n\"x0+1\" (x1)\n"),
-            "{}",
-            &report.text[..80]
-        );
-        let end = format!(
-            "\"x{}+1\" (x{})\n@always: \"42*x{}\" (w)\n@never: $exit w\n",
-            DEEP - 2,
-            DEEP - 1,
-            DEEP - 1
-        );
-        assert!(report.text.ends_with(&end), "{}", &report.text[report.text.len() - 200..]);
+        assert_staged_chain_report(&report);
         // Export and print again from the machine, then drop everything.
         let p = m.to_program();
         let again = Printer::new(&p.vars).program_text(&p.body);
@@ -175,11 +207,7 @@ fn graph_exits_with_a_deep_lambda() {
     on_small_stack(|| {
         // The value of `$exit` is a lambda whose body is a deep chain, with
         // a step at its bottom.
-        let mut s = String::from("$exit (a) {\n\"a+1\" (x0)\n");
-        for i in 1..DEEP {
-            s.push_str(&format!("\"x{}+1\" (x{})\n", i - 1, i));
-        }
-        s.push_str("@always: \"6*7\" (v)\n@never: $exit v\n}\n");
+        let s = deep_lambda_exit();
         let mut m = Machine::new(load(&s));
         let report = m.report(&Limits::default());
         assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
@@ -247,11 +275,7 @@ fn graph_builds_deep_tuples() {
     on_stack(256 << 10, || {
         // `let t{i} = [t{i-1}]`: a tuple nested TUPLE_DEPTH levels, built by β.
         const DEEP: usize = TUPLE_DEPTH;
-        let mut s = String::from("let t0 = 7\n");
-        for i in 1..=DEEP {
-            s.push_str(&format!("let t{i} = [t{}]\n", i - 1));
-        }
-        s.push_str(&format!("$exit t{DEEP}\n"));
+        let s = nested_tuples(DEEP);
         let mut m = Machine::new(load(&s));
         let report = m.report(&Limits::default());
         assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
@@ -337,20 +361,9 @@ fn engine_reduces_a_deep_chain_to_its_exit() {
 #[test]
 fn engine_keeps_a_deep_staged_chain_and_reduces_at_its_bottom() {
     on_small_stack(|| {
-        let tail = format!("@always: \"6*7\" (v)\n\"v*x{}\" (w)\n@never: $exit w\n", DEEP - 1);
-        let mut e = Engine::new(load(&closed_chain(DEEP, "@never: ", &tail)));
+        let mut e = Engine::new(load(&staged_chain()));
         let report = e.report(&Limits::default());
-        assert!(matches!(report.outcome, Outcome::Residual), "{}", kind(&report.outcome));
-        assert_eq!(report.counts.total(), 1);
-        assert_eq!(report.warnings.len(), 1);
-        assert_eq!(report.text.lines().count(), DEEP + 2);
-        let end = format!(
-            "\"x{}+1\" (x{})\n@always: \"42*x{}\" (w)\n@never: $exit w\n",
-            DEEP - 2,
-            DEEP - 1,
-            DEEP - 1
-        );
-        assert!(report.text.ends_with(&end), "{}", &report.text[report.text.len() - 200..]);
+        assert_staged_chain_report(&report);
         // Read back and print again, then drop everything.
         let p = e.to_program();
         assert_eq!(Printer::new(&p.vars).program_text(&p.body), report.text);
@@ -362,11 +375,7 @@ fn engine_keeps_a_deep_staged_chain_and_reduces_at_its_bottom() {
 #[test]
 fn engine_exits_with_a_deep_lambda() {
     on_small_stack(|| {
-        let mut s = String::from("$exit (a) {\n\"a+1\" (x0)\n");
-        for i in 1..DEEP {
-            s.push_str(&format!("\"x{}+1\" (x{})\n", i - 1, i));
-        }
-        s.push_str("@always: \"6*7\" (v)\n@never: $exit v\n}\n");
+        let s = deep_lambda_exit();
         let report = engine_report(&s);
         assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
         assert_eq!(report.counts.total(), 2);
@@ -392,11 +401,7 @@ fn engine_evaluates_and_prints_deep_expressions() {
 #[test]
 fn engine_builds_deep_tuples() {
     on_stack(256 << 10, || {
-        let mut s = String::from("let t0 = 7\n");
-        for i in 1..=TUPLE_DEPTH {
-            s.push_str(&format!("let t{i} = [t{}]\n", i - 1));
-        }
-        s.push_str(&format!("$exit t{TUPLE_DEPTH}\n"));
+        let s = nested_tuples(TUPLE_DEPTH);
         let report = engine_report(&s);
         assert!(matches!(report.outcome, Outcome::Exit(_)), "{}", kind(&report.outcome));
         let expected = format!("{}7{}\n", "[".repeat(TUPLE_DEPTH), "]".repeat(TUPLE_DEPTH));

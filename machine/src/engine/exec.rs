@@ -366,18 +366,7 @@ impl Engine {
             return;
         }
         let Owner::Node(n) = self.st.holder(p) else { return };
-        if matches!(self.st.kind(n), Kind::Data(_)) {
-            return;
-        }
-        let mut at = None;
-        let mut k = 0u32;
-        self.st.for_fields(n, |f| {
-            if f == Val::Var(p) && at.is_none() {
-                at = Some(k);
-            }
-            k += 1;
-        });
-        let Some(i) = at else { return };
+        let Some(i) = self.st.field_holding(n, Val::Var(p)) else { return };
         // The value's occurrence moves from the slot to the place.
         let slot = &mut self.st.slots[p.ix()];
         slot.state = SlotState::Bound(Val::Bool(true));

@@ -141,18 +141,9 @@ impl Engine {
             }
             match self.st.holder(s) {
                 Owner::Node(n) => {
-                    let mut at = None;
-                    let mut k = 0u32;
-                    self.st.for_fields(n, |f| {
-                        if f == Val::Var(s) && at.is_none() {
-                            at = Some(k);
-                        }
-                        k += 1;
-                    });
-                    let Some(i) = at else { return false };
-                    if matches!(self.st.kind(n), Kind::Data(_)) {
+                    let Some(i) = self.st.field_holding(n, Val::Var(s)) else {
                         return false;
-                    }
+                    };
                     self.st.slots[s.ix()].state = SlotState::Bound(Val::Bool(true));
                     self.touch(n);
                     self.set_field(n, i, Val::Node(v));

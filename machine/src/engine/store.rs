@@ -746,6 +746,23 @@ impl Store {
         }
     }
 
+    /// The first field of node `n` that holds `v` (a data value's
+    /// variables are no fields: `None` there).
+    pub fn field_holding(&self, n: NodeId, v: Val) -> Option<u32> {
+        if matches!(self.kind(n), Kind::Data(_)) {
+            return None;
+        }
+        let mut at = None;
+        let mut k = 0u32;
+        self.for_fields(n, |f| {
+            if f == v && at.is_none() {
+                at = Some(k);
+            }
+            k += 1;
+        });
+        at
+    }
+
     /// Replaces, in node `p`, the field holding node `old` by `new`.
     pub fn replace_field(&mut self, p: NodeId, old: NodeId, new: Val) {
         let hit = |x: &mut Val| {
