@@ -20,6 +20,26 @@ pub(super) enum Subst {
     Value(Val),
 }
 
+impl Subst {
+    /// What an occurrence of the slot becomes (not counted yet).
+    pub fn occurrence(self) -> Val {
+        match self {
+            Subst::Slot(f) => Val::Var(f),
+            Subst::Value(v) => v,
+        }
+    }
+
+    /// What the slot becomes in a staging expression: a variable, or the
+    /// constant a concrete value stands for (LANGUAGE.md §4).
+    pub fn stage(self) -> Stage {
+        match self {
+            Subst::Slot(f) | Subst::Value(Val::Var(f)) => Stage::Var(f),
+            Subst::Value(Val::Stage(b)) => Stage::Const(b),
+            Subst::Value(_) => Stage::Const(true),
+        }
+    }
+}
+
 /// What the binders of the original stand for in a copy: entries in
 /// the order added, each found from its slot's [`Slot::remap`] index
 /// (checked against the entry, so an index left by another copy is
@@ -330,11 +350,7 @@ impl Engine {
 
     /// An occurrence of `s` in the copy.
     fn occurrence(&mut self, s: SlotId, c: &Copy) -> Val {
-        let w = match c.map.get(&self.st, s) {
-            Some(Subst::Slot(f)) => Val::Var(f),
-            Some(Subst::Value(v)) => v,
-            None => Val::Var(s),
-        };
+        let w = c.map.get(&self.st, s).map_or(Val::Var(s), Subst::occurrence);
         if let Val::Var(t) = w {
             self.add_occ(t);
         }
@@ -356,15 +372,7 @@ impl Engine {
     }
 
     fn copy_stage(&mut self, s: &Stage, c: &Copy) -> Stage {
-        let one = |x: SlotId| -> Stage {
-            match c.map.get(&self.st, x) {
-                Some(Subst::Slot(f)) => Stage::Var(f),
-                Some(Subst::Value(Val::Var(t))) => Stage::Var(t),
-                Some(Subst::Value(Val::Stage(b))) => Stage::Const(b),
-                Some(Subst::Value(_)) => Stage::Const(true),
-                None => Stage::Var(x),
-            }
-        };
+        let one = |x: SlotId| -> Stage { c.map.get(&self.st, x).map_or(Stage::Var(x), Subst::stage) };
         let out = match s {
             Stage::Const(b) => Stage::Const(*b),
             Stage::Var(x) => one(*x),

@@ -261,9 +261,9 @@ impl Engine {
             let (olds, news) = self.map_locals(l.locals, &mut c);
             // A lambda not changed since it was made is copied from its
             // template (`template.rs`), as the walk would copy it.
-            let copied = match (l.locals, self.template_for(lam)) {
-                (SlotId::NONE, Some(t)) => self.instantiate(t, &substs, &mut c),
-                _ => self.copy_with(Val::Node(l.body), &mut c),
+            let copied = match self.template_for(lam) {
+                Some(t) => self.instantiate(t, &substs, &mut c),
+                None => self.copy_with(Val::Node(l.body), &mut c),
             };
             let Val::Node(copy) = copied else { return };
             self.copy_locals(&olds, &news, &mut c);
@@ -371,8 +371,7 @@ impl Engine {
         let slot = &mut self.st.slots[p.ix()];
         slot.state = SlotState::Bound(Val::Bool(true));
         slot.occs = 0;
-        self.touch(n);
-        self.set_field(n, i, v);
+        self.set_field_in_place(n, i, v);
     }
 
     /// An occurrence `Var(t)` of a slot that only forwards to another

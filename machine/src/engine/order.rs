@@ -145,8 +145,7 @@ impl Engine {
                         return false;
                     };
                     self.st.slots[s.ix()].state = SlotState::Bound(Val::Bool(true));
-                    self.touch(n);
-                    self.set_field(n, i, Val::Node(v));
+                    self.set_field_in_place(n, i, Val::Node(v));
                     self.drop_val(Val::Var(s));
                 }
                 Owner::Slot(t) => {
@@ -327,8 +326,7 @@ impl Engine {
                         if let Some((last, _)) = self.chain_end(s) {
                             if marked.contains(&last) {
                                 let c = self.write_in(s, born);
-                                self.touch(n);
-                                self.set_field(n, i as u32, Val::Node(c));
+                                self.set_field_in_place(n, i as u32, Val::Node(c));
                                 stack.push(c);
                                 found = true;
                             }

@@ -347,7 +347,7 @@ pub struct Slot {
     pub waiters: u32,
     /// The source variable it copies (for names in readback) in the low
     /// bits, and two flags ([`ON_LIST`], [`LISTED`]) in the high ones: a
-    /// slot fits in 56 bytes.
+    /// slot fits in 44 bytes.
     bits: u32,
     /// The next slot of the local list it is on (`locals.rs`).
     pub next_local: SlotId,

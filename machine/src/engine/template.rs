@@ -183,8 +183,16 @@ impl Engine {
         }
     }
 
+    /// Sets field `i` of node `n`, which stands in the term (not one being
+    /// built): `n` and the nodes above it are marked changed.
+    pub(super) fn set_field_in_place(&mut self, n: NodeId, i: u32, v: Val) {
+        self.touch(n);
+        self.set_field(n, i, v);
+    }
+
     /// The template to copy the body of lambda `lam` with, recording it on
-    /// the lambda's second copy; `None`: copy by the walk.
+    /// the lambda's second copy; `None`: copy by the walk (a lambda with
+    /// locals is never recorded, and one that gets locals is changed).
     pub(super) fn template_for(&mut self, lam: NodeId) -> Option<u32> {
         let changed = self.st.nodes[lam.ix()].changed;
         let Kind::Lam(l) = &mut self.st.nodes[lam.ix()].kind else {
@@ -508,10 +516,7 @@ impl Engine {
         let w = match v {
             TVal::Leaf(v) => return v,
             TVal::Fresh(j) => Val::Var(fresh[j as usize]),
-            TVal::Param(i) => match params[i as usize] {
-                Subst::Slot(f) => Val::Var(f),
-                Subst::Value(v) => v,
-            },
+            TVal::Param(i) => params[i as usize].occurrence(),
             TVal::Free(s) => Val::Var(s),
         };
         if let Val::Var(t) = w {
@@ -527,12 +532,7 @@ impl Engine {
             TVal::Leaf(Val::Stage(b)) => Stage::Const(b),
             TVal::Leaf(_) => Stage::Const(true),
             TVal::Fresh(j) => Stage::Var(fresh[j as usize]),
-            TVal::Param(i) => match params[i as usize] {
-                Subst::Slot(f) => Stage::Var(f),
-                Subst::Value(Val::Var(t)) => Stage::Var(t),
-                Subst::Value(Val::Stage(b)) => Stage::Const(b),
-                Subst::Value(_) => Stage::Const(true),
-            },
+            TVal::Param(i) => params[i as usize].stage(),
             TVal::Free(s) => Stage::Var(s),
         };
         self.st.ref_stage(&out);
