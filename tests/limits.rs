@@ -207,3 +207,52 @@ fn an_exit_value_too_large_to_write_out_is_refused_not_built() {
         r.err
     );
 }
+
+/// A run that a limit stopped reports the term as it stands only when the
+/// caller asks for it: every machine leaves the text and the warnings out
+/// otherwise (`deepcps run` prints nothing then, and so builds nothing).
+#[test]
+fn the_term_at_a_limit_is_built_only_when_asked_for() {
+    use deepcps_machine::engine::Engine;
+    use deepcps_machine::graph::Machine;
+    use deepcps_machine::reference::Reducer;
+    use deepcps_machine::run::{Limits, Outcome, Report, StopReason};
+    // A loop that carries a stuck body along.
+    let text = "fix loop(i, f) {\n  \"i+1\" (j)\n  loop j f\n} in\nloop 0 (x) { @always: x 1 }\n";
+    let loaded = deepcps_tests::load_source(text).expect("loads");
+    for term_at_limit in [true, false] {
+        let limits = Limits {
+            max_steps: 7,
+            term_at_limit,
+            ..Limits::default()
+        };
+        let reports: [(&str, Report); 3] = [
+            ("reference", Reducer::new(loaded.clone()).report(&limits)),
+            ("graph", Machine::new(loaded.clone()).report(&limits)),
+            ("engine", Engine::new(loaded.clone()).report(&limits)),
+        ];
+        for (machine, r) in reports {
+            assert!(
+                matches!(r.outcome, Outcome::Limit(StopReason::Steps(7))),
+                "{machine}: {:?}",
+                r.outcome
+            );
+            assert_eq!(r.counts.total(), 7, "{machine}");
+            if term_at_limit {
+                assert!(r.text.contains("loop"), "{machine}: {}", r.text);
+                assert!(!r.warnings.is_empty(), "{machine}: the stuck `x 1`");
+            } else {
+                assert_eq!(r.text, "", "{machine}");
+                assert!(r.warnings.is_empty(), "{machine}");
+            }
+        }
+    }
+    // `deepcps run` asks for it with `--stop-after` only.
+    let p = program("stuck_loop.dcps", text);
+    let r = deepcps(&["run", &p, "--max-steps", "7"]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.out.is_empty() && !r.err.contains("stuck"), "{}", r.err);
+    let r = deepcps(&["run", &p, "--stop-after", "7"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains("loop") && r.err.contains("stuck"), "{}\n{}", r.out, r.err);
+}

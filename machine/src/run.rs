@@ -208,6 +208,11 @@ pub struct Limits {
     /// built only until it is longer ([`crate::print::Printer::limited`]),
     /// and is then unfit for printing.
     pub max_output: Option<usize>,
+    /// Whether the report of a run a limit stopped carries the term as it
+    /// stands (its text and stuck warnings). A caller that prints nothing
+    /// then (`deepcps run` without `--stop-after`) saves reading back and
+    /// printing a term that may be large.
+    pub term_at_limit: bool,
 }
 
 impl Default for Limits {
@@ -218,6 +223,7 @@ impl Default for Limits {
             max_nodes: None,
             interrupt: None,
             max_output: None,
+            term_at_limit: true,
         }
     }
 }
@@ -330,4 +336,43 @@ pub struct Report {
     /// The result was not built, text nor warnings: it is larger than
     /// [`Limits::max_nodes`] allows.
     pub too_large: Option<TooLarge>,
+}
+
+/// What a machine prints of its result for a [`Report`]: the text, the
+/// stuck warnings, or what was too large to build.
+pub(crate) type Printed = (String, Vec<Diagnostic>, Option<TooLarge>);
+
+impl Report {
+    /// The report of a run that ended with `outcome` after `counts` steps;
+    /// `print` builds its text, under the memory budget. Nothing is printed
+    /// of the state a spent memory budget leaves (it may be cut short
+    /// inside a step, and printing it needs memory), nor of a term a limit
+    /// stopped unless [`Limits::term_at_limit`] asks for it.
+    pub(crate) fn of(outcome: Outcome, counts: Counts, limits: &Limits, print: impl FnOnce(&Outcome) -> Printed) -> Report {
+        let empty = |outcome| Report {
+            outcome,
+            counts,
+            text: String::new(),
+            warnings: Vec::new(),
+            too_large: None,
+        };
+        match outcome {
+            Outcome::Limit(StopReason::Memory { .. }) => return empty(outcome),
+            Outcome::Limit(_) if !limits.term_at_limit => return empty(outcome),
+            _ => {}
+        }
+        match crate::memory::catch(|| print(&outcome)) {
+            Ok((text, warnings, too_large)) => Report {
+                outcome,
+                counts,
+                text,
+                warnings,
+                too_large,
+            },
+            Err(spent) => empty(Outcome::Limit(StopReason::Memory {
+                spent,
+                steps: counts.total(),
+            })),
+        }
+    }
 }

@@ -346,6 +346,8 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
                 max_nodes: Some(max_nodes),
                 interrupt: Some(&INTERRUPT),
                 max_output: Some(max_output),
+                // Nothing of the term is printed at a limit, unless asked.
+                term_at_limit: stop_after.is_some(),
             },
         ),
         Command::Check { file, lang } => match (lang, file) {
@@ -416,6 +418,7 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
                 max_nodes: Some(crate::memory::default_max_nodes()),
                 interrupt: Some(&INTERRUPT),
                 max_output: None,
+                ..Limits::default()
             };
             let mut ctx = ctx;
             ctx.compile(&args, &limits)

@@ -65,10 +65,9 @@ mod template;
 
 use rustc_hash::FxHashMap;
 
-use crate::diag::Diagnostic;
 use crate::error::{ErrorKind, RuntimeError};
 use crate::print::Printer;
-use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper, StopReason};
+use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper};
 use crate::span::Span;
 use crate::term::{Atom, Program, Vars};
 use crate::verdict::{stuck, verdict, Verdict};
@@ -304,50 +303,23 @@ impl Engine {
     /// Like [`Engine::report`], calling `on_step` after every step.
     pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
         let outcome = drive(self, limits, on_step);
-        if matches!(outcome, Outcome::Limit(StopReason::Memory { .. })) {
-            return Report {
-                outcome,
-                counts: self.counts,
-                text: String::new(),
-                warnings: Vec::new(),
-                too_large: None,
-            };
-        }
         let max_output = limits.max_output.unwrap_or(usize::MAX);
-        let printed = crate::memory::catch(|| -> (String, Vec<Diagnostic>) {
-            match &outcome {
-                Outcome::Exit(v) => {
-                    let vars = self.exit_vars.clone().unwrap_or_default();
-                    (Printer::new(&vars).limited(max_output).atom_text(v), stuck::in_value(v, &vars))
-                }
-                _ => {
-                    let p = self.to_program();
-                    (
-                        Printer::new(&p.vars).limited(max_output).program_text(&p.body),
-                        stuck::in_body(&p.body, &p.vars),
-                    )
-                }
+        let counts = self.counts;
+        Report::of(outcome, counts, limits, |outcome| match outcome {
+            Outcome::Exit(v) => {
+                let vars = self.exit_vars.clone().unwrap_or_default();
+                (
+                    Printer::new(&vars).limited(max_output).atom_text(v),
+                    stuck::in_value(v, &vars),
+                    None,
+                )
             }
-        });
-        match printed {
-            Ok((text, warnings)) => Report {
-                outcome,
-                counts: self.counts,
-                text,
-                warnings,
-                too_large: None,
-            },
-            Err(spent) => Report {
-                outcome: Outcome::Limit(StopReason::Memory {
-                    spent,
-                    steps: self.counts.total(),
-                }),
-                counts: self.counts,
-                text: String::new(),
-                warnings: Vec::new(),
-                too_large: None,
-            },
-        }
+            _ => {
+                let p = self.to_program();
+                let text = Printer::new(&p.vars).limited(max_output).program_text(&p.body);
+                (text, stuck::in_body(&p.body, &p.vars), None)
+            }
+        })
     }
 }
 

@@ -54,7 +54,7 @@ pub mod window;
 use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
 use crate::print::Printer;
-use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper, StopReason};
+use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper};
 use crate::span::Span;
 use crate::term::{self, Atom, Program, SExp, VarId, Vars};
 use crate::verdict::{stuck, verdict, Verdict};
@@ -536,36 +536,7 @@ impl Machine {
     /// The report of a run that ended with `outcome`: the result printed
     /// canonically (within `limits.max_output`) and the stuck warnings.
     pub(crate) fn report_of(&mut self, outcome: Outcome, limits: &Limits) -> Report {
-        if matches!(outcome, Outcome::Limit(StopReason::Memory { .. })) {
-            // The state a spent budget leaves is not printed (it may be
-            // cut short inside a step, and printing it needs memory).
-            return Report {
-                outcome,
-                counts: self.counts,
-                text: String::new(),
-                warnings: Vec::new(),
-                too_large: None,
-            };
-        }
-        match crate::memory::catch(|| self.report_text(&outcome, limits)) {
-            Ok((text, warnings, too_large)) => Report {
-                outcome,
-                counts: self.counts,
-                text,
-                warnings,
-                too_large,
-            },
-            Err(spent) => Report {
-                outcome: Outcome::Limit(StopReason::Memory {
-                    spent,
-                    steps: self.counts.total(),
-                }),
-                counts: self.counts,
-                text: String::new(),
-                warnings: Vec::new(),
-                too_large: None,
-            },
-        }
+        Report::of(outcome, self.counts, limits, |outcome| self.report_text(outcome, limits))
     }
 
     /// The printed result of a report, its stuck warnings, or what was too

@@ -14,7 +14,7 @@ use crate::diag::Diagnostic;
 use crate::error::RuntimeError;
 use crate::expr::{Expr, ExprKind};
 use crate::print::Printer;
-use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper, StopReason};
+use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper};
 use crate::span::Span;
 use crate::term::{Arg, Atom, Body, Cmd, Program, RecLambda, VarId, Vars};
 use crate::verdict::{stuck, verdict, Verdict};
@@ -104,35 +104,19 @@ impl Reducer {
     pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
         let outcome = self.run_traced(limits, on_step);
         let limit = limits.max_output.unwrap_or(usize::MAX);
-        let printed = match &outcome {
-            // The state a spent memory budget leaves is not printed.
-            Outcome::Limit(StopReason::Memory { .. }) => Ok((String::new(), Vec::new())),
-            _ => crate::memory::catch(|| match &outcome {
-                Outcome::Exit(v) => (Printer::new(&self.vars).limited(limit).atom_text(v), self.stuck_warnings_in(v)),
-                _ => (
-                    Printer::new(&self.vars).limited(limit).program_text(&self.body),
-                    self.stuck_warnings(),
-                ),
-            }),
-        };
-        let (outcome, text, warnings) = match printed {
-            Ok((text, warnings)) => (outcome, text, warnings),
-            Err(spent) => (
-                Outcome::Limit(StopReason::Memory {
-                    spent,
-                    steps: self.counts.total(),
-                }),
-                String::new(),
-                Vec::new(),
+        let counts = self.counts;
+        Report::of(outcome, counts, limits, |outcome| match outcome {
+            Outcome::Exit(v) => (
+                Printer::new(&self.vars).limited(limit).atom_text(v),
+                self.stuck_warnings_in(v),
+                None,
             ),
-        };
-        Report {
-            outcome,
-            counts: self.counts,
-            text,
-            warnings,
-            too_large: None,
-        }
+            _ => (
+                Printer::new(&self.vars).limited(limit).program_text(&self.body),
+                self.stuck_warnings(),
+                None,
+            ),
+        })
     }
 }
 

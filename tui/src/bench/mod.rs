@@ -208,6 +208,7 @@ fn run_all(args: &BenchArgs) -> Result<(json::BenchFile, Option<baseline::Baseli
         // Ctrl-C stops the program running; the rest are not started.
         interrupt: Some(&INTERRUPT),
         max_output: None,
+        ..Limits::default()
     };
 
     let scaled_count: usize = families.iter().map(|f| f.1.len()).sum();
