@@ -75,8 +75,14 @@ pub fn default_max_memory() -> u64 {
 /// The bytes in use, as the binary's counting allocator reads them.
 static LIVE: OnceLock<fn() -> usize> = OnceLock::new();
 
-/// Under a `ulimit -v`: the address space in use when [`install`] ran.
+/// Under a `ulimit -v`: the address space in use when [`install`] ran,
+/// less the allocator's reservation ([`HEAP_RESERVED`]).
 static BASE_SPACE: AtomicUsize = AtomicUsize::new(0);
+
+/// Under a `ulimit -v`: the address space the allocator had reserved for
+/// its heap when [`install`] ran (mimalloc reserves an arena of up to
+/// 1 GiB at start and allocates inside it): heap, not taken.
+static HEAP_RESERVED: AtomicUsize = AtomicUsize::new(0);
 
 /// Under a `ulimit -v`: the address space the program may add, the space
 /// left at start less an eighth of the limit (room for a vector that
@@ -110,8 +116,11 @@ pub fn install(live: fn() -> usize) {
     let _ = LIVE.set(live);
     if let (Some(limit), Some(space)) = (address_space_limit(), space_in_use()) {
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-        BASE_SPACE.store(space, Ordering::Relaxed);
-        SPACE_BUDGET.store(limit.saturating_sub(space).saturating_sub(limit / 8).max(1), Ordering::Relaxed);
+        let reserved = reserved_heap().min(space);
+        HEAP_RESERVED.store(reserved, Ordering::Relaxed);
+        let base = space - reserved;
+        BASE_SPACE.store(base, Ordering::Relaxed);
+        SPACE_BUDGET.store(limit.saturating_sub(base).saturating_sub(limit / 8).max(1), Ordering::Relaxed);
     }
     deepcps_machine::memory::set_stack_cap(stack_cap());
     deepcps_machine::memory::set_gauge(gauge);
@@ -145,10 +154,11 @@ fn gauge(extra: usize) -> Option<Exhausted> {
     }
     let peak = PEAK_LIVE.fetch_max(live, Ordering::Relaxed).max(live);
     // The allocator reuses what it keeps of freed memory: of the address
-    // space added, the part up to the peak of the bytes in use is heap,
-    // free now but for what is in use; the rest (stacks, the C library's
-    // arenas, fragments) is taken.
-    let taken = SPACE_ADDED.load(Ordering::Relaxed).saturating_sub(peak);
+    // space added, the part up to the peak of the bytes in use, or up to
+    // what it reserved at start, is heap, free now but for what is in use;
+    // the rest (stacks, the C library's arenas, fragments) is taken.
+    let heap = peak.max(HEAP_RESERVED.load(Ordering::Relaxed));
+    let taken = SPACE_ADDED.load(Ordering::Relaxed).saturating_sub(heap);
     let used = live.saturating_add(taken);
     (used.saturating_add(extra) > room).then_some(Exhausted {
         allocated: used,
@@ -156,6 +166,32 @@ fn gauge(extra: usize) -> Option<Exhausted> {
         limit: room,
         space: true,
     })
+}
+
+/// The address space the allocator has reserved for its heap, read at
+/// start: the private read-write mappings of no file of 32 MiB or more
+/// (Linux: `/proc/self/maps`). No thread has a stack that large yet, and
+/// the main thread's is named `[stack]`.
+fn reserved_heap() -> usize {
+    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
+        return 0;
+    };
+    maps.lines().filter_map(reserved_mapping).sum()
+}
+
+/// The size of a line of `/proc/self/maps` if it is such a reservation.
+fn reserved_mapping(line: &str) -> Option<usize> {
+    let mut fields = line.split_whitespace();
+    let (range, perms) = (fields.next()?, fields.next()?);
+    let inode = fields.nth(2)?;
+    if perms != "rw-p" || inode != "0" || fields.next().is_some() {
+        return None;
+    }
+    let (start, end) = range.split_once('-')?;
+    let size = usize::from_str_radix(end, 16)
+        .ok()?
+        .checked_sub(usize::from_str_radix(start, 16).ok()?)?;
+    (size >= 32 << 20).then_some(size)
 }
 
 /// The address space of this process in bytes (Linux: the first field of
@@ -211,6 +247,23 @@ mod tests {
         assert_eq!(stack_cap_within(1 << 20), 8 << 20);
         assert_eq!(stack_cap_within(1 << 40), BIG_STACK);
         assert!(default_max_memory() >= 16 << 20);
+    }
+
+    #[test]
+    fn the_allocators_reservation_is_read_from_the_maps() {
+        // mimalloc's arena, reserved at start: 1 GiB, private, no file.
+        let arena = "20000000000-20040000000 rw-p 00000000 00:00 0 ";
+        assert_eq!(reserved_mapping(arena), Some(1 << 30));
+        // A small mapping, a file's data, the stack, a guard region: not.
+        for line in [
+            "7f0e3ea00000-7f0e3ec00000 rw-p 00000000 00:00 0",
+            "55780dda6000-55780ddc7000 rw-p 00000000 00:00 0          [heap]",
+            "7f0e3ea00000-7f0e4ea00000 rw-p 00000000 08:01 1234       /usr/lib/x.so",
+            "7ffd00000000-7ffd10000000 rw-p 00000000 00:00 0          [stack]",
+            "7f0e3ea00000-7f0e4ea00000 ---p 00000000 00:00 0",
+        ] {
+            assert_eq!(reserved_mapping(line), None, "{line}");
+        }
     }
 
     #[test]

@@ -209,6 +209,9 @@ impl<'a> Parser<'a> {
     }
 
     fn bump(&mut self) -> Token {
+        // What a parse builds grows with the tokens read: the budget is
+        // checked as it goes ([`crate::memory::tick`]).
+        crate::memory::tick();
         let t = self.toks.next_token();
         self.prev = t.span;
         t

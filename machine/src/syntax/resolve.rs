@@ -493,6 +493,7 @@ impl Resolver {
         let mut frames: Vec<Box<Frame>> = Vec::new();
         let mut natural = natural;
         let innermost = loop {
+            crate::memory::tick();
             match next()? {
                 ast::Link::Def(mut d) => {
                     let f = self.def_frame(&mut d, natural.clone());
