@@ -6,7 +6,7 @@ use std::ffi::OsString;
 /// Runs `deepcps run` on `bytes` (written to a temporary file) on a large
 /// stack, as the binary does; returns the exit code, stdout and stderr.
 fn run_file(name: &str, bytes: &[u8]) -> (u8, String, String) {
-    let dir = std::env::temp_dir().join(format!("deepcps-bad-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join(name);
     std::fs::write(&p, bytes).expect("write");

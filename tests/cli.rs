@@ -5,7 +5,7 @@
 use deepcps_tests::deepcps;
 
 fn temp_file(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("deepcps-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join(name);
     std::fs::write(&p, bytes).expect("write temp file");
@@ -185,7 +185,7 @@ fn fmt_write_formats_the_file_in_place() {
 
 #[test]
 fn a_misspelt_directive_fails_test_and_is_a_warning_for_run() {
-    let dir = std::env::temp_dir().join(format!("deepcps-cli-directive-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-directive");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join("misspelt.dcps");
     std::fs::write(&p, "// A program.\n// expext: exit 42\n$exit 41\n").expect("write");
@@ -418,7 +418,7 @@ fn runtime_errors_show_their_call_sites_on_every_machine() {
 
 #[test]
 fn included_files_are_named_without_dot_dot() {
-    let dir = std::env::temp_dir().join(format!("deepcps-cli-dotdot-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-dotdot");
     std::fs::create_dir_all(dir.join("app")).expect("temp dir");
     std::fs::create_dir_all(dir.join("lib")).expect("temp dir");
     std::fs::write(dir.join("lib/bad.dcps"), "let f(k) { k nowhere }\n").expect("write");
@@ -536,7 +536,7 @@ fn a_dash_reads_the_program_from_standard_input() {
     assert!(err.contains("--write cannot rewrite standard input"), "{err}");
     // The views read it too, and show what they show of the same program
     // in a file (its name in place of `<stdin>`).
-    let dir = std::env::temp_dir().join(format!("deepcps-cli-stdin-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-stdin");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join("main.dcps");
     // The include by an absolute path: a file's includes are relative to

@@ -86,7 +86,7 @@ fn agrees(got: &Ends, expected: &Ends) -> bool {
 
 /// A scratch directory of its own for a test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("deepcps-compile-test-{}-{name}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("compile-test-{name}"));
     std::fs::create_dir_all(&dir).expect("scratch directory");
     dir
 }

@@ -572,7 +572,7 @@ fn ctrl_c_while_paused_says_how_to_quit() {
 /// The builders at `n` numbers, written to a temporary file.
 fn builders_file(n: u64) -> String {
     let path = deepcps_tests::root().join("corpus/bench/arith_builders.dcps");
-    let copy = deepcps::bench::scale::resized_copy(&path, "N", n, &std::env::temp_dir()).expect("the builders");
+    let copy = deepcps::bench::scale::resized_copy(&path, "N", n, std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))).expect("the builders");
     copy.display().to_string()
 }
 

@@ -58,7 +58,7 @@ fn formatting_every_corpus_file_keeps_its_program_and_its_comments() {
             continue;
         };
         // The same program: equal canonical forms.
-        let tmp = std::env::temp_dir().join(format!("deepcps-fmt-{}-{n}.dcps", std::process::id()));
+        let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fmt-{n}.dcps"));
         std::fs::write(&tmp, &formatted).expect("write");
         assert_eq!(
             fmt(&["--drop-comments"], &tmp),

@@ -13,7 +13,7 @@ use deepcps_tests::Ran;
 
 /// Runs `deepcps run FILE ARGS..` on `text` (on a 64 MiB stack).
 fn run(name: &str, text: String, args: &[&str]) -> Ran {
-    let dir = std::env::temp_dir().join(format!("deepcps-hostile-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hostile");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let p = dir.join(name);
     std::fs::write(&p, text).expect("write");

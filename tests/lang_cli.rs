@@ -146,7 +146,7 @@ fn check_lang_with_an_input_parses_it() {
 
 #[test]
 fn deep_input_nesting_is_a_diagnostic_not_an_overflow() {
-    let dir = std::env::temp_dir().join(format!("deepcps-lang-deep-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lang-deep");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let input = dir.join("deep.arith");
     let n = 5_000;
@@ -190,7 +190,7 @@ fn compiled_inputs_print_what_exec_prints() {
     if std::process::Command::new("cc").arg("--version").output().is_err() {
         panic!("`cc` is needed to compile");
     }
-    let dir = std::env::temp_dir().join(format!("deepcps-lang-cc-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lang-cc");
     std::fs::create_dir_all(&dir).expect("temp dir");
     for (lang, input) in [
         ("corpus/lang/arith_stack", "corpus/lang/arith_stack/precedence.arith"),
@@ -287,7 +287,7 @@ fn matrix_chains_multiply_in_the_optimal_order() {
         ]
     );
     // The product is the naive left-to-right one.
-    let dir = std::env::temp_dir().join(format!("deepcps-lang-mat-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lang-mat");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let check = dir.join("check.dcps");
     let exec = deepcps(&["run", "--exec", "--lang", "corpus/lang/matrix", "corpus/lang/matrix/cormen.mat"]);

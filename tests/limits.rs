@@ -8,7 +8,7 @@ use deepcps_tests::{deepcps, root};
 
 /// Writes `text` to a fresh file under the system's temporary folder.
 fn program(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("deepcps-limits-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("limits");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write");

@@ -88,7 +88,7 @@ fn runaway_files() -> Vec<(String, PathBuf)> {
     static FILES: std::sync::OnceLock<Vec<(String, PathBuf)>> = std::sync::OnceLock::new();
     FILES
         .get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("deepcps-memory-{}", std::process::id()));
+            let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memory");
             std::fs::create_dir_all(&dir).expect("temp dir");
             RUNAWAYS
                 .iter()
@@ -211,7 +211,7 @@ fn the_binary_starts_and_runs_the_corpus_under_one_gigabyte() {
 /// limit.
 #[test]
 fn the_allocators_reservation_leaves_the_limit_to_the_program() {
-    let dir = std::env::temp_dir().join(format!("deepcps-reserve-test-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("reserve-test");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("grow.dcps");
     let text = "fix grow(i, t) {\n  \"i > 200000\" (done)\n  if done () { $exit i } () {\n    \"i+1\" (j)\n    grow j [i, t]\n  }\n} in\ngrow 0 []\n";
@@ -229,7 +229,7 @@ fn the_allocators_reservation_leaves_the_limit_to_the_program() {
 
 #[test]
 fn test_neither_blesses_nor_compares_a_run_stopped_at_the_memory_limit() {
-    let dir = std::env::temp_dir().join(format!("deepcps-memory-test-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("memory-test");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let (_, text) = RUNAWAYS[0];
     std::fs::write(dir.join("runaway.dcps"), text).expect("write");

@@ -21,7 +21,7 @@ struct TempDir(PathBuf);
 
 impl TempDir {
     fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("deepcps-snap-{}-{test}", std::process::id()));
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("snap-{test}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("temp dir");
         TempDir(dir)

@@ -228,7 +228,7 @@ fn error_paths() {
 
 #[test]
 fn deep_terms_on_a_small_stack() {
-    let dir = std::env::temp_dir().join(format!("deepcps-views-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("views");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("deep.dcps");
     let n = 100_000;
@@ -269,7 +269,7 @@ fn chains_that_fork_deeply_stay_linear() {
     // indented the lines below it further, so the text grew with the square
     // of the program (1.7 GB at 20,000 numbers); forks deeper than
     // MAX_FORKS keep their indentation and say their depth.
-    let dir = std::env::temp_dir().join(format!("deepcps-chains-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("chains");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let bench = std::fs::read_to_string(root().join("corpus/bench/arith_builders.dcps")).expect("bench");
     let lib = root().join("corpus/paper/arith_stack_actions.dcps");
@@ -376,7 +376,7 @@ fn dot_focus_errors_name_what_is_wrong() {
     let r = deepcps(&["dot", "--staging", "--focus", "ready", ARITH]);
     assert_eq!(r.code, 2, "{}", r.err);
     // Nothing is ready in a residual.
-    let dir = std::env::temp_dir().join(format!("deepcps-dot-focus-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("dot-focus");
     std::fs::create_dir_all(&dir).expect("temp dir");
     let residual = dir.join("residual.dcps");
     std::fs::write(&residual, "@never: $exit 1\n").expect("write");

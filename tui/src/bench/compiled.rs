@@ -97,16 +97,16 @@ pub fn measure(job: &Job<'_>, program: Program, sources: &SourceMap, report: &Re
             (want(&built_report, program, sources), start.elapsed().as_secs_f64())
         }
     };
-    let dir = std::env::temp_dir().join(format!("deepcps-bench-{}", std::process::id()));
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return CompiledRun::not_compiled(&format!("cannot create `{}`: {e}", dir.display()));
-    }
-    let exe = dir.join(format!("p{}", job.name.bytes().map(u64::from).sum::<u64>()));
+    // The executable's folder, removed with everything in it when done.
+    let dir = match tempfile::Builder::new().prefix("deepcps-bench-").tempdir() {
+        Ok(d) => d,
+        Err(e) => return CompiledRun::not_compiled(&format!("cannot create a folder in `{}`: {e}", std::env::temp_dir().display())),
+    };
+    let exe = dir.path().join("program");
     if let Err(why) = build_units("cc", &units, &exe, &|_| {}) {
         return CompiledRun::not_compiled(&why);
     }
     let ran = run_exe(&exe, job.limits.timeout.unwrap_or(Duration::from_secs(60)));
-    let _ = std::fs::remove_file(&exe);
     let Some((code, out, err, secs)) = ran else {
         return CompiledRun {
             part: "executable timed out".into(),
