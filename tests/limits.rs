@@ -153,8 +153,9 @@ fn a_term_too_large_to_write_out_is_refused_not_built() {
     let p = program("doubling.dcps", DOUBLING);
     // 2^20 nodes written out, a limit of 100,000: every command that would
     // build the term says so instead, with the size and the flag.
-    let cases: [&[&str]; 6] = [
+    let cases: [&[&str]; 7] = [
         &["run", "--stop-after", "22"],
+        &["run", "--engine", "--stop-after", "22"],
         &["dump", "--max-steps", "22"],
         &["dump", "--step", "22"],
         &["dot", "--step", "22"],
@@ -176,9 +177,15 @@ fn a_term_too_large_to_write_out_is_refused_not_built() {
         assert!(r.err.contains("; raise it with --max-nodes N"), "{argv:?}: {}", r.err);
     }
     // Within the limit, the same commands print.
-    let r = deepcps(&["run", "--stop-after", "8", "--max-nodes", "100000", &p]);
-    assert_eq!(r.code, 0, "{}", r.err);
-    assert!(r.out.contains("[[[[[[[[]"), "{}", r.out);
+    for engine in [false, true] {
+        let mut argv = vec!["run", "--stop-after", "8", "--max-nodes", "100000", &p];
+        if engine {
+            argv.push("--engine");
+        }
+        let r = deepcps(&argv);
+        assert_eq!(r.code, 0, "{argv:?}: {}", r.err);
+        assert!(r.out.contains("[[[[[[[[]"), "{argv:?}: {}", r.out);
+    }
     let r = deepcps(&["dump", "--step", "8", "--max-nodes", "100000", &p]);
     assert_eq!(r.code, 0, "{}", r.err);
 }
@@ -186,7 +193,7 @@ fn a_term_too_large_to_write_out_is_refused_not_built() {
 #[test]
 fn an_exit_value_too_large_to_write_out_is_refused_not_built() {
     let p = program("doubling_exit.dcps", &doubling_exit(20));
-    for args in [&["run"][..], &["dump"], &["dump", "--step", "200"]] {
+    for args in [&["run"][..], &["run", "--engine"], &["dump"], &["dump", "--step", "200"]] {
         let mut argv = args.to_vec();
         argv.extend(["--max-nodes", "100000", p.as_str()]);
         let r = deepcps(&argv);
@@ -199,13 +206,24 @@ fn an_exit_value_too_large_to_write_out_is_refused_not_built() {
         );
     }
     let p = program("doubling_exit_small.dcps", &doubling_exit(3));
-    let r = deepcps(&["run", "--max-nodes", "100000", &p]);
-    assert_eq!(
-        (r.code, r.out.as_str()),
-        (0, "[[[[], []], [[], []]], [[[], []], [[], []]]]\n"),
-        "{}",
-        r.err
-    );
+    for args in [&["run"][..], &["run", "--engine"]] {
+        let mut argv = args.to_vec();
+        argv.extend(["--max-nodes", "100000", p.as_str()]);
+        let r = deepcps(&argv);
+        assert_eq!(
+            (r.code, r.out.as_str()),
+            (0, "[[[[], []], [[], []]], [[[], []], [[], []]]]\n"),
+            "{argv:?}: {}",
+            r.err
+        );
+    }
+    // 2^40 nodes written out: refused at once, not read back for hours.
+    let p = program("doubling_exit_huge.dcps", &doubling_exit(40));
+    for args in [&["run"][..], &["run", "--engine"]] {
+        let r = deepcps(&[args, &[p.as_str()]].concat());
+        assert_eq!(r.code, 3, "{args:?}: {}", r.err);
+        assert!(r.err.contains("it has 2199023255551 nodes"), "{args:?}: {}", r.err);
+    }
 }
 
 /// A run that a limit stopped reports the term as it stands only when the

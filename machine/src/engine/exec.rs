@@ -43,6 +43,18 @@ impl Engine {
                 Done::Stepped(Rule::Fix)
             }
             Plan::Exit(a) => {
+                // A value too large to write out is not read back.
+                if self.max_term != u64::MAX && !matches!(a.src, Src::Computed(_)) {
+                    let size = self.expanded_size(a.val);
+                    if size > self.max_term {
+                        self.exit_too_large = Some(crate::run::TooLarge {
+                            what: "the exit value",
+                            size,
+                            limit: self.max_term,
+                        });
+                        return Done::Exit(Atom::Int(0));
+                    }
+                }
                 let mut names = super::readback::Names::new(&self.source);
                 let v = match &a.src {
                     Src::Computed(x) => self.computed_for_exit(x, &mut names),

@@ -73,7 +73,7 @@ use crate::term::{Atom, Program, Vars};
 use crate::verdict::{stuck, verdict, Verdict};
 use exec::Done;
 use look::Look;
-use store::{NodeId, Status, Store};
+use store::{NodeId, Status, Store, Val};
 
 /// The engine's state.
 pub struct Engine {
@@ -91,6 +91,12 @@ pub struct Engine {
     gen: u32,
     /// The variables of the exit value, once `$exit` ran.
     exit_vars: Option<Vars>,
+    /// The most nodes a term the engine reads back may have written out
+    /// ([`Limits::max_nodes`], set by a report): `$exit` with a larger
+    /// value reads nothing back and says so in `exit_too_large`.
+    max_term: u64,
+    /// The exit value `$exit` declined to read back (see `max_term`).
+    exit_too_large: Option<crate::run::TooLarge>,
     /// A copy's map and bodies, kept between β-copies for their capacity.
     scratch: copy::Copy,
     /// Slots that reached a second occurrence (some may have fewer again:
@@ -109,7 +115,7 @@ pub struct Engine {
     /// at after the step (`cycles.rs`).
     rec_notes: Vec<store::SlotId>,
     /// The drop stack, kept between drops for its capacity (`drop.rs`).
-    drops: Vec<store::Val>,
+    drops: Vec<Val>,
     /// Scratch of `shared.rs`: the buffers of one question.
     survey: shared::Scratch,
     /// The templates of lambdas copied more than once (`template.rs`).
@@ -129,6 +135,8 @@ impl Engine {
             work: Vec::new(),
             gen: 0,
             exit_vars: None,
+            max_term: u64::MAX,
+            exit_too_large: None,
             scratch: copy::Copy::default(),
             shared: Vec::new(),
             prune_at: 0,
@@ -167,7 +175,7 @@ impl Engine {
             stack.push((n, true));
             let mut kids = Vec::new();
             self.st.for_fields(n, |f| {
-                if let store::Val::Node(c) = f {
+                if let Val::Node(c) = f {
                     kids.push(c);
                 }
             });
@@ -302,10 +310,13 @@ impl Engine {
 
     /// Like [`Engine::report`], calling `on_step` after every step.
     pub fn report_traced(&mut self, limits: &Limits, on_step: &mut dyn FnMut(u64, Rule, Span)) -> Report {
+        let limit = limits.max_nodes.map_or(u64::MAX, |n| n as u64);
+        self.max_term = limit;
         let outcome = drive(self, limits, on_step);
         let max_output = limits.max_output.unwrap_or(usize::MAX);
         let counts = self.counts;
         Report::of(outcome, counts, limits, |outcome| match outcome {
+            Outcome::Exit(_) if self.exit_too_large.is_some() => (String::new(), Vec::new(), self.exit_too_large),
             Outcome::Exit(v) => {
                 let vars = self.exit_vars.clone().unwrap_or_default();
                 (
@@ -315,6 +326,18 @@ impl Engine {
                 )
             }
             _ => {
+                let size = if limit == u64::MAX {
+                    0
+                } else {
+                    self.expanded_size(Val::Node(self.root))
+                };
+                if size > limit {
+                    let what = match outcome {
+                        Outcome::Residual => "the residual program",
+                        _ => "the term as it stands",
+                    };
+                    return (String::new(), Vec::new(), Some(crate::run::TooLarge { what, size, limit }));
+                }
                 let p = self.to_program();
                 let text = Printer::new(&p.vars).limited(max_output).program_text(&p.body);
                 (text, stuck::in_body(&p.body, &p.vars), None)

@@ -373,3 +373,75 @@ fn empty_lambda() -> Lambda {
         span: crate::span::Span::default(),
     }
 }
+
+/// A step of [`Engine::expanded_size`].
+enum SizeTask {
+    Val(Val),
+    /// The sizes of a node's `usize` children are on the results: add 1.
+    Node(usize),
+    /// The size on top of the results is that of slot's value: remember it.
+    Slot(SlotId),
+}
+
+impl Engine {
+    /// The nodes a readback of `v` writes out, saturating: a variable bound
+    /// to a value counts as that value at each of its occurrences, so a
+    /// value held in many places counts many times (a graph of a few
+    /// thousand nodes can stand for a term of 2^30). Linear in the store:
+    /// each slot's size is worked out once (a recursive value's own name,
+    /// met inside it, counts as the one node of a variable).
+    pub(super) fn expanded_size(&self, v: Val) -> u64 {
+        let mut memo: FxHashMap<SlotId, u64> = FxHashMap::default();
+        let mut stack = vec![SizeTask::Val(v)];
+        let mut sizes: Vec<u64> = Vec::new();
+        while let Some(t) = stack.pop() {
+            match t {
+                SizeTask::Val(Val::Var(s)) => {
+                    if let Some(&n) = memo.get(&s) {
+                        sizes.push(n);
+                        continue;
+                    }
+                    let next = match self.st.slots[s.ix()].state {
+                        SlotState::Bound(w) => w,
+                        SlotState::Alias(t) => Val::Var(t),
+                        _ => {
+                            sizes.push(1);
+                            continue;
+                        }
+                    };
+                    memo.insert(s, 1);
+                    stack.push(SizeTask::Slot(s));
+                    stack.push(SizeTask::Val(next));
+                }
+                SizeTask::Val(Val::Node(n)) => {
+                    crate::memory::tick();
+                    let mut kids = Vec::new();
+                    match self.st.kind(n) {
+                        Kind::Data(a) => super::data::walk(a, &mut |x| {
+                            if let Atom::Var(v) = x {
+                                kids.push(Val::Var(SlotId(v.0)));
+                            } else if let Some(h) = super::store::handle_of(x) {
+                                kids.push(Val::Node(h));
+                            }
+                        }),
+                        _ => self.st.for_fields(n, |x| kids.push(x)),
+                    }
+                    stack.push(SizeTask::Node(kids.len()));
+                    stack.extend(kids.into_iter().map(SizeTask::Val));
+                }
+                SizeTask::Val(_) => sizes.push(1),
+                SizeTask::Node(k) => {
+                    let at = sizes.len() - k;
+                    let sum = sizes.drain(at..).fold(1u64, u64::saturating_add);
+                    sizes.push(sum);
+                }
+                SizeTask::Slot(s) => {
+                    if let Some(&n) = sizes.last() {
+                        memo.insert(s, n);
+                    }
+                }
+            }
+        }
+        sizes.pop().unwrap_or(0)
+    }
+}
