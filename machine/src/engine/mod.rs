@@ -84,7 +84,11 @@ pub struct Engine {
     source: Vars,
     /// The source spans of bodies and lambdas, by site.
     spans: Vec<Span>,
-    sites: FxHashMap<Span, u32>,
+    /// The site of each span loaded after the program (the lambdas of
+    /// computed values, loaded at each evaluation), so that loading one
+    /// again adds no site. The program's own bodies and lambdas, loaded
+    /// once, get theirs without it (`None` while the program loads).
+    sites: Option<FxHashMap<Span, u32>>,
     counts: Counts,
     /// Pending bodies with their generation; the next one on top.
     work: Vec<(NodeId, u32)>,
@@ -130,7 +134,7 @@ impl Engine {
             root: NodeId::NONE,
             source: Vars::default(),
             spans: Vec::new(),
-            sites: FxHashMap::default(),
+            sites: None,
             counts: Counts::default(),
             work: Vec::new(),
             gen: 0,
@@ -148,6 +152,7 @@ impl Engine {
         };
         let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
         e.root = e.load_body(&program.body, &mut names);
+        e.sites = Some(FxHashMap::default());
         e.source = program.vars;
         let bodies = e.bodies_post_order(e.root);
         let mut pending = Vec::new();
@@ -185,12 +190,14 @@ impl Engine {
     }
 
     fn site(&mut self, span: Span) -> u32 {
-        if let Some(&s) = self.sites.get(&span) {
+        if let Some(&s) = self.sites.as_ref().and_then(|m| m.get(&span)) {
             return s;
         }
         let s = self.spans.len() as u32;
         self.spans.push(span);
-        self.sites.insert(span, s);
+        if let Some(m) = &mut self.sites {
+            m.insert(span, s);
+        }
         s
     }
 
