@@ -22,37 +22,46 @@ static GLOBAL: cap::Cap<Malloc> = cap::Cap::new(Malloc, usize::MAX);
 /// took a 112-byte block and the slow path at every page of them.
 struct Malloc;
 
-/// The alignment of every mimalloc block of 16 bytes or more (8 below).
-const MIN_ALIGN: usize = 16;
+/// Whether a plain mimalloc block of `size` bytes has the alignment
+/// `align`: blocks of 16 bytes or more are 16-byte aligned, smaller ones
+/// 8-byte aligned.
+fn plain(align: usize, size: usize) -> bool {
+    align <= 16 && align <= size
+}
 
 // SAFETY: each method hands mimalloc's own functions the pointers and sizes
-// the `GlobalAlloc` contract gives it; a plain block is used only where
-// mimalloc guarantees the layout's alignment (blocks of at least 16 bytes
-// are 16-byte aligned, smaller ones 8-byte aligned), and `mi_free` frees
-// blocks of both kinds.
+// the `GlobalAlloc` contract gives it; a plain block is used only where it
+// has the layout's alignment (`plain`), and `mi_free` frees blocks of both
+// kinds.
 #[allow(unsafe_code)]
 unsafe impl std::alloc::GlobalAlloc for Malloc {
     #[inline]
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         use libmimalloc_sys::{mi_malloc, mi_malloc_aligned};
-        if layout.align() <= MIN_ALIGN && layout.align() <= layout.size() {
-            // SAFETY: see the impl.
-            unsafe { mi_malloc(layout.size()).cast() }
-        } else {
-            // SAFETY: see the impl.
-            unsafe { mi_malloc_aligned(layout.size(), layout.align()).cast() }
+        let (size, align) = (layout.size(), layout.align());
+        // SAFETY: see the impl.
+        unsafe {
+            if plain(align, size) {
+                mi_malloc(size)
+            } else {
+                mi_malloc_aligned(size, align)
+            }
+            .cast()
         }
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
         use libmimalloc_sys::{mi_zalloc, mi_zalloc_aligned};
-        if layout.align() <= MIN_ALIGN && layout.align() <= layout.size() {
-            // SAFETY: see the impl.
-            unsafe { mi_zalloc(layout.size()).cast() }
-        } else {
-            // SAFETY: see the impl.
-            unsafe { mi_zalloc_aligned(layout.size(), layout.align()).cast() }
+        let (size, align) = (layout.size(), layout.align());
+        // SAFETY: see the impl.
+        unsafe {
+            if plain(align, size) {
+                mi_zalloc(size)
+            } else {
+                mi_zalloc_aligned(size, align)
+            }
+            .cast()
         }
     }
 
@@ -65,12 +74,15 @@ unsafe impl std::alloc::GlobalAlloc for Malloc {
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
         use libmimalloc_sys::{mi_realloc, mi_realloc_aligned};
-        if layout.align() <= MIN_ALIGN && layout.align() <= new_size {
-            // SAFETY: see the impl.
-            unsafe { mi_realloc(ptr.cast(), new_size).cast() }
-        } else {
-            // SAFETY: see the impl.
-            unsafe { mi_realloc_aligned(ptr.cast(), new_size, layout.align()).cast() }
+        let (p, align) = (ptr.cast(), layout.align());
+        // SAFETY: see the impl.
+        unsafe {
+            if plain(align, new_size) {
+                mi_realloc(p, new_size)
+            } else {
+                mi_realloc_aligned(p, new_size, align)
+            }
+            .cast()
         }
     }
 }
