@@ -19,7 +19,6 @@
 
 use super::store::{Kind, NodeId, SlotId, SlotState, Val, UNCOUNTED};
 use super::Engine;
-use crate::term::Atom;
 
 impl Engine {
     /// An occurrence of `s` was dropped, `occs` are left: if `s` holds a
@@ -80,14 +79,10 @@ impl Engine {
                         x = self.st.slots[x.ix()].next_local;
                     }
                 }
-                Kind::Data(a) => super::data::walk(a, &mut |y: &Atom| {
-                    if let Atom::Var(v) = y {
-                        if v.0 == s.0 {
-                            one(Val::Var(s), &mut stack);
-                        }
-                    } else if let Some(h) = super::store::handle_of(y) {
-                        stack.push(h);
-                    }
+                Kind::Data(a) => super::data::values(a, &mut |y| match y {
+                    Val::Var(v) if v == s => one(y, &mut stack),
+                    Val::Node(h) => stack.push(h),
+                    _ => {}
                 }),
                 _ => {}
             }

@@ -1,7 +1,20 @@
 //! Walks over the atoms of a data value (records, maps, tuples inside
 //! them): the variables and lambda handles a data node holds.
 
+use super::store::{handle_of, SlotId, Val};
 use crate::term::{Arg, Atom};
+
+/// Calls `f` on each value data atom `a` holds, in [`walk`] order: an
+/// occurrence of a slot for each variable, the node of each lambda handle.
+pub fn values(a: &Atom, f: &mut dyn FnMut(Val)) {
+    walk(a, &mut |x| {
+        if let Atom::Var(v) = x {
+            f(Val::Var(SlotId(v.0)));
+        } else if let Some(h) = handle_of(x) {
+            f(Val::Node(h));
+        }
+    });
+}
 
 /// Calls `f` on `a` and on every atom nested in it (tuple elements, record
 /// fields, map keys and values), parents first.

@@ -4,7 +4,6 @@
 
 use super::store::{CmdN, Kind, NodeId, SlotId, SlotState, Stage, Val};
 use super::Engine;
-use crate::term::Atom;
 
 impl Engine {
     /// Drops `v` (an occurrence or an owned node) and everything it owns.
@@ -154,13 +153,7 @@ impl Engine {
             Kind::Tuple(xs) => stack.extend(xs.iter().copied()),
             Kind::Splice(x) => stack.push(x),
             Kind::Expr(e) => stack.extend(e.holes.iter().copied()),
-            Kind::Data(a) => super::data::walk(&a, &mut |x| {
-                if let Atom::Var(v) = x {
-                    stack.push(Val::Var(SlotId(v.0)));
-                } else if let Some(h) = super::store::handle_of(x) {
-                    stack.push(Val::Node(h));
-                }
-            }),
+            Kind::Data(a) => super::data::values(&a, &mut |x| stack.push(x)),
         }
         self.st.release(n);
     }

@@ -175,13 +175,7 @@ impl Engine {
                             }
                             Kind::Data(a) => {
                                 let mut parts = Vec::new();
-                                super::data::walk(a, &mut |x| {
-                                    if let Atom::Var(v) = x {
-                                        parts.push(Val::Var(SlotId(v.0)));
-                                    } else if let Some(h) = super::store::handle_of(x) {
-                                        parts.push(Val::Node(h));
-                                    }
-                                });
+                                super::data::values(a, &mut |x| parts.push(x));
                                 stack.push(Task::Leave(n, opened));
                                 stack.extend(parts.into_iter().rev().map(Task::Val));
                             }
@@ -417,13 +411,7 @@ impl Engine {
                     crate::memory::tick();
                     let mut kids = Vec::new();
                     match self.st.kind(n) {
-                        Kind::Data(a) => super::data::walk(a, &mut |x| {
-                            if let Atom::Var(v) = x {
-                                kids.push(Val::Var(SlotId(v.0)));
-                            } else if let Some(h) = super::store::handle_of(x) {
-                                kids.push(Val::Node(h));
-                            }
-                        }),
+                        Kind::Data(a) => super::data::values(a, &mut |x| kids.push(x)),
                         _ => self.st.for_fields(n, |x| kids.push(x)),
                     }
                     stack.push(SizeTask::Node(kids.len()));

@@ -17,7 +17,6 @@ use rustc_hash::FxHashSet;
 
 use super::store::{CmdN, Kind, NodeId, Owner, SlotId, SlotState, Val};
 use super::Engine;
-use crate::term::Atom;
 
 /// What a value says of the slots just bound.
 enum Survey {
@@ -158,12 +157,10 @@ impl Engine {
                     }
                     b.stage.for_each_var(|x| mentioned.push(x));
                 }
-                Kind::Data(a) => super::data::walk(a, &mut |y: &Atom| {
-                    if let Atom::Var(v) = y {
-                        mentioned.push(SlotId(v.0));
-                    } else if let Some(h) = super::store::handle_of(y) {
-                        stack.push(h);
-                    }
+                Kind::Data(a) => super::data::values(a, &mut |y| match y {
+                    Val::Var(v) => mentioned.push(v),
+                    Val::Node(h) => stack.push(h),
+                    _ => {}
                 }),
                 _ => {}
             }
