@@ -305,6 +305,22 @@ pub struct TooLarge {
     pub limit: u64,
 }
 
+impl TooLarge {
+    /// `what`, of `size` nodes written out, when that is more than `limit`.
+    pub(crate) fn over(what: &'static str, size: u64, limit: u64) -> Option<TooLarge> {
+        (size > limit).then_some(TooLarge { what, size, limit })
+    }
+
+    /// What the report of a run that ended with `outcome` (not `$exit`)
+    /// writes out of the term.
+    pub(crate) fn term_of(outcome: &Outcome) -> &'static str {
+        match outcome {
+            Outcome::Residual => "the residual program",
+            _ => "the term as it stands",
+        }
+    }
+}
+
 impl fmt::Display for TooLarge {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let size = if self.size == u64::MAX {

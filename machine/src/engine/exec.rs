@@ -46,12 +46,8 @@ impl Engine {
                 // A value too large to write out is not read back.
                 if self.max_term != u64::MAX && !matches!(a.src, Src::Computed(_)) {
                     let size = self.expanded_size(a.val);
-                    if size > self.max_term {
-                        self.exit_too_large = Some(crate::run::TooLarge {
-                            what: "the exit value",
-                            size,
-                            limit: self.max_term,
-                        });
+                    self.exit_too_large = crate::run::TooLarge::over("the exit value", size, self.max_term);
+                    if self.exit_too_large.is_some() {
                         return Done::Exit(Atom::Int(0));
                     }
                 }

@@ -338,12 +338,9 @@ impl Engine {
                 } else {
                     self.expanded_size(Val::Node(self.root))
                 };
-                if size > limit {
-                    let what = match outcome {
-                        Outcome::Residual => "the residual program",
-                        _ => "the term as it stands",
-                    };
-                    return (String::new(), Vec::new(), Some(crate::run::TooLarge { what, size, limit }));
+                let too_large = crate::run::TooLarge::over(crate::run::TooLarge::term_of(outcome), size, limit);
+                if too_large.is_some() {
+                    return (String::new(), Vec::new(), too_large);
                 }
                 let p = self.to_program();
                 let text = Printer::new(&p.vars).limited(max_output).program_text(&p.body);

@@ -401,12 +401,8 @@ impl Machine {
                     self.counts.count(done.rule);
                     let exit = done.exit.map(|v| {
                         let size = if self.exit.max_term == u64::MAX { 0 } else { self.expanded_size(v) };
-                        if size > self.exit.max_term {
-                            self.exit.too_large = Some(crate::run::TooLarge {
-                                what: "the exit value",
-                                size,
-                                limit: self.exit.max_term,
-                            });
+                        self.exit.too_large = crate::run::TooLarge::over("the exit value", size, self.exit.max_term);
+                        if self.exit.too_large.is_some() {
                             return Atom::Int(0);
                         }
                         let mut names = ExportNames::printing(&self.source);
@@ -558,10 +554,7 @@ impl Machine {
                     (text, stuck::in_body(&p.body, &p.vars), None)
                 }
                 Err(mut e) => {
-                    e.what = match outcome {
-                        Outcome::Residual => "the residual program",
-                        _ => "the term as it stands",
-                    };
+                    e.what = crate::run::TooLarge::term_of(outcome);
                     (String::new(), Vec::new(), Some(e))
                 }
             },
