@@ -85,6 +85,9 @@
 //!   warning, decided once for every machine;
 //! - [`run`]: outcomes, step counts by rule, limits and the run loop;
 //! - [`graph`]: the graph machine (fast runs, parallel rounds);
+//! - [`engine`]: the arena engine;
+//! - [`handover`]: the product's run, the graph machine handing over to
+//!   the engine where its fast runs do not pay;
 //! - [`reference`](mod@reference) and [`subst`]: the reference reducer,
 //!   the oracle every other machine is tested against;
 //! - [`print`](mod@print): canonical printing;
@@ -106,6 +109,7 @@ pub mod error;
 pub mod expect;
 pub mod expr;
 pub mod graph;
+pub mod handover;
 pub mod lang;
 pub mod memory;
 pub mod print;

@@ -63,6 +63,11 @@ pub trait Stepper {
     fn step_many(&mut self, _budget: u64, _on_step: &mut dyn FnMut(u64, Rule, Span), _clock: &dyn Fn() -> bool) -> bool {
         false
     }
+    /// Whether the caller asked the run to pause here: it ends as at the
+    /// step limit, and may be driven on.
+    fn paused(&self) -> bool {
+        false
+    }
 }
 
 /// Runs `m` until no body is pending, `$exit`, a runtime error or a limit
@@ -107,6 +112,9 @@ fn drive_within<S: Stepper>(m: &mut S, limits: &Limits, on_step: &mut dyn FnMut(
                 return Outcome::Limit(StopReason::Steps(steps));
             }
             return Outcome::Residual;
+        }
+        if m.paused() {
+            return Outcome::Limit(StopReason::Steps(steps));
         }
         // Several steps at once, up to the step limit (the node and memory
         // budgets are checked between such stretches, the clock and the

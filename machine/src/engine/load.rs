@@ -5,9 +5,18 @@
 
 use std::sync::Arc;
 
-use super::store::{handle, handle_of, BodyN, CmdN, ExprN, Kind, LamN, NodeId, Owner, SlotId, Stage, Status, Val};
+use super::store::{handle, handle_of, BodyN, CmdN, ExprN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Status, Val};
 use super::Engine;
 use crate::term::{Arg, Atom, Body, Cmd, Lambda, SExp, VarId};
+
+/// Whether an expression's leaf stays in its template: a variable (a hole
+/// of its own) or a value that holds no variable and no lambda.
+fn inline_leaf(a: &Atom) -> bool {
+    matches!(
+        a,
+        Atom::Var(_) | Atom::Int(_) | Atom::Bool(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Float(_) | Atom::Str(_)
+    ) || handle_of(a).is_some()
+}
 
 /// Where a built part goes.
 #[derive(Clone, Copy)]
@@ -63,6 +72,8 @@ impl Engine {
 
     fn load<'a>(&mut self, first: Task<'a>, names: &mut Names, out: &mut Val) {
         let mut stack = vec![first];
+        // The names of the recursive values loaded, and where they went.
+        let mut recs: Vec<(SlotId, Dest)> = Vec::new();
         while let Some(t) = stack.pop() {
             match t {
                 Task::Body(b, dest) => {
@@ -123,16 +134,21 @@ impl Engine {
                             continue;
                         }
                         Atom::Rec(r) => {
+                            // As `fix` leaves it: the name bound to the
+                            // recursive value, which keeps the name's
+                            // reference; the place holds an occurrence.
                             let name = self.binder(r.name, names);
                             let rec = Kind::Rec {
                                 name,
                                 lam: NodeId::NONE,
                                 inner: super::store::UNCOUNTED,
                             };
-                            let n = self.st.alloc(rec, Owner::None);
-                            self.put(dest, Val::Node(n), out);
+                            let n = self.st.alloc(rec, Owner::Slot(name));
+                            self.st.slots[name.ix()].state = SlotState::Bound(Val::Node(n));
+                            recs.push((name, dest));
                             self.load_lambda(&r.lam, Dest::Field(n, 0), names, out, &mut stack);
-                            continue;
+                            self.add_occ(name);
+                            Val::Var(name)
                         }
                         Atom::Tuple(xs) => {
                             let n = self.st.alloc(Kind::Tuple(vec![Val::EMPTY; xs.len()].into()), Owner::None);
@@ -159,7 +175,7 @@ impl Engine {
                                     }
                                 }
                             }
-                            let holes: Vec<Val> = vars
+                            let mut holes: Vec<Val> = vars
                                 .iter()
                                 .map(|v| {
                                     let s = names.slot(*v);
@@ -167,21 +183,55 @@ impl Engine {
                                     Val::Var(s)
                                 })
                                 .collect();
-                            let tpl = Arc::new(e.as_ref().clone());
+                            // A value substituted into an expression (a
+                            // term reached by reduction, not a source) is
+                            // a hole of its own, standing for the value
+                            // loaded into it.
+                            let mut values: Vec<&'a Atom> = Vec::new();
+                            let mut tpl = e.as_ref().clone();
+                            for (leaf, orig) in tpl.vals_mut().into_iter().zip(e.vals()) {
+                                if !inline_leaf(orig) {
+                                    let v = VarId(u32::MAX - values.len() as u32);
+                                    *leaf = Atom::Var(v);
+                                    vars.push(v);
+                                    holes.push(Val::EMPTY);
+                                    values.push(orig);
+                                }
+                            }
+                            let first = vars.len() - values.len();
                             let n = self.st.alloc(
                                 Kind::Expr(Box::new(ExprN {
-                                    tpl,
+                                    tpl: Arc::new(tpl),
                                     vars: vars.into(),
                                     holes: holes.into_iter().collect(),
                                 })),
                                 Owner::None,
                             );
+                            for (i, x) in values.into_iter().enumerate().rev() {
+                                stack.push(Task::Atom(x, Dest::Field(n, (first + i) as u32)));
+                            }
                             Val::Node(n)
                         }
                         Atom::Float(_) | Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => self.load_data(a, names),
                     };
                     self.put(dest, v, out);
                 }
+            }
+        }
+        // A recursive value's name is a local of the lambda around the
+        // place holding it, as `fix` makes it (a copy of that lambda
+        // copies the value, which may mention its binders); the list
+        // takes a reference of its own.
+        for (name, dest) in recs {
+            let outer = match dest {
+                Dest::Field(n, _) if matches!(self.st.kind(n), Kind::Lam(_)) => Some(n),
+                Dest::Field(n, _) => self.enclosing_lambda(n),
+                Dest::Out | Dest::Slot(_) => None,
+            };
+            if outer.is_some() {
+                self.st.slots[name.ix()].refs += 1;
+                let list = self.link(&[name], (SlotId::NONE, SlotId::NONE));
+                self.adopt_list(outer, list, false);
             }
         }
     }
@@ -252,6 +302,30 @@ impl Engine {
     }
 
     /// A new slot for the binder `v`.
+    /// Slots for the variables of `shared`, each bound to its value (no
+    /// binder refers to them: their occurrences keep them); returns the
+    /// values' nodes.
+    pub(super) fn load_shared(&mut self, shared: &[(VarId, Atom)], names: &mut Names) -> Vec<NodeId> {
+        let slots: Vec<SlotId> = shared
+            .iter()
+            .map(|(v, _)| {
+                let s = self.binder(*v, names);
+                self.st.slots[s.ix()].refs -= 1;
+                s
+            })
+            .collect();
+        let mut nodes = Vec::with_capacity(shared.len());
+        for ((_, a), s) in shared.iter().zip(slots) {
+            let v = self.load_atom(a, names);
+            self.st.slots[s.ix()].state = SlotState::Bound(v);
+            self.st.own(v, Owner::Slot(s));
+            if let Val::Node(n) = v {
+                nodes.push(n);
+            }
+        }
+        nodes
+    }
+
     fn binder(&mut self, v: VarId, names: &mut Names) -> SlotId {
         let s = self.st.slot(v);
         self.st.slots[s.ix()].refs += 1;

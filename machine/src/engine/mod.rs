@@ -69,7 +69,7 @@ use crate::error::{ErrorKind, RuntimeError};
 use crate::print::Printer;
 use crate::run::{drive, Counts, Limits, Outcome, Report, Rule, Stepper};
 use crate::span::Span;
-use crate::term::{Atom, Program, Vars};
+use crate::term::{Atom, Program, VarId, Vars};
 use crate::verdict::{stuck, verdict, Verdict};
 use exec::Done;
 use look::Look;
@@ -127,8 +127,24 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// An engine at `program`, a term another machine reached after the
+    /// steps `counts` (the step numbers and counts go on from there), whose
+    /// free variables `shared` binds: each to a closed value (which may
+    /// hold the variables of later ones) that the places holding the
+    /// variable share, as values bound to a variable with several
+    /// occurrences are.
+    pub fn continuing(program: Program, shared: Vec<(VarId, Atom)>, counts: Counts) -> Engine {
+        let mut e = Engine::start(program, &shared);
+        e.counts = counts;
+        e
+    }
+
     /// An engine at the start of `program`.
     pub fn new(program: Program) -> Engine {
+        Engine::start(program, &[])
+    }
+
+    fn start(program: Program, shared: &[(VarId, Atom)]) -> Engine {
         let mut e = Engine {
             st: Store::default(),
             root: NodeId::NONE,
@@ -151,9 +167,18 @@ impl Engine {
             rec_notes: Vec::new(),
         };
         let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
+        let shared = e.load_shared(shared, &mut names);
         e.root = e.load_body(&program.body, &mut names);
         e.sites = Some(FxHashMap::default());
         e.source = program.vars;
+        // The bodies of shared values wait (none is pending: a value with
+        // a pending body is not shared).
+        for v in shared {
+            for b in e.bodies_post_order(v) {
+                let pending = e.settle(b);
+                debug_assert!(!pending, "a shared value holds the pending body {b:?}");
+            }
+        }
         let bodies = e.bodies_post_order(e.root);
         let mut pending = Vec::new();
         for b in bodies {
@@ -214,6 +239,11 @@ impl Engine {
     /// Live nodes.
     pub fn live_nodes(&self) -> usize {
         self.st.live
+    }
+
+    /// Most live nodes at once so far.
+    pub fn peak_live_nodes(&self) -> usize {
+        self.st.peak
     }
 
     /// The next pending body, stale entries dropped.

@@ -430,6 +430,8 @@ pub struct Store {
     free_wait: u32,
     /// Nodes in use.
     pub live: usize,
+    /// Most nodes in use at once.
+    pub peak: usize,
     /// Slots in use.
     pub live_slots: usize,
 }
@@ -472,6 +474,7 @@ impl Default for Store {
             waits: Vec::new(),
             free_wait: NO_WAIT,
             live: 0,
+            peak: 0,
             live_slots: 0,
         }
     }
@@ -530,6 +533,7 @@ impl Store {
     /// A new node.
     pub fn alloc(&mut self, kind: Kind, owner: Owner) -> NodeId {
         self.live += 1;
+        self.peak = self.peak.max(self.live);
         if self.live.is_multiple_of(4096) {
             crate::memory::tick();
         }

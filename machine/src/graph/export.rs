@@ -23,6 +23,17 @@ pub struct ExportNames {
     /// The variable table of the exported terms (`None`: raw graph ids).
     pub vars: Option<Vars>,
     map: HashMap<GVar, VarId>,
+    /// Closed shared values written out once, not at every holder
+    /// ([`Machine::to_program_lifted`]); `None`: at every holder.
+    lift: Option<Lift>,
+}
+
+/// The closed shared values of a lifted export: each a variable, in the
+/// order met.
+#[derive(Default)]
+struct Lift {
+    var: HashMap<NodeId, VarId>,
+    order: Vec<NodeId>,
 }
 
 impl ExportNames {
@@ -31,6 +42,7 @@ impl ExportNames {
         ExportNames {
             vars: None,
             map: HashMap::default(),
+            lift: None,
         }
     }
 
@@ -39,7 +51,38 @@ impl ExportNames {
         ExportNames {
             vars: Some(source.clone()),
             map: HashMap::default(),
+            lift: None,
         }
+    }
+
+    /// Writes each closed shared lambda out once ([`Machine::to_program_lifted`]).
+    pub(super) fn lift_shared(&mut self) {
+        self.lift = Some(Lift::default());
+    }
+
+    /// The `i`th shared value lifted, and its variable.
+    pub(super) fn next_lifted(&self, i: usize) -> Option<(NodeId, VarId)> {
+        let lift = self.lift.as_ref()?;
+        let t = *lift.order.get(i)?;
+        Some((t, lift.var[&t]))
+    }
+
+    /// The variable standing for the shared value `t` in a lifted export,
+    /// when it is a closed lambda (its binders are its own, so one copy
+    /// means the same at every holder).
+    fn lifted(&mut self, m: &Machine, t: NodeId) -> Option<VarId> {
+        let lift = self.lift.as_mut()?;
+        if let Some(v) = lift.var.get(&t) {
+            return Some(*v);
+        }
+        if !liftable(m, t) {
+            return None;
+        }
+        let Kind::Lambda(l) = m.g.kind(t) else { return None };
+        let v = self.vars.as_mut()?.copy_of(m.g.var(l.sparam).origin);
+        lift.var.insert(t, v);
+        lift.order.push(t);
+        Some(v)
     }
 
     pub(super) fn get(&mut self, m: &Machine, v: GVar) -> VarId {
@@ -143,6 +186,35 @@ impl Machine {
         Some(size)
     }
 
+    /// How many nodes [`Machine::to_program_lifted`] writes out, if at
+    /// most `cap` (`None` past it): the closed shared lambdas once each,
+    /// other shared values at every place holding them. Costs at most
+    /// `cap` nodes visited.
+    pub fn lifted_size_capped(&self, cap: u64) -> Option<u64> {
+        let mut lifted: HashSet<NodeId> = HashSet::default();
+        let mut stack = vec![self.root];
+        let mut size = 0u64;
+        while let Some(x) = stack.pop() {
+            if let Kind::Share(t) = self.g.kind(x) {
+                if !liftable(self, *t) {
+                    stack.push(*t);
+                    continue;
+                }
+                if lifted.insert(*t) {
+                    stack.push(*t);
+                }
+            }
+            size += 1;
+            if size > cap {
+                return None;
+            }
+            if !matches!(self.g.kind(x), Kind::Share(_)) {
+                self.g.for_children(x, |c| stack.push(c));
+            }
+        }
+        Some(size)
+    }
+
     /// The subtree at `n` as a term atom, with graph variables as they are
     /// (what the expression evaluator sees).
     pub(crate) fn export_raw(&self, n: NodeId) -> Atom {
@@ -214,6 +286,12 @@ impl Machine {
                             }
                             Decision::Whole => whole = true,
                             Decision::Open => {}
+                        }
+                    }
+                    if let Kind::Share(t) = self.g.kind(n) {
+                        if let Some(v) = names.lifted(self, *t) {
+                            results.push(Piece::Atom(Atom::Var(v)));
+                            continue;
                         }
                     }
                     let kids = match self.g.kind(n) {
@@ -361,6 +439,13 @@ impl Machine {
             }
         }
     }
+}
+
+/// Whether the shared value `t` is written out once in a lifted export: a
+/// closed lambda (its binders are its own, so one copy means the same at
+/// every holder).
+fn liftable(m: &Machine, t: NodeId) -> bool {
+    matches!(m.g.kind(t), Kind::Lambda(_)) && (m.g.nodes[t.ix()].hoisted || m.g.nodes[t.ix()].closed.is_closed())
 }
 
 /// What a pruned export does with a node.

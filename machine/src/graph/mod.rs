@@ -171,6 +171,10 @@ pub struct Machine {
     /// Whether runs may take stretches of steps as fast runs (`graph::fast`);
     /// on by default, off to compare with the machine stepping alone.
     pub fast: bool,
+    /// A run pauses at the first step on the graph (not in a fast run or a
+    /// round) at or after this many steps, reporting a step limit there
+    /// (the hand-over's look back, `handover.rs`); `u64::MAX`: never.
+    pub pause_at: u64,
     /// The call sites of bodies, recorded only when tracing a runtime
     /// error ([`calls::trace`]).
     pub(crate) calls: Option<Box<calls::CallTrack>>,
@@ -236,6 +240,7 @@ impl Machine {
             round_events: Vec::new(),
             record_round_events: false,
             fast: true,
+            pause_at: u64::MAX,
             calls: None,
         }
     }
@@ -497,6 +502,28 @@ impl Machine {
         }
     }
 
+    /// The current term as a program in which each closed shared lambda
+    /// is written out once: the places holding it hold a variable free in
+    /// the program, bound by the list that comes with it (a value there
+    /// may hold the variables of later ones). With the variables replaced
+    /// by their values it is [`Machine::to_program`].
+    pub fn to_program_lifted(&self) -> (Program, Vec<(VarId, Atom)>) {
+        let mut names = ExportNames::printing(&self.source);
+        names.lift_shared();
+        let body = self.export_body(self.root, &mut names).unwrap_or_else(empty_body);
+        let mut values = Vec::new();
+        while let Some((t, v)) = names.next_lifted(values.len()) {
+            crate::memory::tick();
+            let a = self.export_atom(t, &mut names, false);
+            values.push((v, a));
+        }
+        let program = Program {
+            body,
+            vars: names.vars.unwrap_or_default(),
+        };
+        (program, values)
+    }
+
     /// Runs to the end and reports, printing the result canonically.
     pub fn report(&mut self, limits: &Limits) -> Report {
         self.report_traced(limits, &mut |_, _, _| {})
@@ -718,6 +745,10 @@ impl Stepper for Machine {
 
     fn step_many(&mut self, budget: u64, on_step: &mut dyn FnMut(u64, Rule, Span), clock: &dyn Fn() -> bool) -> bool {
         self.fast_steps(budget, on_step, clock).is_some()
+    }
+
+    fn paused(&self) -> bool {
+        self.counts.total() >= self.pause_at
     }
 }
 

@@ -315,6 +315,9 @@ impl Machine {
                 }
                 return Outcome::Residual;
             }
+            if steps >= self.pause_at {
+                return Outcome::Limit(StopReason::Steps(steps));
+            }
             if steps >= next_look {
                 last_look = Some(steps);
                 match self.frontier(MAX_UNITS) {
