@@ -634,3 +634,51 @@ fn the_keys_the_debug_help_names_do_what_it_says() {
     }
     assert!(named >= 1, "{help}");
 }
+
+/// The paper's builders on 1+2+..+n, as `scripts/builders-bench.sh` writes
+/// them, in a temporary file.
+fn builders_file(n: u64) -> String {
+    let lib = deepcps_tests::root().join("corpus/paper/arith_stack_actions.dcps");
+    let mut src = format!("include \"{}\"\nstart (F)\n", lib.display());
+    for i in 1..=n {
+        src.push_str(&format!("number F {i} (F)\n"));
+        if i > 1 {
+            src.push_str("add F (F)\n");
+        }
+    }
+    src.push_str("end F (program)\nprogram $exit\n");
+    temp_file(&format!("builders_{n}.dcps"), src.as_bytes())
+}
+
+#[test]
+fn staged_code_is_handed_over_to_the_engine_with_the_same_result() {
+    // 77,026 steps: the first window (65,536) gets no fast runs.
+    let p = builders_file(1000);
+    let handed = deepcps(&["run", "--stats", &p]);
+    assert_eq!((handed.code, handed.out.as_str()), (0, "500500\n"), "{}", handed.err);
+    assert!(handed.err.contains("engine: took over after step 65536, "), "{}", handed.err);
+    let kept = deepcps(&["run", "--stats", "--no-handover", &p]);
+    assert_eq!((kept.code, kept.out.as_str()), (0, "500500\n"), "{}", kept.err);
+    assert!(!kept.err.contains("engine:"), "{}", kept.err);
+    let steps = |err: &str| err.lines().find(|l| l.starts_with("steps: ")).map(str::to_string);
+    assert_eq!(steps(&handed.err), steps(&kept.err));
+    assert_eq!(
+        steps(&handed.err).as_deref(),
+        Some("steps: 77026 (beta 56023, expr 17000, if 4001, fix 1, exit 1)")
+    );
+    // Plain loops stay in fast runs on the graph.
+    let r = deepcps(&["run", "--stats", "corpus/bench/loop_sum.dcps"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(!r.err.contains("engine:"), "{}", r.err);
+}
+
+#[test]
+fn a_time_limit_after_the_hand_over_is_the_one_asked_for() {
+    // About 2.3 million steps: the hand-over comes well before the limit.
+    let p = builders_file(30_000);
+    let r = deepcps(&["run", "--stats", "--timeout", "1.5", &p]);
+    assert_eq!(r.code, 3, "{}", r.err);
+    assert!(r.err.contains("time limit reached: 1.500 s spent"), "{}", r.err);
+    assert!(r.err.contains("engine: took over after step"), "{}", r.err);
+    assert_eq!(r.out, "");
+}

@@ -104,6 +104,12 @@ enum Command {
         /// is for comparing the two.
         #[arg(long)]
         no_fast: bool,
+        /// Keep the run on the graph machine. By default it hands the term
+        /// over to the arena engine when fast runs and parallel rounds stop
+        /// paying (staged code such as the paper's builders). Results and
+        /// counts are the same; it is for comparing the two.
+        #[arg(long)]
+        no_handover: bool,
     },
     /// Parse and resolve a program, or a library of definitions, without
     /// running it.
@@ -327,6 +333,7 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
             reference,
             engine,
             no_fast,
+            no_handover,
         } => ctx.run(
             &file,
             RunOptions {
@@ -338,6 +345,7 @@ fn run_command(command: Command, ctx: Ctx<'_>) -> u8 {
                 engine,
                 max_output,
                 fast: !no_fast,
+                handover: !no_handover,
                 lang: lang.map(|d| (d, if exec { Ending::Exec } else { Ending::Residual })),
             },
             Limits {

@@ -13,6 +13,7 @@ use deepcps_machine::expect::Expectations;
 use deepcps_machine::graph::calls::add_calls;
 use deepcps_machine::graph::par::Parallel;
 use deepcps_machine::graph::Machine;
+use deepcps_machine::handover::Policy;
 use deepcps_machine::lang::Ending;
 use deepcps_machine::print::{comments, Printer};
 use deepcps_machine::reference::Reducer;
@@ -63,6 +64,9 @@ pub struct RunOptions {
     pub max_output: usize,
     /// Whether the graph machine may take fast runs (`--no-fast`: not).
     pub fast: bool,
+    /// Whether the graph machine may hand the run over to the engine
+    /// (`--no-handover`: not).
+    pub handover: bool,
     /// `--lang DIR`: the file is an input of the language in `DIR`; with
     /// `--exec` the built program is run to its exit value.
     pub lang: Option<(PathBuf, Ending)>,
@@ -165,6 +169,7 @@ impl Ctx<'_> {
             engine,
             max_output,
             fast,
+            handover,
             lang,
         } = opts;
         // The oracle and a trace follow the sequential machine, step by
@@ -239,6 +244,14 @@ impl Ctx<'_> {
                 let r = e.report_traced(&limits, &mut on_step);
                 live_nodes = Some(e.live_nodes());
                 graph_stats = Some(format!("engine: {} live nodes", e.live_nodes()));
+                r
+            } else if handover && !trace {
+                let (r, ran) = deepcps_machine::handover::report(program, &limits, &par, fast, Policy::default());
+                live_nodes = Some(ran.live_nodes);
+                graph_stats = Some(match ran.handed_over {
+                    Some(at) => format!("{}\nengine: took over after step {at}, {} live nodes", ran.graph, ran.live_nodes),
+                    None => ran.graph,
+                });
                 r
             } else {
                 let mut m = Machine::new(program);

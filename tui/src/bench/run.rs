@@ -1,5 +1,6 @@
-//! One program's run, measured: load, reduce on the graph machine (on the
-//! job's reduction threads), print, and judge against the program's
+//! One program's run, measured: load, reduce as `deepcps run` does (the
+//! graph machine on the job's threads, handing over to the engine where
+//! fast runs do not pay), print, and judge against the program's
 //! expectation, giving a plain [`Row`]. Everything happens on the calling
 //! thread (and the threads of the job's [`Parallel`]); only the row leaves
 //! it. Limits and panics are rows, not crashes.
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use deepcps_machine::expect::Expected;
 use deepcps_machine::graph::par::Parallel;
-use deepcps_machine::graph::Machine;
+use deepcps_machine::handover::{self, Policy};
 use deepcps_machine::run::{Counts, Limits, Outcome, StopReason};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::load::add_source;
@@ -179,10 +180,11 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
         }
     };
     let copy = job.compiled.then(|| program.clone());
-    let mut m = Machine::new(program);
-    let report = m.report_par(&job.limits, &job.par);
+    // As `deepcps run` reduces it: handed over to the engine where fast
+    // runs do not pay.
+    let (report, ran) = handover::report(program, &job.limits, &job.par, true, Policy::default());
     let wall = start.elapsed();
-    let peak = m.peak_live_nodes();
+    let peak = ran.peak_live_nodes;
     let result = match &report.outcome {
         Outcome::Exit(_) => "exit".to_string(),
         Outcome::Residual => "residual".to_string(),
@@ -205,7 +207,6 @@ fn measure(job: &Job<'_>, start: Instant) -> Row {
     }
     judge(&mut row, judge_run(job.expected, &report, job.snapshot));
     if let Some(program) = copy {
-        drop(m);
         row.compiled = Some(super::compiled::measure(job, program, &sources, &report, wall.as_secs_f64()));
     }
     row
