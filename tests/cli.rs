@@ -652,11 +652,11 @@ fn builders_file(n: u64) -> String {
 
 #[test]
 fn staged_code_is_handed_over_to_the_engine_with_the_same_result() {
-    // 77,026 steps: the first window (65,536) gets no fast runs.
+    // 77,026 steps: the first window (8,192) gets no fast runs.
     let p = builders_file(1000);
     let handed = deepcps(&["run", "--stats", &p]);
     assert_eq!((handed.code, handed.out.as_str()), (0, "500500\n"), "{}", handed.err);
-    assert!(handed.err.contains("engine: took over after step 65536, "), "{}", handed.err);
+    assert!(handed.err.contains("engine: took over after step 8192, "), "{}", handed.err);
     let kept = deepcps(&["run", "--stats", "--no-handover", &p]);
     assert_eq!((kept.code, kept.out.as_str()), (0, "500500\n"), "{}", kept.err);
     assert!(!kept.err.contains("engine:"), "{}", kept.err);

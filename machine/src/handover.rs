@@ -51,7 +51,7 @@ pub struct Policy {
 impl Default for Policy {
     fn default() -> Policy {
         Policy {
-            first_window: 1 << 16,
+            first_window: 1 << 13,
             last_window: 1 << 24,
             always: false,
         }
