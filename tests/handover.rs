@@ -3,7 +3,8 @@
 //! run ends as the graph machine alone ends it (outcome, error message,
 //! step counts by kind, printed result, stuck warnings). Each program is
 //! handed over after its first step and at a third and two thirds of its
-//! steps, from the graph stepping alone and with fast runs; the corpus, generated staged programs, programs built by the
+//! steps, from the graph stepping alone and with fast runs and parallel
+//! rounds; the corpus, generated staged programs, programs built by the
 //! paper's actions and the builders' benchmark shape are checked.
 //! `DEEPCPS_HANDOVER_CASES=N` sets the number of generated staged programs
 //! (default 2,000).
@@ -46,9 +47,15 @@ fn check(name: &str, program: &Program, limits: &Limits) -> Result<(), String> {
             always: true,
         };
         // Stepping on the graph, the hand-over comes after step `k`; with
-        // fast runs, at the first step on the graph after it.
+        // fast runs and eager rounds on two threads, at the first step on
+        // the graph after it.
         for fast in [false, true] {
-            let (got, ran) = report(program.clone(), limits, &Parallel::sequential(), fast, policy);
+            let par = if fast {
+                Parallel::eager(2).unwrap_or_else(|e| panic!("{e}"))
+            } else {
+                Parallel::sequential()
+            };
+            let (got, ran) = report(program.clone(), limits, &par, fast, policy);
             let at = ran.handed_over;
             if (!fast && at != Some(k)) || at.is_some_and(|at| at < k) {
                 return Err(format!("{name}: asked to hand over after step {k}, handed over at {at:?}"));
