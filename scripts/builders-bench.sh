@@ -6,14 +6,16 @@
 # run with `$exit`. A file of N actions is about 29 bytes an action.
 #
 # For every size it prints, for loading alone (`deepcps check`) and for the
-# whole run (`deepcps run --stats --threads 1`, or `--engine`): wall time, peak RSS,
+# whole run (`deepcps run --stats --threads 1`: the graph machine handing
+# over to the arena engine; or `--engine`, or `--graph`): wall time, peak RSS,
 # bytes of memory per byte of source, steps and steps per second, and the
 # ratio of wall time to the previous size's (linear: about 10).
 #
-# Usage: scripts/builders-bench.sh [--check-only] [--engine] [--no-build] [--timeout S] [N ...]
+# Usage: scripts/builders-bench.sh [--check-only] [--engine|--graph] [--no-build] [--timeout S] [N ...]
 #   N             sizes (default: 10000 100000 1000000)
 #   --check-only  time loading alone
-#   --engine      run on the arena engine (`deepcps run --engine`)
+#   --engine      run on the arena engine from the start (`deepcps run --engine`)
+#   --graph       keep the run on the graph machine (`--no-handover`)
 #   --no-build    use target/release/deepcps as it is
 #   --timeout S   kill a run after S seconds (default 600)
 # Needs GNU time (/usr/bin/time) for peak RSS.
@@ -24,11 +26,12 @@ runs=1
 machine=(--threads 1)
 timeout_s=600
 sizes=()
-usage="usage: $0 [--check-only] [--engine] [--no-build] [--timeout S] [N ...]"
+usage="usage: $0 [--check-only] [--engine|--graph] [--no-build] [--timeout S] [N ...]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --check-only) runs=0 ;;
     --engine) machine=(--engine) ;;
+    --graph) machine=(--threads 1 --no-handover) ;;
     --no-build) build=0 ;;
     --timeout) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; timeout_s=$2; shift ;;
     -h|--help) echo "$usage"; exit 0 ;;
