@@ -85,11 +85,7 @@ pub fn report(program: Program, limits: &Limits, par: &Parallel, fast: bool, pol
         let steps = m.counts.total();
         m.pause_at = steps.saturating_add(window);
         let before = paid(&m);
-        let within = Limits {
-            timeout: limits.timeout.map(|t| t.saturating_sub(start.elapsed())),
-            ..*limits
-        };
-        let outcome = match m.run_par(&within, par) {
+        let outcome = match m.run_par(&left(limits, start), par) {
             Outcome::Limit(StopReason::Steps(n)) if n < limits.max_steps => {
                 let done = n - steps;
                 let hand = policy.always || (fast && (paid(&m) - before).saturating_mul(4) < done);
@@ -101,10 +97,9 @@ pub fn report(program: Program, limits: &Limits, par: &Parallel, fast: bool, pol
             }
             other => with_users_timeout(other, limits),
         };
-        m.pause_at = u64::MAX;
         let report = m.report_of(outcome, limits);
         let ran = Ran {
-            graph: graph_line(&m, par),
+            graph: m.stats_text(par.threads()),
             handed_over: None,
             live_nodes: m.live_nodes(),
             peak_live_nodes: m.peak_live_nodes(),
@@ -131,7 +126,7 @@ fn writes_out_lean(m: &Machine) -> bool {
 fn hand_over(m: Machine, limits: &Limits, par: &Parallel, start: Instant) -> (Report, Ran) {
     let at = m.counts.total();
     let counts = m.counts;
-    let graph = graph_line(&m, par);
+    let graph = m.stats_text(par.threads());
     let graph_peak = m.peak_live_nodes();
     // Writing out and loading grow memory too: a spent budget is a result.
     let exported = crate::memory::catch(|| m.to_program_lifted());
@@ -151,11 +146,7 @@ fn hand_over(m: Machine, limits: &Limits, par: &Parallel, start: Instant) -> (Re
             return (report, ran);
         }
     };
-    let within = Limits {
-        timeout: limits.timeout.map(|t| t.saturating_sub(start.elapsed())),
-        ..*limits
-    };
-    let report = e.report_traced(&within, &mut |_, _, _| {});
+    let report = e.report_traced(&left(limits, start), &mut |_, _, _| {});
     let report = Report {
         outcome: with_users_timeout(report.outcome, limits),
         ..report
@@ -169,6 +160,14 @@ fn hand_over(m: Machine, limits: &Limits, par: &Parallel, start: Instant) -> (Re
     (report, ran)
 }
 
+/// `limits` with the time left of them since `start`.
+fn left(limits: &Limits, start: Instant) -> Limits {
+    Limits {
+        timeout: limits.timeout.map(|t| t.saturating_sub(start.elapsed())),
+        ..*limits
+    }
+}
+
 /// A time limit reported as the one the user set (a window ran with what
 /// was left of it).
 fn with_users_timeout(outcome: Outcome, limits: &Limits) -> Outcome {
@@ -176,25 +175,6 @@ fn with_users_timeout(outcome: Outcome, limits: &Limits) -> Outcome {
         (Outcome::Limit(StopReason::Time { steps, .. }), Some(limit)) => Outcome::Limit(StopReason::Time { limit, steps }),
         (other, _) => other,
     }
-}
-
-/// The graph machine's statistics.
-fn graph_line(m: &Machine, par: &Parallel) -> String {
-    let p = m.par_stats();
-    format!(
-        "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied, {} steps in fast runs\n\
-         parallel: {} thread{}, {} rounds, {} units, {} steps in rounds",
-        m.live_nodes(),
-        m.g.nodes.len(),
-        m.stats.bound_count,
-        m.stats.copied,
-        m.stats.fast_steps_done,
-        par.threads(),
-        if par.threads() == 1 { "" } else { "s" },
-        p.rounds,
-        p.units,
-        p.steps
-    )
 }
 
 #[cfg(test)]

@@ -29,7 +29,6 @@ use crate::args::parallel;
 use crate::ctrl_c::Reducing;
 use crate::debug::term::Ended;
 use crate::exit::{EXIT_INTERRUPTED, EXIT_LIMIT, EXIT_OK, EXIT_RUNTIME, EXIT_STATIC};
-use crate::text::plural;
 
 /// Default of `--max-output`: 1 GiB of printed result (the residual of the
 /// 10^6-number builders is about 0.3 GB).
@@ -261,21 +260,8 @@ impl Ctx<'_> {
                 } else {
                     m.report_par(&limits, &par)
                 };
-                let p = m.par_stats();
                 live_nodes = Some(m.live_nodes());
-                graph_stats = Some(format!(
-                    "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied, {} steps in fast runs\n\
-                     parallel: {}, {} rounds, {} units, {} steps in rounds",
-                    m.live_nodes(),
-                    m.g.nodes.len(),
-                    m.stats.bound_count,
-                    m.stats.copied,
-                    m.stats.fast_steps_done,
-                    plural(par.threads(), "thread", "threads"),
-                    p.rounds,
-                    p.units,
-                    p.steps
-                ));
+                graph_stats = Some(m.stats_text(par.threads()));
                 r
             }
         };

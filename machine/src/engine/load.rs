@@ -301,7 +301,6 @@ impl Engine {
         Val::Node(n)
     }
 
-    /// A new slot for the binder `v`.
     /// Slots for the variables of `shared`, each bound to its value (no
     /// binder refers to them: their occurrences keep them); returns the
     /// values' nodes.
@@ -326,6 +325,7 @@ impl Engine {
         nodes
     }
 
+    /// A new slot for the binder `v`.
     fn binder(&mut self, v: VarId, names: &mut Names) -> SlotId {
         let s = self.st.slot(v);
         self.st.slots[s.ix()].refs += 1;

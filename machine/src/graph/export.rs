@@ -169,21 +169,7 @@ impl Machine {
     /// How many nodes the subtree at `n` has written out, if at most `cap`
     /// (`None` past it). Costs at most `cap` nodes visited.
     pub fn expanded_size_capped(&self, n: NodeId, cap: u64) -> Option<u64> {
-        let mut stack = vec![n];
-        let mut size = 0u64;
-        while let Some(x) = stack.pop() {
-            match self.g.kind(x) {
-                Kind::Share(t) => stack.push(*t),
-                _ => {
-                    size += 1;
-                    if size > cap {
-                        return None;
-                    }
-                    self.g.for_children(x, |c| stack.push(c));
-                }
-            }
-        }
-        Some(size)
+        self.written_size_capped(n, cap, false)
     }
 
     /// How many nodes [`Machine::to_program_lifted`] writes out, if at
@@ -191,25 +177,33 @@ impl Machine {
     /// other shared values at every place holding them. Costs at most
     /// `cap` nodes visited.
     pub fn lifted_size_capped(&self, cap: u64) -> Option<u64> {
+        self.written_size_capped(self.root, cap, true)
+    }
+
+    /// The size of the subtree at `n` written out, `lift`ed or not, if at
+    /// most `cap`.
+    fn written_size_capped(&self, n: NodeId, cap: u64, lift: bool) -> Option<u64> {
         let mut lifted: HashSet<NodeId> = HashSet::default();
-        let mut stack = vec![self.root];
+        let mut stack = vec![n];
         let mut size = 0u64;
         while let Some(x) = stack.pop() {
-            if let Kind::Share(t) = self.g.kind(x) {
-                if !liftable(self, *t) {
+            match self.g.kind(x) {
+                // Written out where it stands.
+                Kind::Share(t) if !(lift && liftable(self, *t)) => {
                     stack.push(*t);
                     continue;
                 }
-                if lifted.insert(*t) {
-                    stack.push(*t);
+                // A variable where it stands, the value once.
+                Kind::Share(t) => {
+                    if lifted.insert(*t) {
+                        stack.push(*t);
+                    }
                 }
+                _ => self.g.for_children(x, |c| stack.push(c)),
             }
             size += 1;
             if size > cap {
                 return None;
-            }
-            if !matches!(self.g.kind(x), Kind::Share(_)) {
-                self.g.for_children(x, |c| stack.push(c));
             }
         }
         Some(size)

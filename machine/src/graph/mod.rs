@@ -502,6 +502,25 @@ impl Machine {
         }
     }
 
+    /// The machine's statistics for `--stats`, run on `threads` threads:
+    /// a `graph:` line and a `parallel:` line.
+    pub fn stats_text(&self, threads: usize) -> String {
+        let p = self.par_stats();
+        format!(
+            "graph: {} live nodes, {} node slots, {} variables bound, {} nodes copied, {} steps in fast runs\n\
+             parallel: {threads} thread{}, {} rounds, {} units, {} steps in rounds",
+            self.live_nodes(),
+            self.g.nodes.len(),
+            self.stats.bound_count,
+            self.stats.copied,
+            self.stats.fast_steps_done,
+            if threads == 1 { "" } else { "s" },
+            p.rounds,
+            p.units,
+            p.steps
+        )
+    }
+
     /// The current term as a program in which each closed shared lambda
     /// is written out once: the places holding it hold a variable free in
     /// the program, bound by the list that comes with it (a value there
