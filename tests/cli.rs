@@ -656,7 +656,14 @@ fn staged_code_is_handed_over_to_the_engine_with_the_same_result() {
     let p = builders_file(1000);
     let handed = deepcps(&["run", "--stats", &p]);
     assert_eq!((handed.code, handed.out.as_str()), (0, "500500\n"), "{}", handed.err);
-    assert!(handed.err.contains("engine: took over after step 8192, "), "{}", handed.err);
+    assert!(handed.err.contains("engine: took over after step 8192\n"), "{}", handed.err);
+    // The engine's line: what it holds at the end and at its peak.
+    let engine = handed
+        .err
+        .lines()
+        .find(|l| l.starts_with("engine: ") && l.contains(" live nodes, at most "));
+    let peak = engine.and_then(|l| l.split(" at most ").nth(1)?.split(' ').next()?.parse::<u64>().ok());
+    assert!(peak.is_some_and(|p| p > 1000), "{}", handed.err);
     let kept = deepcps(&["run", "--stats", "--no-handover", &p]);
     assert_eq!((kept.code, kept.out.as_str()), (0, "500500\n"), "{}", kept.err);
     assert!(!kept.err.contains("engine:"), "{}", kept.err);

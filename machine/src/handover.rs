@@ -63,6 +63,9 @@ impl Default for Policy {
 pub struct Ran {
     /// The graph machine's line of statistics (and its parallel line).
     pub graph: String,
+    /// The engine's line of statistics ([`Engine::stats_text`]), if it
+    /// took over.
+    pub engine: Option<String>,
     /// The step after which the engine took over, if it did.
     pub handed_over: Option<u64>,
     /// Live nodes at the end (of the machine that ended the run).
@@ -100,6 +103,7 @@ pub fn report(program: Program, limits: &Limits, par: &Parallel, fast: bool, pol
         let report = m.report_of(outcome, limits);
         let ran = Ran {
             graph: m.stats_text(par.threads()),
+            engine: None,
             handed_over: None,
             live_nodes: m.live_nodes(),
             peak_live_nodes: m.peak_live_nodes(),
@@ -139,6 +143,7 @@ fn hand_over(m: Machine, limits: &Limits, par: &Parallel, start: Instant) -> (Re
             let report = Report::of(outcome, counts, limits, |_| (String::new(), Vec::new(), None));
             let ran = Ran {
                 graph,
+                engine: None,
                 handed_over: Some(at),
                 live_nodes: 0,
                 peak_live_nodes: graph_peak,
@@ -153,6 +158,7 @@ fn hand_over(m: Machine, limits: &Limits, par: &Parallel, start: Instant) -> (Re
     };
     let ran = Ran {
         graph,
+        engine: Some(e.stats_text()),
         handed_over: Some(at),
         live_nodes: e.live_nodes(),
         peak_live_nodes: graph_peak.max(e.peak_live_nodes()),

@@ -242,13 +242,17 @@ impl Ctx<'_> {
                 let mut e = Engine::new(program);
                 let r = e.report_traced(&limits, &mut on_step);
                 live_nodes = Some(e.live_nodes());
-                graph_stats = Some(format!("engine: {} live nodes", e.live_nodes()));
+                graph_stats = Some(e.stats_text());
                 r
             } else if handover && !trace {
                 let (r, ran) = deepcps_machine::handover::report(program, &limits, &par, fast, Policy::default());
                 live_nodes = Some(ran.live_nodes);
                 graph_stats = Some(match ran.handed_over {
-                    Some(at) => format!("{}\nengine: took over after step {at}, {} live nodes", ran.graph, ran.live_nodes),
+                    Some(at) => format!(
+                        "{}\nengine: took over after step {at}\n{}",
+                        ran.graph,
+                        ran.engine.as_deref().unwrap_or("engine: ran out of memory taking over")
+                    ),
                     None => ran.graph,
                 });
                 r

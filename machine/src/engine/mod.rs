@@ -246,6 +246,18 @@ impl Engine {
         self.st.peak
     }
 
+    /// The `--stats` line: live nodes now, the most at once, and the
+    /// node and slot entries the store has made room for.
+    pub fn stats_text(&self) -> String {
+        format!(
+            "engine: {} live nodes, at most {} at once, {} node and {} slot entries",
+            self.st.live,
+            self.st.peak,
+            self.st.nodes.len(),
+            self.st.slots.len()
+        )
+    }
+
     /// The next pending body, stale entries dropped.
     fn next_pending(&mut self) -> Option<NodeId> {
         while let Some(&(b, gen)) = self.work.last() {
