@@ -264,6 +264,11 @@ impl Engine {
                     }
                 }
             }
+            // Before its first copy, the closed lambdas inside are lifted
+            // out, to be shared by the copies (`lift.rs`).
+            if l.tpl == super::template::NO_TEMPLATE && l.locals == SlotId::NONE && matches!(self.st.owner(lam), Owner::Slot(_)) {
+                self.lift_closed(lam);
+            }
             // The lambda's locals are copied with its body; they become
             // locals of the lambda around.
             let (olds, news) = self.map_locals(l.locals, &mut c);

@@ -11,6 +11,8 @@
 //! - `exec.rs`: the rules; `copy.rs`: instances of shared lambdas
 //!   (`template.rs`: replayed from a recording while the lambda is not
 //!   changed);
+//!   `lift.rs`: closed lambdas inside a shared lambda lifted out before
+//!   its first copy, so that its copies share them;
 //!   `drop.rs`: freeing; `locals.rs`: the slots bound in place inside a
 //!   lambda; `order.rs`: the worklist's order; `quick.rs`: integer
 //!   expressions without atoms; `shared.rs`: whether a
@@ -53,6 +55,7 @@ mod cycles;
 mod data;
 mod drop;
 mod exec;
+mod lift;
 mod load;
 mod locals;
 mod look;
