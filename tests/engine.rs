@@ -328,3 +328,22 @@ fn the_builders_share_their_code_fragments() {
     );
     check(program(30), &Limits::default(), None).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A lambda an expression's result holds (the builders' `concat(T,
+/// [lambda_i])`) is shared with the variable that held it, not copied:
+/// the step computing the tuple adds the tuple and frees the expression
+/// and its continuation, and no copy of the lambda's nodes.
+#[test]
+fn a_lambda_in_a_computed_tuple_is_shared() {
+    let src = "let f(x, k) {\n  \"x+1\" (y)\n  \"y*2\" (z)\n  \"z-3\" (w)\n  k w\n}\n\"concat([], [f])\" (t)\n$exit [t, f]\n";
+    let mut e = Engine::new(load_source(src).expect("the program loads"));
+    assert!(matches!(e.step(), Some(Ok(None))), "the let");
+    let before = e.live_nodes();
+    assert!(matches!(e.step(), Some(Ok(None))), "the expression");
+    let after = e.live_nodes();
+    // Freed: the executed body, the expression and the continuation
+    // lambda (its body takes their place); made: the tuple. `f` is still
+    // held by the exit's tuple.
+    assert!(after < before, "{before} live nodes before the step, {after} after");
+    assert!(matches!(e.step(), Some(Ok(Some(_)))), "the exit");
+}

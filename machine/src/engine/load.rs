@@ -127,7 +127,16 @@ impl Engine {
                         Atom::Builtin(b) => Val::Builtin(*b),
                         Atom::Lambda(_) if handle_of(a).is_some() => {
                             let h = handle_of(a).unwrap_or(NodeId::NONE);
-                            self.copy_val(Val::Node(h))
+                            match self.st.owner(h) {
+                                // A lambda a slot holds (an expression's
+                                // operand read through its variable) is
+                                // shared through that slot, not copied.
+                                Owner::Slot(s) if self.st.slots[s.ix()].state == SlotState::Bound(Val::Node(h)) => {
+                                    self.add_occ(s);
+                                    Val::Var(s)
+                                }
+                                _ => self.copy_val(Val::Node(h)),
+                            }
                         }
                         Atom::Lambda(l) => {
                             self.load_lambda(l, dest, names, out, &mut stack);
