@@ -24,7 +24,9 @@ use super::store::{CmdN, Kind, NodeId, Owner, SlotId, SlotState, Status, Val};
 use super::Engine;
 
 /// Lambdas larger than this (in nodes) are not walked for closed lambdas
-/// inside: the walk must stay small beside the copy it saves.
+/// inside: the walk must stay small beside the copy it saves. The checks
+/// of the lambdas inside share a budget of as many nodes again, so that
+/// lambdas nested deep in each other are not walked once per level.
 const MAX_NODES: usize = 4096;
 
 /// The binders and the mentioned slots of one node.
@@ -89,15 +91,17 @@ impl Engine {
         let Kind::Lam(l) = self.st.kind(lam) else { return };
         let mut stack = vec![l.body];
         let mut lifted = Vec::new();
+        let mut budget = MAX_NODES;
         let (mut binders, mut mentions, mut children) = (Vec::new(), Vec::new(), Vec::new());
         while let Some(n) = stack.pop() {
-            if matches!(self.st.kind(n), Kind::Lam(_)) && self.closed_within(n, &inner) {
+            if matches!(self.st.kind(n), Kind::Lam(_)) && self.closed_within(n, &inner, &mut budget) {
                 lifted.push(n);
                 continue;
             }
-            children.clear();
             parts(self.st.kind(n), &mut binders, &mut mentions, &mut children);
-            stack.extend(children.iter().copied());
+            binders.clear();
+            mentions.clear();
+            stack.append(&mut children);
         }
         for m in lifted {
             self.lift(m);
@@ -127,14 +131,17 @@ impl Engine {
 
     /// Whether lambda `m` mentions only slots it binds and slots bound
     /// outside the lambda around it (not in `around`), with every body
-    /// inside waiting for a call.
-    fn closed_within(&self, m: NodeId, around: &FxHashSet<SlotId>) -> bool {
+    /// inside waiting for a call; `false` once the walk has taken the
+    /// `budget` of nodes left.
+    fn closed_within(&self, m: NodeId, around: &FxHashSet<SlotId>, budget: &mut usize) -> bool {
         let mut own: FxHashSet<SlotId> = FxHashSet::default();
         let (mut binders, mut mentions, mut children) = (Vec::new(), Vec::new(), vec![m]);
         let mut stack = Vec::new();
         loop {
             stack.append(&mut children);
             let Some(n) = stack.pop() else { return true };
+            let Some(left) = budget.checked_sub(1) else { return false };
+            *budget = left;
             let kind = self.st.kind(n);
             if let Kind::Body(b) = kind {
                 if matches!(b.status, Status::Pending | Status::Stuck) {
