@@ -161,6 +161,14 @@ impl Engine {
                         let t = self.st.alloc(Kind::Tuple(middle.iter().copied().collect()), Owner::None);
                         for v in middle {
                             self.st.own(v, Owner::Node(t));
+                            // A value changed in place makes the tuple
+                            // holding it changed (the invariant `touch`
+                            // relies on: it stops at a changed node).
+                            if let Val::Node(n) = v {
+                                if self.st.nodes[n.ix()].changed {
+                                    self.st.nodes[t.ix()].changed = true;
+                                }
+                            }
                         }
                         Val::Node(t)
                     }
