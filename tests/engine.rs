@@ -237,6 +237,21 @@ fn run_with_the_engine() {
             "{file}: {}",
             engine.err
         );
+        // The applications of lambdas (to values or to an expression's),
+        // by how they got their bodies, add up to their counts.
+        let betas: Option<u64> = engine
+            .err
+            .lines()
+            .find_map(|l| l.strip_prefix("lambdas: "))
+            .map(|l| l.split(", ").filter_map(|part| part.split(' ').next()?.parse::<u64>().ok()).sum());
+        let count = |kind: &str| {
+            engine
+                .err
+                .lines()
+                .find_map(|l| l.split(&format!("{kind} ")).nth(1)?.split([',', ')']).next()?.parse::<u64>().ok())
+        };
+        let applied = count("(beta").zip(count("expr")).map(|(b, e)| b + e);
+        assert!(applied.is_some() && betas == applied, "{file}: {}", engine.err);
     }
     let two = deepcps(&["run", "--engine", "--threads", "2", "corpus/paper/arith_built.dcps"]);
     assert_eq!(two.code, 2, "{}", two.err);

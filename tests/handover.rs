@@ -158,3 +158,65 @@ fn the_builders_benchmark_hands_over_exactly() {
     let program = load_builder_program(&src).unwrap_or_else(|e| panic!("{e}"));
     all(vec![("builders 40".into(), program, Limits::default())]);
 }
+
+/// The engine's invariants (owners, exact occurrence counts, pending
+/// bodies on the worklist) hold at every step after a hand-over: the values
+/// written out once, closed lambdas and closed recursive values such as the
+/// builders' `for` inside `build`, become shared slots of the engine.
+#[test]
+fn the_engine_keeps_its_invariants_after_a_hand_over() {
+    use deepcps_machine::engine::Engine;
+    use deepcps_machine::graph::Machine;
+    let mut sources = vec![String::from("include \"arith_stack_actions.dcps\"\nstart (F)\n")];
+    for i in 1..=12 {
+        sources[0].push_str(&format!("number F {i} (F)\n"));
+        if i > 1 {
+            sources[0].push_str("add F (F)\n");
+        }
+    }
+    sources[0].push_str("end F (program)\nprogram $exit\n");
+    sources.extend((0..40).map(|seed| BuilderGen::new(seed).program()));
+    let limits = Limits {
+        max_steps: 20_000,
+        ..Limits::default()
+    };
+    let mut failures = Vec::new();
+    let mut lifted_recs = 0;
+    for src in &sources {
+        let program = load_builder_program(src).unwrap_or_else(|e| panic!("{e}"));
+        let steps = graph_report(program.clone(), &limits).counts.total();
+        for k in [steps / 3, 2 * steps / 3] {
+            if k == 0 {
+                continue;
+            }
+            let mut m = Machine::new(program.clone());
+            m.pause_at = k;
+            let _ = m.run_par(&limits, &Parallel::sequential());
+            m.classify_shared_recs();
+            let (p, shared) = m.to_program_lifted();
+            lifted_recs += shared
+                .iter()
+                .filter(|(_, a)| matches!(a, deepcps_machine::term::Atom::Rec(_)))
+                .count();
+            let mut e = Engine::continuing(p, shared, m.counts);
+            for step in k..limits.max_steps {
+                if let Err(why) = e.check() {
+                    failures.push(format!("handed over after step {k}, after step {step}: {why}\n{src}"));
+                    break;
+                }
+                match e.step() {
+                    Some(Ok(None)) => {}
+                    _ => break,
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fail:\n{}",
+        failures.len(),
+        failures[..failures.len().min(3)].join("\n")
+    );
+    // The builders' `for` was written out once at least.
+    assert!(lifted_recs > 0);
+}

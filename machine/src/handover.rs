@@ -19,9 +19,13 @@
 //! the engine started on the written-out term executes the steps the
 //! graph machine would have, with the same counts by kind, result, errors
 //! and stuck warnings. The closed lambdas the graph shares (the builders'
-//! code fragments, library functions) are written out once and shared by
-//! the engine too, as values of variables with several occurrences
-//! ([`Machine::to_program_lifted`]). Other shared values are written out
+//! code fragments, library functions), and the closed recursive values it
+//! holds (the builders' `for`, bound in place inside `build`), are written
+//! out once and shared by the engine too, as values of variables with
+//! several occurrences ([`Machine::to_program_lifted`]): a lambda holding
+//! one then holds a variable, and is copied from its template (holding the
+//! value itself, it would have a local and be copied by a walk at every
+//! action). Other shared values are written out
 //! at every place holding them: a term that would grow past a few times
 //! the graph that way stays on the graph.
 
@@ -92,6 +96,9 @@ pub fn report(program: Program, limits: &Limits, par: &Parallel, fast: bool, pol
             Outcome::Limit(StopReason::Steps(n)) if n < limits.max_steps => {
                 let done = n - steps;
                 let hand = policy.always || (fast && (paid(&m) - before).saturating_mul(4) < done);
+                if hand {
+                    m.classify_shared_recs();
+                }
                 if hand && writes_out_lean(&m) {
                     return hand_over(m, limits, par, start);
                 }

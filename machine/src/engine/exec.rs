@@ -220,6 +220,7 @@ impl Engine {
         let vals = self.bindings(b, &l, &args);
         let outer = self.enclosing_lambda(b);
         if in_place {
+            self.betas.in_place += 1;
             self.st.set_owner(lam, Owner::None);
             let mut bound: SmallVec<[SlotId; 8]> = SmallVec::new();
             self.bind(l.sparam, Val::Stage(true));
@@ -283,8 +284,14 @@ impl Engine {
             // A lambda not changed since it was made is copied from its
             // template (`template.rs`), as the walk would copy it.
             let copied = match self.template_for(lam) {
-                Some(t) => self.instantiate(t, &substs, &mut c),
-                None => self.copy_with(Val::Node(l.body), &mut c),
+                Some(t) => {
+                    self.betas.from_template += 1;
+                    self.instantiate(t, &substs, &mut c)
+                }
+                None => {
+                    self.betas.walked += 1;
+                    self.copy_with(Val::Node(l.body), &mut c)
+                }
             };
             let Val::Node(copy) = copied else { return };
             self.copy_locals(&olds, &news, &mut c);

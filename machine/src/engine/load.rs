@@ -45,11 +45,23 @@ impl Names {
             Names::Slots => SlotId(v.0),
         }
     }
+
+    /// Records `s` as the slot of the source variable `v`.
+    fn bind(&mut self, v: VarId, s: SlotId) {
+        if let Names::Source(map) = self {
+            let i = v.0 as usize;
+            if map.len() <= i {
+                map.resize(i + 1, u32::MAX);
+            }
+            map[i] = s.0;
+        }
+    }
 }
 
 enum Task<'a> {
     Body(&'a Body, Dest),
     Atom(&'a Atom, Dest),
+    Lambda(&'a Lambda, Dest),
 }
 
 impl Engine {
@@ -113,6 +125,7 @@ impl Engine {
                         }
                     }
                 }
+                Task::Lambda(l, dest) => self.load_lambda(l, dest, names, out, &mut stack),
                 Task::Atom(a, dest) => {
                     let v = match a {
                         Atom::Var(v) => {
@@ -311,20 +324,42 @@ impl Engine {
     }
 
     /// Slots for the variables of `shared`, each bound to its value (no
-    /// binder refers to them: their occurrences keep them); returns the
-    /// values' nodes.
+    /// binder refers to them: their occurrences keep them; a recursive
+    /// value's slot is its name too, whose reference the value keeps, as
+    /// after `fix`); returns the values' nodes.
     pub(super) fn load_shared(&mut self, shared: &[(VarId, Atom)], names: &mut Names) -> Vec<NodeId> {
         let slots: Vec<SlotId> = shared
             .iter()
-            .map(|(v, _)| {
+            .map(|(v, a)| {
                 let s = self.binder(*v, names);
-                self.st.slots[s.ix()].refs -= 1;
+                match a {
+                    // The variable is the recursive value's name too: its
+                    // lambda's own occurrences read the same slot, and the
+                    // value keeps the reference, as `fix` leaves it.
+                    Atom::Rec(r) => names.bind(r.name, s),
+                    _ => self.st.slots[s.ix()].refs -= 1,
+                }
                 s
             })
             .collect();
         let mut nodes = Vec::with_capacity(shared.len());
         for ((_, a), s) in shared.iter().zip(slots) {
-            let v = self.load_atom(a, names);
+            let v = match a {
+                Atom::Rec(r) => {
+                    let rec = Kind::Rec {
+                        name: s,
+                        lam: NodeId::NONE,
+                        inner: super::store::UNCOUNTED,
+                    };
+                    let n = self.st.alloc(rec, Owner::Slot(s));
+                    self.st.slots[s.ix()].state = SlotState::Bound(Val::Node(n));
+                    let mut out = Val::EMPTY;
+                    self.load(Task::Lambda(&r.lam, Dest::Field(n, 0)), names, &mut out);
+                    nodes.push(n);
+                    continue;
+                }
+                _ => self.load_atom(a, names),
+            };
             self.st.slots[s.ix()].state = SlotState::Bound(v);
             self.st.own(v, Owner::Slot(s));
             if let Val::Node(n) = v {
@@ -338,13 +373,7 @@ impl Engine {
     fn binder(&mut self, v: VarId, names: &mut Names) -> SlotId {
         let s = self.st.slot(v);
         self.st.slots[s.ix()].refs += 1;
-        if let Names::Source(map) = names {
-            let i = v.0 as usize;
-            if map.len() <= i {
-                map.resize(i + 1, u32::MAX);
-            }
-            map[i] = s.0;
-        }
+        names.bind(v, s);
         s
     }
 

@@ -127,6 +127,20 @@ pub struct Engine {
     survey: shared::Scratch,
     /// The templates of lambdas copied more than once (`template.rs`).
     templates: template::Templates,
+    /// How the β steps got their bodies, for `--stats`.
+    betas: Betas,
+}
+
+/// How the β steps got their bodies: the lambda bound in place, or a copy
+/// replayed from its template, or a copy by a walk of the lambda.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Betas {
+    /// β steps that bound a lambda used nowhere else, in place.
+    pub in_place: u64,
+    /// β steps that replayed the lambda's template.
+    pub from_template: u64,
+    /// β steps that copied the lambda by a walk of it.
+    pub walked: u64,
 }
 
 impl Engine {
@@ -168,6 +182,7 @@ impl Engine {
             drops: Vec::new(),
             ready: None,
             rec_notes: Vec::new(),
+            betas: Betas::default(),
         };
         let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
         let shared = e.load_shared(shared, &mut names);
@@ -252,13 +267,23 @@ impl Engine {
     /// The `--stats` line: live nodes now, the most at once, and the
     /// node and slot entries the store has made room for.
     pub fn stats_text(&self) -> String {
+        let b = self.betas;
         format!(
-            "engine: {} live nodes, at most {} at once, {} node and {} slot entries",
+            "engine: {} live nodes, at most {} at once, {} node and {} slot entries\n\
+             lambdas: {} bound in place, {} copied from templates, {} copied by walks",
             self.st.live,
             self.st.peak,
             self.st.nodes.len(),
-            self.st.slots.len()
+            self.st.slots.len(),
+            b.in_place,
+            b.from_template,
+            b.walked
         )
+    }
+
+    /// How the β steps so far got their bodies.
+    pub fn betas(&self) -> Betas {
+        self.betas
     }
 
     /// The next pending body, stale entries dropped.

@@ -55,7 +55,8 @@ impl ExportNames {
         }
     }
 
-    /// Writes each closed shared lambda out once ([`Machine::to_program_lifted`]).
+    /// Writes each closed shared lambda, and each closed recursive value,
+    /// out once ([`Machine::to_program_lifted`]).
     pub(super) fn lift_shared(&mut self) {
         self.lift = Some(Lift::default());
     }
@@ -67,9 +68,9 @@ impl ExportNames {
         Some((t, lift.var[&t]))
     }
 
-    /// The variable standing for the shared value `t` in a lifted export,
-    /// when it is a closed lambda (its binders are its own, so one copy
-    /// means the same at every holder).
+    /// The variable standing for the value `t` (shared, or a recursive
+    /// value bound in place) in a lifted export, when it is closed (see
+    /// [`liftable`]).
     fn lifted(&mut self, m: &Machine, t: NodeId) -> Option<VarId> {
         let lift = self.lift.as_mut()?;
         if let Some(v) = lift.var.get(&t) {
@@ -78,8 +79,12 @@ impl ExportNames {
         if !liftable(m, t) {
             return None;
         }
-        let Kind::Lambda(l) = m.g.kind(t) else { return None };
-        let v = self.vars.as_mut()?.copy_of(m.g.var(l.sparam).origin);
+        let origin = match m.g.kind(t) {
+            Kind::Lambda(l) => m.g.var(l.sparam).origin,
+            Kind::Rec { name, .. } => m.g.var(*name).origin,
+            _ => return None,
+        };
+        let v = self.vars.as_mut()?.copy_of(origin);
         lift.var.insert(t, v);
         lift.order.push(t);
         Some(v)
@@ -173,7 +178,7 @@ impl Machine {
     }
 
     /// How many nodes [`Machine::to_program_lifted`] writes out, if at
-    /// most `cap` (`None` past it): the closed shared lambdas once each,
+    /// most `cap` (`None` past it): the closed shared values once each,
     /// other shared values at every place holding them. Costs at most
     /// `cap` nodes visited.
     pub fn lifted_size_capped(&self, cap: u64) -> Option<u64> {
@@ -282,11 +287,18 @@ impl Machine {
                             Decision::Open => {}
                         }
                     }
-                    if let Kind::Share(t) = self.g.kind(n) {
-                        if let Some(v) = names.lifted(self, *t) {
-                            results.push(Piece::Atom(Atom::Var(v)));
-                            continue;
-                        }
+                    let lifted = match self.g.kind(n) {
+                        Kind::Share(t) => names.lifted(self, *t),
+                        // A closed recursive value bound in place (the
+                        // builders' `for`, inside `build`) is lifted as
+                        // its holders are: the engine shares it, as it
+                        // does a `fix` of the source.
+                        Kind::Rec { .. } if n != root => names.lifted(self, n),
+                        _ => None,
+                    };
+                    if let Some(v) = lifted {
+                        results.push(Piece::Atom(Atom::Var(v)));
+                        continue;
                     }
                     let kids = match self.g.kind(n) {
                         Kind::Share(t) => vec![*t],
@@ -435,11 +447,11 @@ impl Machine {
     }
 }
 
-/// Whether the shared value `t` is written out once in a lifted export: a
-/// closed lambda (its binders are its own, so one copy means the same at
-/// every holder).
+/// Whether the value `t` is written out once in a lifted export: a closed
+/// lambda or recursive value (its binders are its own, so one copy means
+/// the same at every holder).
 fn liftable(m: &Machine, t: NodeId) -> bool {
-    matches!(m.g.kind(t), Kind::Lambda(_)) && (m.g.nodes[t.ix()].hoisted || m.g.nodes[t.ix()].closed.is_closed())
+    matches!(m.g.kind(t), Kind::Lambda(_) | Kind::Rec { .. }) && (m.g.nodes[t.ix()].hoisted || m.g.nodes[t.ix()].closed.is_closed())
 }
 
 /// What a pruned export does with a node.

@@ -521,11 +521,28 @@ impl Machine {
         )
     }
 
-    /// The current term as a program in which each closed shared lambda
-    /// is written out once: the places holding it hold a variable free in
-    /// the program, bound by the list that comes with it (a value there
-    /// may hold the variables of later ones). With the variables replaced
-    /// by their values it is [`Machine::to_program`].
+    /// Classifies the shared recursive values not classified yet, so that
+    /// [`Machine::to_program_lifted`] knows which of them are closed (a
+    /// lambda's memo is set by the copies that hoist it; a recursive
+    /// value's by nothing else).
+    pub fn classify_shared_recs(&mut self) {
+        let recs: Vec<NodeId> = self
+            .shared
+            .keys()
+            .copied()
+            .filter(|&t| matches!(self.g.kind(t), Kind::Rec { .. }) && self.g.nodes[t.ix()].closed == node::Closed::Unknown)
+            .collect();
+        for t in recs {
+            self.classify(t);
+        }
+    }
+
+    /// The current term as a program in which each closed shared lambda,
+    /// and each closed recursive value, is written out once: the places
+    /// holding it hold a variable free in the program, bound by the list
+    /// that comes with it (a value there may hold the variables of later
+    /// ones). With the variables replaced by their values it is
+    /// [`Machine::to_program`].
     pub fn to_program_lifted(&self) -> (Program, Vec<(VarId, Atom)>) {
         let mut names = ExportNames::printing(&self.source);
         names.lift_shared();
