@@ -160,30 +160,39 @@ fn the_builders_benchmark_hands_over_exactly() {
 }
 
 /// The engine's invariants (owners, exact occurrence counts, pending
-/// bodies on the worklist) hold at every step after a hand-over: the values
+/// bodies on the worklist) hold at every step after a hand-over, for
+/// builder programs and generated staged programs: the values
 /// written out once, closed lambdas and closed recursive values such as the
 /// builders' `for` inside `build`, become shared slots of the engine.
 #[test]
 fn the_engine_keeps_its_invariants_after_a_hand_over() {
     use deepcps_machine::engine::Engine;
     use deepcps_machine::graph::Machine;
-    let mut sources = vec![String::from("include \"arith_stack_actions.dcps\"\nstart (F)\n")];
+    let mut builders = String::from("include \"arith_stack_actions.dcps\"\nstart (F)\n");
     for i in 1..=12 {
-        sources[0].push_str(&format!("number F {i} (F)\n"));
+        builders.push_str(&format!("number F {i} (F)\n"));
         if i > 1 {
-            sources[0].push_str("add F (F)\n");
+            builders.push_str("add F (F)\n");
         }
     }
-    sources[0].push_str("end F (program)\nprogram $exit\n");
-    sources.extend((0..40).map(|seed| BuilderGen::new(seed).program()));
-    let limits = Limits {
-        max_steps: 20_000,
-        ..Limits::default()
-    };
+    builders.push_str("end F (program)\nprogram $exit\n");
+    let mut programs: Vec<(String, Program, u64)> = Vec::new();
+    for src in std::iter::once(builders).chain((0..40).map(|seed| BuilderGen::new(seed).program())) {
+        let program = load_builder_program(&src).unwrap_or_else(|e| panic!("{e}"));
+        programs.push((src, program, 20_000));
+    }
+    for seed in 0..env_u64("DEEPCPS_HANDOVER_CASES", 2_000) / 5 {
+        let src = StagedGen::new(seed).program().src;
+        let program = load_source(&src).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        programs.push((format!("seed {seed}:\n{src}"), program, 2_000));
+    }
     let mut failures = Vec::new();
     let mut lifted_recs = 0;
-    for src in &sources {
-        let program = load_builder_program(src).unwrap_or_else(|e| panic!("{e}"));
+    for (src, program, max_steps) in &programs {
+        let limits = Limits {
+            max_steps: *max_steps,
+            ..Limits::default()
+        };
         let steps = graph_report(program.clone(), &limits).counts.total();
         for k in [steps / 3, 2 * steps / 3] {
             if k == 0 {
