@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap;
 
 use super::load::Dest;
-use super::store::{CmdN, ExprN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Store, Val};
+use super::store::{CmdN, ExprN, Kind, LamN, NodeId, Owner, SlotId, SlotState, Stage, Val};
 use super::Engine;
 use crate::term::{Atom, SExp, VarId};
 
@@ -40,48 +40,48 @@ impl Subst {
     }
 }
 
-/// What the binders of the original stand for in a copy: entries in
-/// the order added, each found from its slot's [`Slot::remap`] index
-/// (checked against the entry, so an index left by another copy is
-/// harmless). Copies may nest (a data value's lambdas copied while its
-/// holder is): an entry keeps the index it replaced, put back when the
-/// map is cleared.
-///
-/// [`Slot::remap`]: super::store::Slot::remap
+/// What the binders of the original stand for in a copy. A β maps a
+/// lambda's few binders: those are found by a scan of `few`; a copy by the
+/// walk maps every binder it meets, and past [`FEW`] entries they move to
+/// the hash map `many`. Each copy has a map of its own, so copies may nest
+/// (a data value's lambdas copied while its holder is).
 #[derive(Default)]
 pub(super) struct SubstMap {
-    entries: Vec<(SlotId, Subst, u32)>,
+    few: Vec<(SlotId, Subst)>,
+    many: FxHashMap<SlotId, Subst>,
 }
+
+/// The most entries [`SubstMap`] scans.
+const FEW: usize = 16;
 
 impl SubstMap {
     /// What `s` stands for, if mapped.
-    pub fn get(&self, st: &Store, s: SlotId) -> Option<Subst> {
-        let i = st.slots[s.ix()].remap as usize;
-        match self.entries.get(i) {
-            Some(&(t, v, _)) if t == s => Some(v),
-            _ => None,
+    pub fn get(&self, s: SlotId) -> Option<Subst> {
+        if self.many.is_empty() {
+            self.few.iter().find(|e| e.0 == s).map(|e| e.1)
+        } else {
+            self.many.get(&s).copied()
         }
     }
 
     /// Maps `s` to `v`.
-    pub fn insert(&mut self, st: &mut Store, s: SlotId, v: Subst) {
-        let slot = &mut st.slots[s.ix()];
-        let i = slot.remap as usize;
-        if let Some(e) = self.entries.get_mut(i).filter(|e| e.0 == s) {
+    pub fn insert(&mut self, s: SlotId, v: Subst) {
+        if !self.many.is_empty() {
+            self.many.insert(s, v);
+        } else if let Some(e) = self.few.iter_mut().find(|e| e.0 == s) {
             e.1 = v;
-            return;
+        } else if self.few.len() < FEW {
+            self.few.push((s, v));
+        } else {
+            self.many.extend(self.few.drain(..));
+            self.many.insert(s, v);
         }
-        let at = u32::try_from(self.entries.len()).unwrap_or(u32::MAX);
-        self.entries.push((s, v, slot.remap));
-        slot.remap = at;
     }
 
-    /// Forgets every entry, putting back the indices they replaced.
-    pub fn clear(&mut self, st: &mut Store) {
-        for &(s, _, prev) in self.entries.iter().rev() {
-            st.slots[s.ix()].remap = prev;
-        }
-        self.entries.clear();
+    /// Forgets every entry.
+    pub fn clear(&mut self) {
+        self.few.clear();
+        self.many.clear();
     }
 }
 
@@ -115,7 +115,7 @@ impl Engine {
     pub(super) fn copy_val_into(&mut self, v: Val, pending: &mut Vec<NodeId>) -> Val {
         let mut c = Copy::default();
         let out = self.copy_with(v, &mut c);
-        c.map.clear(&mut self.st);
+        c.map.clear();
         for b in c.bodies {
             if self.settle(b) {
                 pending.push(b);
@@ -302,7 +302,7 @@ impl Engine {
         for &o in &olds {
             let f = self.st.slot(self.st.slots[o.ix()].origin());
             self.st.slots[f.ix()].refs += 1;
-            c.map.insert(&mut self.st, o, Subst::Slot(f));
+            c.map.insert(o, Subst::Slot(f));
             news.push(f);
         }
         self.link(&news, (SlotId::NONE, SlotId::NONE));
@@ -333,7 +333,7 @@ impl Engine {
 
     /// The copy `f` of a slot aliasing `t`.
     fn copy_alias(&mut self, t: SlotId, f: SlotId, c: &Copy) {
-        let target = match c.map.get(&self.st, t) {
+        let target = match c.map.get(t) {
             Some(Subst::Slot(g)) => Some(g),
             Some(Subst::Value(Val::Var(x))) => Some(x),
             Some(Subst::Value(v)) => {
@@ -350,7 +350,7 @@ impl Engine {
 
     /// An occurrence of `s` in the copy.
     fn occurrence(&mut self, s: SlotId, c: &Copy) -> Val {
-        let w = c.map.get(&self.st, s).map_or(Val::Var(s), Subst::occurrence);
+        let w = c.map.get(s).map_or(Val::Var(s), Subst::occurrence);
         if let Val::Var(t) = w {
             self.add_occ(t);
         }
@@ -361,18 +361,18 @@ impl Engine {
     fn fresh_binder(&mut self, s: SlotId, c: &mut Copy) -> SlotId {
         // A recursive value's name is also a local of the lambda around
         // its `fix`: mapped already, with the value's copy bound to it.
-        if let Some(Subst::Slot(f)) = c.map.get(&self.st, s) {
+        if let Some(Subst::Slot(f)) = c.map.get(s) {
             self.st.slots[f.ix()].refs += 1;
             return f;
         }
         let f = self.st.slot(self.st.slots[s.ix()].origin());
         self.st.slots[f.ix()].refs += 1;
-        c.map.insert(&mut self.st, s, Subst::Slot(f));
+        c.map.insert(s, Subst::Slot(f));
         f
     }
 
     fn copy_stage(&mut self, s: &Stage, c: &Copy) -> Stage {
-        let one = |x: SlotId| -> Stage { c.map.get(&self.st, x).map_or(Stage::Var(x), Subst::stage) };
+        let one = |x: SlotId| -> Stage { c.map.get(x).map_or(Stage::Var(x), Subst::stage) };
         let out = match s {
             Stage::Const(b) => Stage::Const(*b),
             Stage::Var(x) => one(*x),

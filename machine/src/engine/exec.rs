@@ -254,7 +254,7 @@ impl Engine {
         } else {
             let vals: Vals = vals.into_iter().map(|v| self.shortcut(v)).collect();
             let mut c = std::mem::take(&mut self.scratch);
-            c.map.insert(&mut self.st, l.sparam, Subst::Value(Val::Stage(true)));
+            c.map.insert(l.sparam, Subst::Value(Val::Stage(true)));
             let mut substs: SmallVec<[Subst; 5]> = smallvec::smallvec![Subst::Value(Val::Stage(true))];
             let mut fresh: SmallVec<[SlotId; 8]> = SmallVec::new();
             for (&p, &v) in l.params.iter().zip(&vals) {
@@ -263,12 +263,12 @@ impl Engine {
                         let f = self.st.slot(self.st.slots[p.ix()].origin());
                         self.st.slots[f.ix()].state = SlotState::Bound(v);
                         self.st.set_owner(n, Owner::Slot(f));
-                        c.map.insert(&mut self.st, p, Subst::Slot(f));
+                        c.map.insert(p, Subst::Slot(f));
                         substs.push(Subst::Slot(f));
                         fresh.push(f);
                     }
                     other => {
-                        c.map.insert(&mut self.st, p, Subst::Value(other));
+                        c.map.insert(p, Subst::Value(other));
                         substs.push(Subst::Value(other));
                     }
                 }
@@ -333,7 +333,7 @@ impl Engine {
                     pending.push(nb);
                 }
             }
-            c.map.clear(&mut self.st);
+            c.map.clear();
             c.bodies.clear();
             self.schedule(copy, &pending, true);
             pending.clear();

@@ -347,7 +347,7 @@ pub struct Slot {
     pub waiters: u32,
     /// The source variable it copies (for names in readback) in the low
     /// bits, and two flags ([`ON_LIST`], [`LISTED`]) in the high ones: a
-    /// slot fits in 44 bytes.
+    /// slot fits in 40 bytes.
     bits: u32,
     /// The next slot of the local list it is on (`locals.rs`).
     pub next_local: SlotId,
@@ -356,9 +356,6 @@ pub struct Slot {
     /// Where its occurrence was last placed ([`Owner`], encoded): a hint,
     /// valid when that place still holds it (checked before use).
     pub holder: u32,
-    /// Its entry in the substitution of the copies in progress, when it is
-    /// a binder they map (`copy.rs`): an index checked before use.
-    pub remap: u32,
 }
 
 /// The flag of a slot on a local list (which holds one of its `refs`).
@@ -590,7 +587,6 @@ impl Store {
             next_local: SlotId::NONE,
             prev_local: SlotId::NONE,
             holder: u32::MAX,
-            remap: u32::MAX,
         };
         match self.free_slot {
             Some(s) => {
@@ -803,8 +799,8 @@ impl Store {
     }
 }
 
-// A value is 12 bytes (an integer in two halves); a slot is 44 (its flags
+// A value is 12 bytes (an integer in two halves); a slot is 40 (its flags
 // share a word with the source variable); a node is 32.
 const _: () = assert!(std::mem::size_of::<Val>() == 12);
-const _: () = assert!(std::mem::size_of::<Slot>() == 44);
+const _: () = assert!(std::mem::size_of::<Slot>() == 40);
 const _: () = assert!(std::mem::size_of::<Node>() == 32);
