@@ -244,7 +244,7 @@ impl Engine {
                 }
                 Kind::Tuple(xs) => {
                     let len = xs.len();
-                    let m = self.st.alloc(Kind::Tuple(vec![Val::EMPTY; len].into()), Owner::None);
+                    let m = self.st.alloc(Kind::Tuple(Box::new(vec![Val::EMPTY; len].into())), Owner::None);
                     self.put(dest, Val::Node(m), &mut out);
                     if let Kind::Tuple(xs) = self.st.kind(n) {
                         for (i, x) in xs.iter().enumerate().rev() {

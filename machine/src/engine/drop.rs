@@ -114,7 +114,7 @@ impl Engine {
     }
 
     fn drop_node(&mut self, n: NodeId, stack: &mut Vec<Val>) {
-        let kind = std::mem::replace(&mut self.st.nodes[n.ix()].kind, Kind::Tuple(Box::new([])));
+        let kind = std::mem::replace(&mut self.st.nodes[n.ix()].kind, Kind::Splice(Val::EMPTY));
         match kind {
             Kind::Free(_) => {
                 debug_assert!(false, "drop of a freed node {n:?}");

@@ -158,7 +158,7 @@ impl Engine {
                 let rest = match (middle.as_slice(), args.get(r)) {
                     ([v], Some(a)) if a.sym_splice().is_some() && args.len() - r - after == 1 => *v,
                     _ => {
-                        let t = self.st.alloc(Kind::Tuple(middle.iter().copied().collect()), Owner::None);
+                        let t = self.st.alloc(Kind::Tuple(Box::new(middle.iter().copied().collect())), Owner::None);
                         for v in middle {
                             self.st.own(v, Owner::Node(t));
                             // A value changed in place makes the tuple
@@ -207,7 +207,7 @@ impl Engine {
         let Kind::Lam(l) = self.st.kind(lam) else { return };
         // A lambda bound in place is used up: its node is taken, not cloned.
         let l: LamN = if in_place {
-            match std::mem::replace(&mut self.st.nodes[lam.ix()].kind, Kind::Tuple(Box::new([]))) {
+            match std::mem::replace(&mut self.st.nodes[lam.ix()].kind, Kind::Splice(Val::EMPTY)) {
                 Kind::Lam(l) => {
                     self.templates.release(l.tpl);
                     *l

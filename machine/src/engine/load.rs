@@ -173,7 +173,7 @@ impl Engine {
                             Val::Var(name)
                         }
                         Atom::Tuple(xs) => {
-                            let n = self.st.alloc(Kind::Tuple(vec![Val::EMPTY; xs.len()].into()), Owner::None);
+                            let n = self.st.alloc(Kind::Tuple(Box::new(vec![Val::EMPTY; xs.len()].into())), Owner::None);
                             self.put(dest, Val::Node(n), out);
                             for (i, x) in xs.iter().enumerate().rev() {
                                 let i = i as u32;

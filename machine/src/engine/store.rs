@@ -249,8 +249,9 @@ pub enum Kind {
         /// value may be held by itself alone.
         inner: u32,
     },
-    /// A tuple.
-    Tuple(Box<[Val]>),
+    /// A tuple (its elements behind a thin box: a slice's box is two
+    /// words, and would make every node 8 bytes larger).
+    Tuple(Box<Box<[Val]>>),
     /// A splice `!t` in an argument or element list.
     Splice(Val),
     /// An expression not yet evaluated (boxed: the rarest of the kinds
@@ -800,7 +801,9 @@ impl Store {
 }
 
 // A value is 12 bytes (an integer in two halves); a slot is 40 (its flags
-// share a word with the source variable); a node is 32.
+// share a word with the source variable); a node is 24 (a tuple's
+// elements are behind a thin box, so that no kind needs more than 12
+// bytes).
 const _: () = assert!(std::mem::size_of::<Val>() == 12);
 const _: () = assert!(std::mem::size_of::<Slot>() == 40);
-const _: () = assert!(std::mem::size_of::<Node>() == 32);
+const _: () = assert!(std::mem::size_of::<Node>() == 24);

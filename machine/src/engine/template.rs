@@ -453,7 +453,7 @@ impl Engine {
                             (dest, self.st.alloc(kind, Owner::None))
                         }
                         Op::Tuple { dest, len } => {
-                            let kind = Kind::Tuple(vec![Val::EMPTY; *len as usize].into());
+                            let kind = Kind::Tuple(Box::new(vec![Val::EMPTY; *len as usize].into()));
                             (dest, self.st.alloc(kind, Owner::None))
                         }
                         Op::Splice { dest } => (dest, self.st.alloc(Kind::Splice(Val::EMPTY), Owner::None)),
