@@ -15,9 +15,9 @@ use deepcps_machine::run::{Limits, Report, Rule};
 use deepcps_machine::span::{SourceMap, Span};
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::Program;
-use deepcps_tests::builders::{load_builder_program, BuilderGen};
+use deepcps_tests::builders::{builders_benchmark, load_builder_program, BuilderGen};
 use deepcps_tests::compare::compare;
-use deepcps_tests::{dcps_files, directive, env_u64, load_source, root, StagedGen, TEST_MAX_STEPS};
+use deepcps_tests::{check_every_step, dcps_files, directive, env_u64, load_source, root, StagedGen, TEST_MAX_STEPS};
 
 type Trace = Vec<(Rule, Span)>;
 
@@ -194,15 +194,8 @@ fn invariants_hold_after_every_step() {
     let mut failures = Vec::new();
     for (name, program, max_steps) in programs {
         let mut e = Engine::new(program);
-        for step in 0..max_steps {
-            if let Err(m) = e.check() {
-                failures.push(format!("{name}, after step {step}: {m}"));
-                break;
-            }
-            match e.step() {
-                Some(Ok(None)) => {}
-                _ => break,
-            }
+        if let Err(why) = check_every_step(&mut e, 0, max_steps) {
+            failures.push(format!("{name}, {why}"));
         }
     }
     assert!(
@@ -321,17 +314,7 @@ outer 1 0 $exit
 /// number at the peak instead of 14).
 #[test]
 fn the_builders_share_their_code_fragments() {
-    let program = |n: u64| {
-        let mut src = String::from("include \"arith_stack_actions.dcps\"\nstart (F)\n");
-        for i in 1..=n {
-            src.push_str(&format!("number F {i} (F)\n"));
-            if i > 1 {
-                src.push_str("add F (F)\n");
-            }
-        }
-        src.push_str("end F (program)\nprogram $exit\n");
-        load_builder_program(&src).unwrap_or_else(|e| panic!("{e}"))
-    };
+    let program = |n: u64| load_builder_program(&builders_benchmark(n)).unwrap_or_else(|e| panic!("{e}"));
     let peak = |n: u64| {
         let mut e = Engine::new(program(n));
         loop {

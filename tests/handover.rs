@@ -17,8 +17,8 @@ use deepcps_machine::run::{Limits, Outcome, Report};
 use deepcps_machine::span::SourceMap;
 use deepcps_machine::syntax::{load_program, RealFs};
 use deepcps_machine::term::Program;
-use deepcps_tests::builders::{load_builder_program, BuilderGen};
-use deepcps_tests::{dcps_files, directive, env_u64, graph_report, load_source, root, StagedGen, TEST_MAX_STEPS};
+use deepcps_tests::builders::{builders_benchmark, load_builder_program, BuilderGen};
+use deepcps_tests::{check_every_step, dcps_files, directive, env_u64, graph_report, load_source, root, StagedGen, TEST_MAX_STEPS};
 
 /// What a run shows a user, as compared.
 fn shown(r: &Report) -> String {
@@ -147,15 +147,7 @@ fn generated_builder_programs_hand_over_exactly() {
 /// stack builders on 1+2+..+N, the residual run.
 #[test]
 fn the_builders_benchmark_hands_over_exactly() {
-    let mut src = String::from("include \"arith_stack_actions.dcps\"\nstart (F)\n");
-    for i in 1..=40 {
-        src.push_str(&format!("number F {i} (F)\n"));
-        if i > 1 {
-            src.push_str("add F (F)\n");
-        }
-    }
-    src.push_str("end F (program)\nprogram $exit\n");
-    let program = load_builder_program(&src).unwrap_or_else(|e| panic!("{e}"));
+    let program = load_builder_program(&builders_benchmark(40)).unwrap_or_else(|e| panic!("{e}"));
     all(vec![("builders 40".into(), program, Limits::default())]);
 }
 
@@ -168,16 +160,8 @@ fn the_builders_benchmark_hands_over_exactly() {
 fn the_engine_keeps_its_invariants_after_a_hand_over() {
     use deepcps_machine::engine::Engine;
     use deepcps_machine::graph::Machine;
-    let mut builders = String::from("include \"arith_stack_actions.dcps\"\nstart (F)\n");
-    for i in 1..=12 {
-        builders.push_str(&format!("number F {i} (F)\n"));
-        if i > 1 {
-            builders.push_str("add F (F)\n");
-        }
-    }
-    builders.push_str("end F (program)\nprogram $exit\n");
     let mut programs: Vec<(String, Program, u64)> = Vec::new();
-    for src in std::iter::once(builders).chain((0..40).map(|seed| BuilderGen::new(seed).program())) {
+    for src in std::iter::once(builders_benchmark(12)).chain((0..40).map(|seed| BuilderGen::new(seed).program())) {
         let program = load_builder_program(&src).unwrap_or_else(|e| panic!("{e}"));
         programs.push((src, program, 20_000));
     }
@@ -208,15 +192,8 @@ fn the_engine_keeps_its_invariants_after_a_hand_over() {
                 .filter(|(_, a)| matches!(a, deepcps_machine::term::Atom::Rec(_)))
                 .count();
             let mut e = Engine::continuing(p, shared, m.counts);
-            for step in k..limits.max_steps {
-                if let Err(why) = e.check() {
-                    failures.push(format!("handed over after step {k}, after step {step}: {why}\n{src}"));
-                    break;
-                }
-                match e.step() {
-                    Some(Ok(None)) => {}
-                    _ => break,
-                }
+            if let Err(why) = check_every_step(&mut e, k, limits.max_steps) {
+                failures.push(format!("handed over after step {k}, {why}\n{src}"));
             }
         }
     }

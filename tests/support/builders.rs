@@ -150,3 +150,18 @@ pub fn load_builder_program(text: &str) -> Result<Program, String> {
     let id = add_source(&mut sources, "builders_gen.dcps", None, text.as_bytes().to_vec()).map_err(|d| render(&sources, &[d]))?;
     load_from(&MemFs(files), id, &mut sources, false).map_err(|ds| render(&sources, &ds))
 }
+
+/// The shape of the builders' benchmark (`scripts/builders-bench.sh`): the
+/// stack builders on 1+2+..+n, the residual run; load it with
+/// [`load_builder_program`].
+pub fn builders_benchmark(n: u64) -> String {
+    let mut src = String::from("include \"arith_stack_actions.dcps\"\nstart (F)\n");
+    for i in 1..=n {
+        src.push_str(&format!("number F {i} (F)\n"));
+        if i > 1 {
+            src.push_str("add F (F)\n");
+        }
+    }
+    src.push_str("end F (program)\nprogram $exit\n");
+    src
+}

@@ -62,6 +62,20 @@ pub fn load_source(text: &str) -> Result<Program, String> {
     load_from(&MemFs::default(), id, &mut sources, false).map_err(|ds| render(&sources, &ds))
 }
 
+/// Steps the engine `e` from step `from` to step `to` at most, checking
+/// its invariants (`Engine::check`) before every step: the first broken
+/// one, and after which step.
+pub fn check_every_step(e: &mut deepcps_machine::engine::Engine, from: u64, to: u64) -> Result<(), String> {
+    for step in from..to {
+        e.check().map_err(|why| format!("after step {step}: {why}"))?;
+        match e.step() {
+            Some(Ok(None)) => {}
+            _ => break,
+        }
+    }
+    Ok(())
+}
+
 /// The number in environment variable `key`, or `default` when it is
 /// unset or not a number (the sizes of the generated test sets).
 pub fn env_u64(key: &str, default: u64) -> u64 {
