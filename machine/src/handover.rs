@@ -98,9 +98,9 @@ pub fn report(program: Program, limits: &Limits, par: &Parallel, fast: bool, pol
                 let hand = policy.always || (fast && (paid(&m) - before).saturating_mul(4) < done);
                 if hand {
                     m.classify_shared_recs();
-                }
-                if hand && writes_out_lean(&m) {
-                    return hand_over(m, limits, par, start);
+                    if writes_out_lean(&m) {
+                        return hand_over(m, limits, par, start);
+                    }
                 }
                 window = window.saturating_mul(2).min(policy.last_window.max(1));
                 continue;

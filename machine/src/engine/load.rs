@@ -160,13 +160,7 @@ impl Engine {
                             // recursive value, which keeps the name's
                             // reference; the place holds an occurrence.
                             let name = self.binder(r.name, names);
-                            let rec = Kind::Rec {
-                                name,
-                                lam: NodeId::NONE,
-                                inner: super::store::UNCOUNTED,
-                            };
-                            let n = self.st.alloc(rec, Owner::Slot(name));
-                            self.st.slots[name.ix()].state = SlotState::Bound(Val::Node(n));
+                            let n = self.rec_node(name);
                             recs.push((name, dest));
                             self.load_lambda(&r.lam, Dest::Field(n, 0), names, out, &mut stack);
                             self.add_occ(name);
@@ -346,13 +340,7 @@ impl Engine {
         for ((_, a), s) in shared.iter().zip(slots) {
             let v = match a {
                 Atom::Rec(r) => {
-                    let rec = Kind::Rec {
-                        name: s,
-                        lam: NodeId::NONE,
-                        inner: super::store::UNCOUNTED,
-                    };
-                    let n = self.st.alloc(rec, Owner::Slot(s));
-                    self.st.slots[s.ix()].state = SlotState::Bound(Val::Node(n));
+                    let n = self.rec_node(s);
                     let mut out = Val::EMPTY;
                     self.load(Task::Lambda(&r.lam, Dest::Field(n, 0)), names, &mut out);
                     nodes.push(n);
@@ -367,6 +355,19 @@ impl Engine {
             }
         }
         nodes
+    }
+
+    /// A recursive value named `name` (its lambda still to load), bound
+    /// to the name, which owns it.
+    fn rec_node(&mut self, name: SlotId) -> NodeId {
+        let rec = Kind::Rec {
+            name,
+            lam: NodeId::NONE,
+            inner: super::store::UNCOUNTED,
+        };
+        let n = self.st.alloc(rec, Owner::Slot(name));
+        self.st.slots[name.ix()].state = SlotState::Bound(Val::Node(n));
+        n
     }
 
     /// A new slot for the binder `v`.

@@ -134,13 +134,13 @@ pub struct Engine {
 /// How the β steps got their bodies: the lambda bound in place, or a copy
 /// replayed from its template, or a copy by a walk of the lambda.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Betas {
+struct Betas {
     /// β steps that bound a lambda used nowhere else, in place.
-    pub in_place: u64,
+    in_place: u64,
     /// β steps that replayed the lambda's template.
-    pub from_template: u64,
+    from_template: u64,
     /// β steps that copied the lambda by a walk of it.
-    pub walked: u64,
+    walked: u64,
 }
 
 impl Engine {
@@ -279,11 +279,6 @@ impl Engine {
             b.from_template,
             b.walked
         )
-    }
-
-    /// How the β steps so far got their bodies.
-    pub fn betas(&self) -> Betas {
-        self.betas
     }
 
     /// The next pending body, stale entries dropped.
