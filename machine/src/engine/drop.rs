@@ -9,6 +9,13 @@ impl Engine {
     /// Drops `v` (an occurrence or an owned node) and everything it owns.
     pub(super) fn drop_val(&mut self, v: Val) {
         match v {
+            // An occurrence of a slot that keeps others: no stack needed.
+            Val::Var(s) if self.st.slots[s.ix()].occs > 1 => {
+                let slot = &mut self.st.slots[s.ix()];
+                slot.occs -= 1;
+                let occs = slot.occs;
+                self.note_rec(s, occs);
+            }
             Val::Var(_) | Val::Node(_) => {
                 let mut stack = std::mem::take(&mut self.drops);
                 stack.push(v);
@@ -70,6 +77,13 @@ impl Engine {
 
     /// One reference to `s` less (a binder, a staging expression, a list).
     pub(super) fn unref(&mut self, s: SlotId) {
+        // A slot kept by another reference, and not left unread on a
+        // list: no stack needed.
+        let slot = &mut self.st.slots[s.ix()];
+        if slot.refs > 1 && !(slot.on_list() && slot.occs == 0 && slot.refs == 2) {
+            slot.refs -= 1;
+            return;
+        }
         let mut stack = self.drop_stack();
         self.unref_into(s, &mut stack);
         self.drop_all(&mut stack);

@@ -235,9 +235,15 @@ impl Engine {
             // top level.
             // A binder nothing reads (no occurrence, no staging expression)
             // is let go after the wake instead.
-            let (dead, ls): (SmallVec<[SlotId; 8]>, SmallVec<[SlotId; 8]>) = std::iter::once(l.sparam)
-                .chain(l.params.iter().copied())
-                .partition(|s| self.unread(*s));
+            let mut dead: SmallVec<[SlotId; 8]> = SmallVec::new();
+            let mut ls: SmallVec<[SlotId; 8]> = SmallVec::new();
+            for s in std::iter::once(l.sparam).chain(l.params.iter().copied()) {
+                if self.unread(s) {
+                    dead.push(s);
+                } else {
+                    ls.push(s);
+                }
+            }
             self.st.release(lam);
             let body = l.body;
             // At the top level they are let go at once, with no list.

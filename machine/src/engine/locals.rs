@@ -126,6 +126,9 @@ impl Engine {
 
     /// [`Engine::drop_if_unread`], dropping what it frees at once.
     fn drop_now_if_unread(&mut self, s: SlotId) {
+        if !self.unread_inside(s) {
+            return;
+        }
         let mut stack = self.drop_stack();
         self.drop_if_unread(s, &mut stack);
         self.drop_all(&mut stack);
@@ -134,10 +137,16 @@ impl Engine {
     /// Frees local `s` (its value pushed on `stack`) when only its list
     /// refers to it and it lies inside the list.
     pub(super) fn drop_if_unread(&mut self, s: SlotId, stack: &mut Vec<Val>) {
-        let slot = &self.st.slots[s.ix()];
-        if slot.on_list() && slot.occs == 0 && slot.refs == 1 && slot.prev_local != SlotId::NONE && slot.next_local != SlotId::NONE {
+        if self.unread_inside(s) {
             self.off_list(s);
             self.unref_into(s, stack);
         }
+    }
+
+    /// Whether local `s` lies inside its list and only the list refers
+    /// to it.
+    fn unread_inside(&self, s: SlotId) -> bool {
+        let slot = &self.st.slots[s.ix()];
+        slot.on_list() && slot.occs == 0 && slot.refs == 1 && slot.prev_local != SlotId::NONE && slot.next_local != SlotId::NONE
     }
 }
