@@ -64,7 +64,7 @@ impl Engine {
 
     /// A computed exit value read back (its slots and handles resolved).
     fn computed_for_exit(&mut self, x: &Atom, names: &mut super::readback::Names) -> Atom {
-        let v = self.load_atom(x, &mut LoadNames::Slots);
+        let v = self.load_atom(x.clone(), &mut LoadNames::Slots);
         let out = self.read_atom(v, names);
         self.drop_val(v);
         out
@@ -132,10 +132,7 @@ impl Engine {
                 }
                 a.val
             }
-            Src::Computed(atom) => {
-                let atom = atom.as_ref().clone();
-                self.load_atom(&atom, &mut LoadNames::Slots)
-            }
+            Src::Computed(atom) => self.load_atom(atom.as_ref().clone(), &mut LoadNames::Slots),
             Src::SymSplice(s) => {
                 self.add_occ(*s);
                 Val::Var(*s)

@@ -58,22 +58,24 @@ impl Names {
     }
 }
 
-enum Task<'a> {
-    Body(&'a Body, Dest),
-    Atom(&'a Atom, Dest),
-    Lambda(&'a Lambda, Dest),
+/// A part still to build. It owns its term, which is freed as it is
+/// taken apart: a program's term and its nodes are never both whole.
+enum Task {
+    Body(Body, Dest),
+    Atom(Atom, Dest),
+    Lambda(Lambda, Dest),
 }
 
 impl Engine {
     /// Loads `a` (see [`Names`]) and returns its value.
-    pub(super) fn load_atom(&mut self, a: &Atom, names: &mut Names) -> Val {
+    pub(super) fn load_atom(&mut self, a: Atom, names: &mut Names) -> Val {
         let mut out = Val::EMPTY;
         self.load(Task::Atom(a, Dest::Out), names, &mut out);
         out
     }
 
     /// Loads the body `b` and returns its node.
-    pub(super) fn load_body(&mut self, b: &Body, names: &mut Names) -> NodeId {
+    pub(super) fn load_body(&mut self, b: Body, names: &mut Names) -> NodeId {
         let mut out = Val::EMPTY;
         self.load(Task::Body(b, Dest::Out), names, &mut out);
         match out {
@@ -82,21 +84,22 @@ impl Engine {
         }
     }
 
-    fn load<'a>(&mut self, first: Task<'a>, names: &mut Names, out: &mut Val) {
+    fn load(&mut self, first: Task, names: &mut Names, out: &mut Val) {
         let mut stack = vec![first];
         // The names of the recursive values loaded, and where they went.
         let mut recs: Vec<(SlotId, Dest)> = Vec::new();
         while let Some(t) = stack.pop() {
             match t {
-                Task::Body(b, dest) => {
+                Task::Body(mut b, dest) => {
                     let site = self.site(b.span);
                     let stage = self.load_stage(&b.stage, names);
-                    match &b.cmd {
+                    match &mut b.cmd {
                         Cmd::App(app) => {
-                            let n = self.new_body(stage, Val::EMPTY, smallvec::smallvec![Val::EMPTY; app.args.len()], site);
+                            let (head, args) = (std::mem::replace(&mut app.head, Atom::Int(0)), std::mem::take(&mut app.args));
+                            let n = self.new_body(stage, Val::EMPTY, smallvec::smallvec![Val::EMPTY; args.len()], site);
                             self.put(dest, Val::Node(n), out);
                             // Pushed last-first: built in reading order.
-                            for (i, a) in app.args.iter().enumerate().rev() {
+                            for (i, a) in args.into_iter().enumerate().rev() {
                                 let i = i as u32 + 1;
                                 match a {
                                     Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
@@ -107,7 +110,7 @@ impl Engine {
                                     }
                                 }
                             }
-                            stack.push(Task::Atom(&app.head, Dest::Field(n, 0)));
+                            stack.push(Task::Atom(head, Dest::Field(n, 0)));
                         }
                         Cmd::Fix(fix) => {
                             let sparam = self.binder(fix.sparam, names);
@@ -120,14 +123,19 @@ impl Engine {
                             };
                             let n = self.body_node(stage, cmd, site);
                             self.put(dest, Val::Node(n), out);
-                            stack.push(Task::Body(&fix.body, Dest::Field(n, 1)));
-                            self.load_lambda(&fix.lam, Dest::Field(n, 0), names, out, &mut stack);
+                            let scope = {
+                                let span = fix.body.span;
+                                std::mem::replace(&mut fix.body, Body::hollow(span))
+                            };
+                            stack.push(Task::Body(scope, Dest::Field(n, 1)));
+                            self.load_lambda(&mut fix.lam, Dest::Field(n, 0), names, out, &mut stack);
                         }
                     }
                 }
-                Task::Lambda(l, dest) => self.load_lambda(l, dest, names, out, &mut stack),
-                Task::Atom(a, dest) => {
-                    let v = match a {
+                Task::Lambda(mut l, dest) => self.load_lambda(&mut l, dest, names, out, &mut stack),
+                Task::Atom(mut a, dest) => {
+                    let handle = handle_of(&a);
+                    let v = match &mut a {
                         Atom::Var(v) => {
                             let s = names.slot(*v);
                             debug_assert!(s.ix() < self.st.slots.len(), "{v:?} has no slot");
@@ -138,8 +146,8 @@ impl Engine {
                         Atom::Bool(b) => Val::Bool(*b),
                         Atom::Stage(b) => Val::Stage(*b),
                         Atom::Builtin(b) => Val::Builtin(*b),
-                        Atom::Lambda(_) if handle_of(a).is_some() => {
-                            let h = handle_of(a).unwrap_or(NodeId::NONE);
+                        Atom::Lambda(_) if handle.is_some() => {
+                            let h = handle.unwrap_or(NodeId::NONE);
                             match self.st.owner(h) {
                                 // A lambda a slot holds (an expression's
                                 // operand read through its variable) is
@@ -162,14 +170,14 @@ impl Engine {
                             let name = self.binder(r.name, names);
                             let n = self.rec_node(name);
                             recs.push((name, dest));
-                            self.load_lambda(&r.lam, Dest::Field(n, 0), names, out, &mut stack);
+                            self.load_lambda(&mut r.lam, Dest::Field(n, 0), names, out, &mut stack);
                             self.add_occ(name);
                             Val::Var(name)
                         }
                         Atom::Tuple(xs) => {
                             let n = self.st.alloc(Kind::Tuple(Box::new(vec![Val::EMPTY; xs.len()].into())), Owner::None);
                             self.put(dest, Val::Node(n), out);
-                            for (i, x) in xs.iter().enumerate().rev() {
+                            for (i, x) in std::mem::take(xs).into_iter().enumerate().rev() {
                                 let i = i as u32;
                                 match x {
                                     Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
@@ -203,21 +211,22 @@ impl Engine {
                             // term reached by reduction, not a source) is
                             // a hole of its own, standing for the value
                             // loaded into it.
-                            let mut values: Vec<&'a Atom> = Vec::new();
-                            let mut tpl = e.as_ref().clone();
-                            for (leaf, orig) in tpl.vals_mut().into_iter().zip(e.vals()) {
-                                if !inline_leaf(orig) {
+                            let mut values: Vec<Atom> = Vec::new();
+                            for leaf in e.vals_mut() {
+                                if !inline_leaf(leaf) {
                                     let v = VarId(u32::MAX - values.len() as u32);
-                                    *leaf = Atom::Var(v);
                                     vars.push(v);
                                     holes.push(Val::EMPTY);
-                                    values.push(orig);
+                                    values.push(std::mem::replace(leaf, Atom::Var(v)));
                                 }
                             }
                             let first = vars.len() - values.len();
                             let n = self.st.alloc(
                                 Kind::Expr(Box::new(ExprN {
-                                    tpl: Arc::new(tpl),
+                                    tpl: {
+                                        let span = e.span;
+                                        Arc::new(std::mem::replace(&mut **e, crate::expr::Expr::hole(span)))
+                                    },
                                     vars: vars.into(),
                                     holes: holes.into_iter().collect(),
                                 })),
@@ -228,7 +237,9 @@ impl Engine {
                             }
                             Val::Node(n)
                         }
-                        Atom::Float(_) | Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => self.load_data(a, names),
+                        Atom::Float(_) | Atom::Str(_) | Atom::Record(_) | Atom::Map(_) | Atom::Matrix(_) => {
+                            self.load_data(std::mem::replace(&mut a, Atom::Int(0)), names)
+                        }
                     };
                     self.put(dest, v, out);
                 }
@@ -252,7 +263,8 @@ impl Engine {
         }
     }
 
-    fn load_lambda<'a>(&mut self, l: &'a Lambda, dest: Dest, names: &mut Names, out: &mut Val, stack: &mut Vec<Task<'a>>) {
+    /// Loads lambda `l`, its body taken out of it to load next.
+    fn load_lambda(&mut self, l: &mut Lambda, dest: Dest, names: &mut Names, out: &mut Val, stack: &mut Vec<Task>) {
         let sparam = self.binder(l.sparam, names);
         let params: Vec<SlotId> = l.params.iter().map(|p| self.binder(p.var, names)).collect();
         let rest = l.params.iter().position(|p| p.rest).map(|r| r as u32);
@@ -271,13 +283,14 @@ impl Engine {
             Owner::None,
         );
         self.put(dest, Val::Node(n), out);
-        stack.push(Task::Body(&l.body, Dest::Field(n, 0)));
+        let span = l.body.span;
+        let body = std::mem::replace(&mut l.body, Body::hollow(span));
+        stack.push(Task::Body(body, Dest::Field(n, 0)));
     }
 
     /// A data value: its variables become occurrences, its handles copies
     /// this node owns.
-    fn load_data(&mut self, a: &Atom, names: &mut Names) -> Val {
-        let mut a = a.clone();
+    fn load_data(&mut self, mut a: Atom, names: &mut Names) -> Val {
         let n = self.st.alloc(Kind::Data(Box::new(Atom::Int(0))), Owner::None);
         let mut vars: Vec<VarId> = Vec::new();
         let mut handles: Vec<NodeId> = Vec::new();
@@ -321,7 +334,7 @@ impl Engine {
     /// binder refers to them: their occurrences keep them; a recursive
     /// value's slot is its name too, whose reference the value keeps, as
     /// after `fix`); returns the values' nodes.
-    pub(super) fn load_shared(&mut self, shared: &[(VarId, Atom)], names: &mut Names) -> Vec<NodeId> {
+    pub(super) fn load_shared(&mut self, shared: Vec<(VarId, Atom)>, names: &mut Names) -> Vec<NodeId> {
         let slots: Vec<SlotId> = shared
             .iter()
             .map(|(v, a)| {
@@ -337,12 +350,18 @@ impl Engine {
             })
             .collect();
         let mut nodes = Vec::with_capacity(shared.len());
-        for ((_, a), s) in shared.iter().zip(slots) {
-            let v = match a {
+        for ((_, mut a), s) in shared.into_iter().zip(slots) {
+            let v = match &mut a {
                 Atom::Rec(r) => {
                     let n = self.rec_node(s);
                     let mut out = Val::EMPTY;
-                    self.load(Task::Lambda(&r.lam, Dest::Field(n, 0)), names, &mut out);
+                    let lam = Lambda {
+                        sparam: r.lam.sparam,
+                        params: std::mem::take(&mut r.lam.params),
+                        body: std::mem::replace(&mut r.lam.body, Body::hollow(r.lam.span)),
+                        span: r.lam.span,
+                    };
+                    self.load(Task::Lambda(lam, Dest::Field(n, 0)), names, &mut out);
                     nodes.push(n);
                     continue;
                 }

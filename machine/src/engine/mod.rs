@@ -151,17 +151,17 @@ impl Engine {
     /// variable share, as values bound to a variable with several
     /// occurrences are.
     pub fn continuing(program: Program, shared: Vec<(VarId, Atom)>, counts: Counts) -> Engine {
-        let mut e = Engine::start(program, &shared);
+        let mut e = Engine::start(program, shared);
         e.counts = counts;
         e
     }
 
     /// An engine at the start of `program`.
     pub fn new(program: Program) -> Engine {
-        Engine::start(program, &[])
+        Engine::start(program, Vec::new())
     }
 
-    fn start(program: Program, shared: &[(VarId, Atom)]) -> Engine {
+    fn start(program: Program, shared: Vec<(VarId, Atom)>) -> Engine {
         let mut e = Engine {
             st: Store::default(),
             root: NodeId::NONE,
@@ -186,7 +186,7 @@ impl Engine {
         };
         let mut names = load::Names::Source(vec![u32::MAX; program.vars.len()]);
         let shared = e.load_shared(shared, &mut names);
-        e.root = e.load_body(&program.body, &mut names);
+        e.root = e.load_body(program.body, &mut names);
         e.sites = Some(FxHashMap::default());
         e.source = program.vars;
         // The bodies of shared values wait (none is pending: a value with

@@ -8,13 +8,19 @@ use crate::expr::Expr;
 use crate::term::{self, Arg, Atom, SExp, VarId};
 
 /// One piece of work: build the node for a term part and put it in slot
-/// `slot` (in walk order) of `parent`.
-enum Task<'t> {
-    Body(&'t term::Body, NodeId, usize),
-    Atom(&'t Atom, NodeId, usize),
-    Owned(Atom, NodeId, usize),
-    Splice(&'t Atom, NodeId, usize),
-    Lambda(&'t term::Lambda, NodeId, usize),
+/// `slot` (in walk order) of `parent`. A task owns its term part, which is
+/// taken apart as it is built: the program's term and its nodes are never
+/// both whole.
+///
+/// Tasks wait on a stack as long as the scopes around them (a program of a
+/// million statements keeps two million `Unbind`s), so a task is small:
+/// the rare bodies and lambdas waiting whole are boxed, and a lambda's
+/// body is built with the lambda.
+enum Task {
+    Body(Box<term::Body>, NodeId, usize),
+    Atom(Atom, NodeId, usize),
+    Splice(Atom, NodeId, usize),
+    Lambda(Box<term::Lambda>, NodeId, usize),
     /// Restore the meaning of a term variable after its scope.
     Unbind(VarId, Option<GVar>),
     /// (For a `Rec` whose lambda is built:) set its name's binding.
@@ -149,7 +155,7 @@ impl Importer {
         }
     }
 
-    fn bind(&mut self, g: &mut Graph, v: VarId, tasks: &mut Vec<Task<'_>>) -> GVar {
+    fn bind(&mut self, g: &mut Graph, v: VarId, tasks: &mut Vec<Task>) -> GVar {
         let origin = self.origin(g, v);
         let fresh = g.fresh_var(origin);
         let old = self.map.insert(v, fresh);
@@ -172,19 +178,19 @@ impl Importer {
         id
     }
 
-    /// Builds a body (detached); returns its node.
-    pub fn body(&mut self, g: &mut Graph, b: &term::Body) -> NodeId {
-        let mut tasks = vec![Task::Body(b, NodeId::NONE, 0)];
+    /// Builds a body (detached), taking it apart; returns its node.
+    pub fn body(&mut self, g: &mut Graph, b: term::Body) -> NodeId {
+        let mut tasks = vec![Task::Body(Box::new(b), NodeId::NONE, 0)];
         self.run(g, &mut tasks)
     }
 
     /// Builds an atom (detached); returns its node.
     pub fn atom(&mut self, g: &mut Graph, a: Atom) -> NodeId {
-        let mut tasks = vec![Task::Owned(a, NodeId::NONE, 0)];
+        let mut tasks = vec![Task::Atom(a, NodeId::NONE, 0)];
         self.run(g, &mut tasks)
     }
 
-    fn run<'t>(&mut self, g: &mut Graph, tasks: &mut Vec<Task<'t>>) -> NodeId {
+    fn run(&mut self, g: &mut Graph, tasks: &mut Vec<Task>) -> NodeId {
         let mut first = NodeId::NONE;
         while let Some(task) = tasks.pop() {
             crate::memory::tick();
@@ -202,10 +208,9 @@ impl Importer {
                     g.var_mut(v).set_bound(VarState::SelfRec(rec));
                     continue;
                 }
-                Task::Body(b, parent, slot) => self.make_body(g, b, parent, slot, tasks),
-                Task::Lambda(l, parent, slot) => self.make_lambda(g, l, parent, slot, tasks),
-                Task::Atom(a, parent, slot) => self.make_atom(g, AtomRef::Borrowed(a), parent, slot, tasks),
-                Task::Owned(a, parent, slot) => self.make_atom(g, AtomRef::Owned(a), parent, slot, tasks),
+                Task::Body(mut b, parent, slot) => self.make_body(g, &mut b, parent, slot, tasks),
+                Task::Lambda(mut l, parent, slot) => self.make_lambda(g, &mut l, parent, slot, tasks),
+                Task::Atom(a, parent, slot) => self.make_atom(g, a, parent, slot, tasks),
                 Task::Splice(a, parent, slot) => {
                     let id = self.node(g, Kind::Splice(NodeId::NONE), parent, slot);
                     tasks.push(Task::Atom(a, id, 0));
@@ -219,17 +224,19 @@ impl Importer {
         first
     }
 
-    fn make_body<'t>(&mut self, g: &mut Graph, b: &'t term::Body, parent: NodeId, slot: usize, tasks: &mut Vec<Task<'t>>) -> NodeId {
+    /// Builds body `b`, taking its parts out of it to build next.
+    fn make_body(&mut self, g: &mut Graph, b: &mut term::Body, parent: NodeId, slot: usize, tasks: &mut Vec<Task>) -> NodeId {
         let stage = self.stage(g, &b.stage);
-        match &b.cmd {
+        match &mut b.cmd {
             term::Cmd::App(app) => {
+                let args = std::mem::take(&mut app.args);
                 let id = self.node(
                     g,
                     Kind::Body(Box::new(NodeBody {
                         stage,
                         cmd: NodeCmd::App {
                             head: NodeId::NONE,
-                            args: vec![NodeId::NONE; app.args.len()],
+                            args: vec![NodeId::NONE; args.len()],
                             sugar: app.sugar,
                         },
                         span: b.span,
@@ -238,13 +245,13 @@ impl Importer {
                     parent,
                     slot,
                 );
-                for (i, a) in app.args.iter().enumerate().rev() {
+                for (i, a) in args.into_iter().enumerate().rev() {
                     tasks.push(match a {
                         Arg::Atom(x) => Task::Atom(x, id, i + 1),
                         Arg::Splice(x) => Task::Splice(x, id, i + 1),
                     });
                 }
-                tasks.push(Task::Atom(&app.head, id, 0));
+                tasks.push(Task::Atom(std::mem::replace(&mut app.head, Atom::Int(0)), id, 0));
                 id
             }
             term::Cmd::Fix(fix) => {
@@ -272,18 +279,20 @@ impl Importer {
                     slot,
                 );
                 let old = self.map.get(fix.name);
+                let scope = Box::new(take_body(&mut fix.body));
                 // Popped in this order: [name := in] lam [name := out] body [restore].
                 tasks.push(Task::Unbind(fix.name, old));
-                tasks.push(Task::Body(&fix.body, id, 1));
+                tasks.push(Task::Body(scope, id, 1));
                 tasks.push(Task::Unbind(fix.name, Some(name_out)));
-                tasks.push(Task::Lambda(&fix.lam, id, 0));
+                tasks.push(Task::Lambda(Box::new(take_lambda(&mut fix.lam)), id, 0));
                 self.map.insert(fix.name, name_in);
                 id
             }
         }
     }
 
-    fn make_lambda<'t>(&mut self, g: &mut Graph, l: &'t term::Lambda, parent: NodeId, slot: usize, tasks: &mut Vec<Task<'t>>) -> NodeId {
+    /// Builds lambda `l` and its body (whose parts are left to build next).
+    fn make_lambda(&mut self, g: &mut Graph, l: &mut term::Lambda, parent: NodeId, slot: usize, tasks: &mut Vec<Task>) -> NodeId {
         let sparam = self.bind(g, l.sparam, tasks);
         let params = l
             .params
@@ -304,12 +313,12 @@ impl Importer {
             parent,
             slot,
         );
-        tasks.push(Task::Body(&l.body, id, 0));
+        self.make_body(g, &mut l.body, id, 0, tasks);
         id
     }
 
-    fn make_atom<'t>(&mut self, g: &mut Graph, mut a: AtomRef<'t>, parent: NodeId, slot: usize, tasks: &mut Vec<Task<'t>>) -> NodeId {
-        match a.get() {
+    fn make_atom(&mut self, g: &mut Graph, mut a: Atom, parent: NodeId, slot: usize, tasks: &mut Vec<Task>) -> NodeId {
+        match &mut a {
             Atom::Var(v) => {
                 let w = self.lookup(g, *v);
                 let id = self.node(g, Kind::Ref(w), parent, slot);
@@ -317,106 +326,46 @@ impl Importer {
                 id
             }
             Atom::Int(_) | Atom::Float(_) | Atom::Bool(_) | Atom::Str(_) | Atom::Stage(_) | Atom::Builtin(_) | Atom::Matrix(_) => {
-                let Some(lit) = Lit::from_atom(a.get()) else { return NodeId::NONE };
+                let Some(lit) = Lit::from_atom(&a) else { return NodeId::NONE };
                 self.node(g, Kind::Lit(lit), parent, slot)
             }
-            Atom::Lambda(_) => match a {
-                AtomRef::Borrowed(Atom::Lambda(l)) => self.make_lambda(g, l, parent, slot, tasks),
-                AtomRef::Owned(own) => {
-                    let Atom::Lambda(l) = &own else { return NodeId::NONE };
-                    // Owned lambdas come from computed values: small; build
-                    // them from a borrowed copy kept alive by a nested run.
-                    let id = {
-                        let mut inner = vec![Task::Lambda(l, NodeId::NONE, 0)];
-                        self.run(g, &mut inner)
-                    };
-                    if parent != NodeId::NONE {
-                        set_child(g, parent, slot, id);
-                    }
-                    id
-                }
-                _ => NodeId::NONE,
-            },
+            Atom::Lambda(l) => self.make_lambda(g, l, parent, slot, tasks),
             Atom::Rec(r) => {
                 let origin = self.origin(g, r.name);
                 let name = g.fresh_var(origin);
                 let id = self.node(g, Kind::Rec { name, lam: NodeId::NONE }, parent, slot);
                 let old = self.map.insert(r.name, name);
-                match a {
-                    AtomRef::Borrowed(Atom::Rec(r)) => {
-                        tasks.push(Task::Unbind(r.name, old));
-                        tasks.push(Task::SelfRec(name, id));
-                        tasks.push(Task::Lambda(&r.lam, id, 0));
-                    }
-                    AtomRef::Owned(Atom::Rec(ref r)) => {
-                        let mut inner = vec![Task::Lambda(&r.lam, id, 0)];
-                        self.run(g, &mut inner);
-                        match old {
-                            Some(w) => {
-                                self.map.insert(r.name, w);
-                            }
-                            None => self.map.remove(r.name),
-                        };
-                        g.var_mut(name).set_bound(VarState::SelfRec(id));
-                    }
-                    _ => {}
-                }
+                tasks.push(Task::Unbind(r.name, old));
+                tasks.push(Task::SelfRec(name, id));
+                tasks.push(Task::Lambda(Box::new(take_lambda(&mut r.lam)), id, 0));
                 id
             }
             Atom::Tuple(xs) => {
                 let id = self.node(g, Kind::Tuple(vec![NodeId::NONE; xs.len()]), parent, slot);
-                match a {
-                    AtomRef::Borrowed(Atom::Tuple(xs)) => {
-                        for (i, x) in xs.iter().enumerate().rev() {
-                            tasks.push(match x {
-                                Arg::Atom(x) => Task::Atom(x, id, i),
-                                Arg::Splice(x) => Task::Splice(x, id, i),
-                            });
-                        }
-                    }
-                    AtomRef::Owned(Atom::Tuple(ref mut xs)) => {
-                        for (i, x) in std::mem::take(xs).into_iter().enumerate().rev() {
-                            match x {
-                                Arg::Atom(x) => tasks.push(Task::Owned(x, id, i)),
-                                Arg::Splice(x) => {
-                                    let s = self.node(g, Kind::Splice(NodeId::NONE), id, i);
-                                    tasks.push(Task::Owned(x, s, 0));
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
+                for (i, x) in std::mem::take(xs).into_iter().enumerate().rev() {
+                    tasks.push(match x {
+                        Arg::Atom(x) => Task::Atom(x, id, i),
+                        Arg::Splice(x) => Task::Splice(x, id, i),
+                    });
                 }
                 id
             }
             Atom::Record(fs) => {
+                let fs = std::mem::take(fs);
                 let kind = Kind::Record(fs.iter().map(|(f, _)| (f.clone(), NodeId::NONE)).collect());
                 let id = self.node(g, kind, parent, slot);
-                let values: Vec<AtomRef<'t>> = match a {
-                    AtomRef::Borrowed(Atom::Record(fs)) => fs.iter().map(|(_, x)| AtomRef::Borrowed(x)).collect(),
-                    AtomRef::Owned(Atom::Record(ref mut fs)) => std::mem::take(fs).into_iter().map(|(_, x)| AtomRef::Owned(x)).collect(),
-                    _ => Vec::new(),
-                };
-                push_refs(tasks, values, id, 0);
+                push_atoms(tasks, fs.into_iter().map(|(_, x)| x).collect(), id);
                 id
             }
             Atom::Map(kvs) => {
+                let kvs = std::mem::take(kvs);
                 let id = self.node(g, Kind::Map(vec![(NodeId::NONE, NodeId::NONE); kvs.len()]), parent, slot);
-                let items: Vec<AtomRef<'t>> = match a {
-                    AtomRef::Borrowed(Atom::Map(kvs)) => {
-                        kvs.iter().flat_map(|(k, v)| [AtomRef::Borrowed(k), AtomRef::Borrowed(v)]).collect()
-                    }
-                    AtomRef::Owned(Atom::Map(ref mut kvs)) => std::mem::take(kvs)
-                        .into_iter()
-                        .flat_map(|(k, v)| [AtomRef::Owned(k), AtomRef::Owned(v)])
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                push_refs(tasks, items, id, 0);
+                push_atoms(tasks, kvs.into_iter().flat_map(|(k, v)| [k, v]).collect(), id);
                 id
             }
             Atom::Expr(e) => {
-                let mut e: Expr = (**e).clone();
+                let span = e.span;
+                let mut e: Expr = std::mem::replace(&mut **e, Expr::hole(span));
                 let mut leaves = Vec::new();
                 for leaf in e.vals_mut() {
                     if !is_lit(leaf) {
@@ -430,34 +379,33 @@ impl Importer {
                     parent,
                     slot,
                 );
-                push_refs(tasks, leaves.into_iter().map(AtomRef::Owned).collect(), id, 0);
+                push_atoms(tasks, leaves, id);
                 id
             }
         }
     }
 }
 
-/// A term atom to build, borrowed from the program or owned (computed).
-enum AtomRef<'t> {
-    Borrowed(&'t Atom),
-    Owned(Atom),
+/// The body of a term part, taken out (a hollow body left in its place).
+fn take_body(b: &mut term::Body) -> term::Body {
+    let span = b.span;
+    std::mem::replace(b, term::Body::hollow(span))
 }
 
-impl AtomRef<'_> {
-    fn get(&self) -> &Atom {
-        match self {
-            AtomRef::Borrowed(a) => a,
-            AtomRef::Owned(a) => a,
-        }
+/// A lambda of a term part, taken out (a hollow one left in its place).
+fn take_lambda(l: &mut term::Lambda) -> term::Lambda {
+    term::Lambda {
+        sparam: l.sparam,
+        params: std::mem::take(&mut l.params),
+        body: take_body(&mut l.body),
+        span: l.span,
     }
 }
 
-fn push_refs<'t>(tasks: &mut Vec<Task<'t>>, items: Vec<AtomRef<'t>>, id: NodeId, base: usize) {
+/// Pushes the atoms `items` to build into slots `0..` of `id`, in order.
+fn push_atoms(tasks: &mut Vec<Task>, items: Vec<Atom>, id: NodeId) {
     for (i, x) in items.into_iter().enumerate().rev() {
-        tasks.push(match x {
-            AtomRef::Borrowed(x) => Task::Atom(x, id, base + i),
-            AtomRef::Owned(x) => Task::Owned(x, id, base + i),
-        });
+        tasks.push(Task::Atom(x, id, i));
     }
 }
 

@@ -204,7 +204,7 @@ impl Machine {
     pub fn new(program: Program) -> Machine {
         let mut m = Machine::blank(program.vars);
         let mut imp = Importer::source();
-        m.root = imp.body(&mut m.g, &program.body);
+        m.root = imp.body(&mut m.g, program.body);
         m.init_nodes(&imp.made);
         m.new_pending.clear();
         m

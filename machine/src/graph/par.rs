@@ -524,8 +524,7 @@ impl Machine {
             free.push((f, m.g.fresh_var(origin)));
         }
         let mut imp = Importer::foreign(free.iter().copied(), scope.origins);
-        m.root = imp.body(&mut m.g, &body);
-        drop(body);
+        m.root = imp.body(&mut m.g, body);
         m.init_nodes(&imp.made);
         m.new_pending.clear();
         m.events.clear();
@@ -554,7 +553,9 @@ impl Machine {
     /// binders' origins).
     fn commit(&mut self, u: NodeId, out: &mut UnitOut) {
         let mut imp = Importer::foreign(out.free.iter().copied(), std::mem::take(&mut out.origins));
-        let new = imp.body(&mut self.g, &out.body);
+        let span = out.body.span;
+        let body = std::mem::replace(&mut out.body, crate::term::Body::hollow(span));
+        let new = imp.body(&mut self.g, body);
         self.init_nodes(&imp.made);
         let parent = self.g.nodes[u.ix()].parent;
         self.g.replace_child(parent, u, new);
