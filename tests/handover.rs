@@ -186,12 +186,13 @@ fn the_engine_keeps_its_invariants_after_a_hand_over() {
             m.pause_at = k;
             let _ = m.run_par(&limits, &Parallel::sequential());
             m.classify_shared_recs();
-            let (p, shared) = m.to_program_lifted();
+            let counts = m.counts;
+            let (p, shared) = m.into_program_lifted();
             lifted_recs += shared
                 .iter()
                 .filter(|(_, a)| matches!(a, deepcps_machine::term::Atom::Rec(_)))
                 .count();
-            let mut e = Engine::continuing(p, shared, m.counts);
+            let mut e = Engine::continuing(p, shared, counts);
             if let Err(why) = check_every_step(&mut e, k, limits.max_steps) {
                 failures.push(format!("handed over after step {k}, {why}\n{src}"));
             }

@@ -22,7 +22,7 @@
 //! code fragments, library functions), and the closed recursive values it
 //! holds (the builders' `for`, bound in place inside `build`), are written
 //! out once and shared by the engine too, as values of variables with
-//! several occurrences ([`Machine::to_program_lifted`]): a lambda holding
+//! several occurrences ([`Machine::into_program_lifted`]): a lambda holding
 //! one then holds a variable, and is copied from its template (holding the
 //! value itself, it would have a local and be copied by a walk at every
 //! action). Other shared values are written out
@@ -140,8 +140,9 @@ fn hand_over(m: Machine, limits: &Limits, par: &Parallel, start: Instant) -> (Re
     let graph = m.stats_text(par.threads());
     let graph_peak = m.peak_live_nodes();
     // Writing out and loading grow memory too: a spent budget is a result.
-    let exported = crate::memory::catch(|| m.to_program_lifted());
-    drop(m);
+    // The machine is taken apart as its term is written out, and the
+    // engine's load takes that term apart as it builds its own.
+    let exported = crate::memory::catch(move || m.into_program_lifted());
     let started = exported.and_then(|(program, shared)| crate::memory::catch(move || Engine::continuing(program, shared, counts)));
     let mut e = match started {
         Ok(e) => e,

@@ -22,10 +22,51 @@ pub(super) enum Piece {
 pub struct ExportNames {
     /// The variable table of the exported terms (`None`: raw graph ids).
     pub vars: Option<Vars>,
-    map: HashMap<GVar, VarId>,
+    map: NameMap,
     /// Closed shared values written out once, not at every holder
-    /// ([`Machine::to_program_lifted`]); `None`: at every holder.
+    /// ([`Machine::into_program_lifted`]); `None`: at every holder.
     lift: Option<Lift>,
+}
+
+/// The term variable of each graph variable named so far: a table for a
+/// whole term (every variable of a long program), a hash map for a part.
+enum NameMap {
+    Hashed(HashMap<GVar, VarId>),
+    /// Invariant: [`NameMap::UNSET`] where a variable has no name yet.
+    Dense(Vec<VarId>),
+}
+
+impl NameMap {
+    const UNSET: VarId = VarId(u32::MAX);
+
+    fn get(&self, v: GVar) -> Option<VarId> {
+        match self {
+            NameMap::Hashed(m) => m.get(&v).copied(),
+            NameMap::Dense(t) => t.get(v.0 as usize).copied().filter(|x| *x != Self::UNSET),
+        }
+    }
+
+    fn insert(&mut self, v: GVar, t: VarId) {
+        match self {
+            NameMap::Hashed(m) => {
+                m.insert(v, t);
+            }
+            NameMap::Dense(table) => {
+                let i = v.0 as usize;
+                if i >= table.len() {
+                    table.resize(i + 1, Self::UNSET);
+                }
+                table[i] = t;
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            NameMap::Hashed(m) => m.is_empty(),
+            NameMap::Dense(t) => t.iter().all(|x| *x == Self::UNSET),
+        }
+    }
 }
 
 /// The closed shared values of a lifted export: each a variable, in the
@@ -41,7 +82,7 @@ impl ExportNames {
     pub fn raw() -> ExportNames {
         ExportNames {
             vars: None,
-            map: HashMap::default(),
+            map: NameMap::Hashed(HashMap::default()),
             lift: None,
         }
     }
@@ -50,13 +91,24 @@ impl ExportNames {
     pub fn printing(source: &Vars) -> ExportNames {
         ExportNames {
             vars: Some(source.clone()),
-            map: HashMap::default(),
+            map: NameMap::Hashed(HashMap::default()),
+            lift: None,
+        }
+    }
+
+    /// [`ExportNames::printing`] over the table `source`, for writing out
+    /// a whole term over `nvars` graph variables: its names in a table
+    /// over all of them.
+    pub fn whole(source: Vars, nvars: usize) -> ExportNames {
+        ExportNames {
+            vars: Some(source),
+            map: NameMap::Dense(vec![NameMap::UNSET; nvars]),
             lift: None,
         }
     }
 
     /// Writes each closed shared lambda, and each closed recursive value,
-    /// out once ([`Machine::to_program_lifted`]).
+    /// out once ([`Machine::into_program_lifted`]).
     pub(super) fn lift_shared(&mut self) {
         self.lift = Some(Lift::default());
     }
@@ -94,13 +146,16 @@ impl ExportNames {
         let Some(vars) = self.vars.as_mut() else {
             // Raw: graph variables as they are, but a fix's outer name is its
             // inner one (the term has one name for both).
-            return if self.map.is_empty() {
-                v
-            } else {
-                self.map.get(&v).copied().unwrap_or(v)
-            };
+            return if self.map.is_empty() { v } else { self.map.get(v).unwrap_or(v) };
         };
-        *self.map.entry(v).or_insert_with(|| vars.copy_of(m.g.var(v).origin))
+        match self.map.get(v) {
+            Some(t) => t,
+            None => {
+                let t = vars.copy_of(m.g.var(v).origin);
+                self.map.insert(v, t);
+                t
+            }
+        }
     }
 
     /// Names the binder `v` afresh (printing only): inside a hoisted value
@@ -177,7 +232,7 @@ impl Machine {
         self.written_size_capped(n, cap, false)
     }
 
-    /// How many nodes [`Machine::to_program_lifted`] writes out, if at
+    /// How many nodes [`Machine::into_program_lifted`] writes out, if at
     /// most `cap` (`None` past it): the closed shared values once each,
     /// other shared values at every place holding them. Costs at most
     /// `cap` nodes visited.

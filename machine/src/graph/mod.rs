@@ -494,7 +494,7 @@ impl Machine {
 
     /// The current term as a program (for printing and the views).
     pub fn to_program(&self) -> Program {
-        let mut names = ExportNames::printing(&self.source);
+        let mut names = ExportNames::whole(self.source.clone(), self.g.vars.len());
         let body = self.export_body(self.root, &mut names).unwrap_or_else(empty_body);
         Program {
             body,
@@ -543,8 +543,14 @@ impl Machine {
     /// that comes with it (a value there may hold the variables of later
     /// ones). With the variables replaced by their values it is
     /// [`Machine::to_program`].
-    pub fn to_program_lifted(&self) -> (Program, Vec<(VarId, Atom)>) {
-        let mut names = ExportNames::printing(&self.source);
+    ///
+    /// It consumes the machine, whose term is only read from here on: the
+    /// Euler tour, which only reduction reads, is let go first, and the
+    /// source table is moved, not copied, into the program's.
+    pub fn into_program_lifted(mut self) -> (Program, Vec<(VarId, Atom)>) {
+        self.g.tour = Default::default();
+        let source = std::mem::take(&mut self.source);
+        let mut names = ExportNames::whole(source, self.g.vars.len());
         names.lift_shared();
         let body = self.export_body(self.root, &mut names).unwrap_or_else(empty_body);
         let mut values = Vec::new();
