@@ -11,12 +11,14 @@ use super::Engine;
 use crate::expr::{Expr, ExprKind};
 use crate::term::{self, Application, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
 
-/// A built part of a term.
+/// A built part of a term. Pieces wait on the result stack for the rest
+/// of their parent, as many as the term is deep, so a piece is small:
+/// bodies and lambdas are boxed.
 enum Piece {
     Atom(Atom),
     Splice(Atom),
-    Body(term::Body),
-    Lambda(Lambda),
+    Body(Box<term::Body>),
+    Lambda(Box<Lambda>),
 }
 
 /// The names of a readback: the variable table of the terms made, and the
@@ -50,7 +52,7 @@ impl Engine {
     /// The body at `n` as a term.
     pub(super) fn read_body(&self, n: NodeId, names: &mut Names) -> term::Body {
         match self.read(Val::Node(n), names) {
-            Piece::Body(b) => b,
+            Piece::Body(b) => *b,
             _ => term::Body::hollow(crate::span::Span::default()),
         }
     }
@@ -59,7 +61,7 @@ impl Engine {
     pub(super) fn read_atom(&self, v: Val, names: &mut Names) -> Atom {
         match self.read(v, names) {
             Piece::Atom(a) | Piece::Splice(a) => a,
-            Piece::Lambda(l) => Atom::Lambda(Box::new(l)),
+            Piece::Lambda(l) => Atom::Lambda(l),
             Piece::Body(_) => Atom::Int(0),
         }
     }
@@ -203,17 +205,21 @@ impl Engine {
 
     /// Builds node `n` from its children's pieces (on top of `results`).
     fn build(&self, n: NodeId, results: &mut Vec<Piece>, names: &mut Names) -> Piece {
-        let take = |results: &mut Vec<Piece>, k: usize| -> Vec<Piece> { results.split_off(results.len() - k) };
+        // The last `k` pieces, taken off the stack.
+        fn take(results: &mut Vec<Piece>, k: usize) -> std::vec::Drain<'_, Piece> {
+            let at = results.len() - k;
+            results.drain(at..)
+        }
         match self.st.kind(n) {
             Kind::Body(b) => {
                 let span = self.spans[b.site as usize];
                 let stage = self.read_stage(&b.stage, names);
                 match &b.cmd {
                     CmdN::App { args, .. } => {
-                        let mut parts = take(results, args.len() + 1).into_iter();
+                        let mut parts = take(results, args.len() + 1);
                         let head = piece_atom(parts.next());
                         let args = arg_list(parts);
-                        Piece::Body(term::Body {
+                        Piece::Body(Box::new(term::Body {
                             stage,
                             cmd: term::Cmd::App(Application {
                                 head,
@@ -221,19 +227,19 @@ impl Engine {
                                 sugar: Default::default(),
                             }),
                             span,
-                        })
+                        }))
                     }
                     CmdN::Fix { sparam, name, .. } => {
-                        let mut parts = take(results, 2).into_iter();
+                        let mut parts = take(results, 2);
                         let lam = match parts.next() {
-                            Some(Piece::Lambda(l)) => l,
+                            Some(Piece::Lambda(l)) => *l,
                             _ => empty_lambda(),
                         };
                         let body = match parts.next() {
-                            Some(Piece::Body(b)) => b,
+                            Some(Piece::Body(b)) => *b,
                             _ => term::Body::hollow(span),
                         };
-                        Piece::Body(term::Body {
+                        Piece::Body(Box::new(term::Body {
                             stage,
                             cmd: term::Cmd::Fix(Box::new(Fix {
                                 sparam: names.scope.get(sparam).copied().unwrap_or(VarId(0)),
@@ -242,13 +248,13 @@ impl Engine {
                                 body,
                             })),
                             span,
-                        })
+                        }))
                     }
                 }
             }
             Kind::Lam(l) => {
                 let body = match results.pop() {
-                    Some(Piece::Body(b)) => b,
+                    Some(Piece::Body(b)) => *b,
                     _ => term::Body::hollow(crate::span::Span::default()),
                 };
                 let params = l
@@ -260,16 +266,16 @@ impl Engine {
                         rest: l.rest == Some(i as u32),
                     })
                     .collect();
-                Piece::Lambda(Lambda {
+                Piece::Lambda(Box::new(Lambda {
                     sparam: names.scope.get(&l.sparam).copied().unwrap_or(VarId(0)),
                     params,
                     body,
                     span: self.spans[l.site as usize],
-                })
+                }))
             }
             Kind::Rec { name, .. } => {
                 let lam = match results.pop() {
-                    Some(Piece::Lambda(l)) => l,
+                    Some(Piece::Lambda(l)) => *l,
                     _ => empty_lambda(),
                 };
                 Piece::Atom(Atom::Rec(Box::new(RecLambda {
@@ -279,13 +285,13 @@ impl Engine {
             }
             Kind::Tuple(xs) => {
                 let parts = take(results, xs.len());
-                Piece::Atom(Atom::Tuple(arg_list(parts.into_iter())))
+                Piece::Atom(Atom::Tuple(arg_list(parts)))
             }
             Kind::Splice(_) => Piece::Splice(piece_atom(results.pop())),
             Kind::Expr(e) => {
                 let (tpl, vars, holes) = (&e.tpl, &e.vars, &e.holes);
                 let parts = take(results, holes.len());
-                let vals: Vec<Atom> = parts.into_iter().map(|p| piece_atom(Some(p))).collect();
+                let vals: Vec<Atom> = parts.map(|p| piece_atom(Some(p))).collect();
                 let e: Expr = tpl.map_leaves(&mut |leaf| match &leaf.kind {
                     ExprKind::Val(Atom::Var(v)) => match vars.iter().position(|w| w == v) {
                         Some(i) => ExprKind::Val(vals[i].clone()),
@@ -339,7 +345,7 @@ impl Engine {
 fn piece_atom(p: Option<Piece>) -> Atom {
     match p {
         Some(Piece::Atom(a)) | Some(Piece::Splice(a)) => a,
-        Some(Piece::Lambda(l)) => Atom::Lambda(Box::new(l)),
+        Some(Piece::Lambda(l)) => Atom::Lambda(l),
         _ => Atom::Int(0),
     }
 }

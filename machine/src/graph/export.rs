@@ -9,12 +9,14 @@ use super::node::{hole_index, GVar, Kind, NodeCmd, NodeId, VarState};
 use super::Machine;
 use crate::term::{self, Application, Arg, Atom, Fix, Lambda, Param, RecLambda, SExp, VarId, Vars};
 
-/// A built part of a term.
+/// A built part of a term. Pieces wait on the export's result stack for
+/// the rest of their parent, as many as the term is deep (a program of a
+/// million statements), so a piece is small: bodies and lambdas are boxed.
 pub(super) enum Piece {
     Atom(Atom),
     Splice(Atom),
-    Body(term::Body),
-    Lambda(term::Lambda),
+    Body(Box<term::Body>),
+    Lambda(Box<term::Lambda>),
     Missing,
 }
 
@@ -282,7 +284,7 @@ impl Machine {
     pub fn export_atom(&self, n: NodeId, names: &mut ExportNames, resolve_self: bool) -> Atom {
         match self.export(n, names, resolve_self) {
             Piece::Atom(a) | Piece::Splice(a) => a,
-            Piece::Lambda(l) => Atom::Lambda(Box::new(l)),
+            Piece::Lambda(l) => Atom::Lambda(l),
             Piece::Body(_) | Piece::Missing => Atom::Int(0),
         }
     }
@@ -290,7 +292,7 @@ impl Machine {
     /// The body at `n` as a term body.
     pub fn export_body(&self, n: NodeId, names: &mut ExportNames) -> Option<term::Body> {
         match self.export(n, names, false) {
-            Piece::Body(b) => Some(b),
+            Piece::Body(b) => Some(*b),
             _ => None,
         }
     }
@@ -398,8 +400,7 @@ impl Machine {
                         }
                     }
                     let at = results.len().saturating_sub(k);
-                    let kids: Vec<Piece> = results.split_off(at);
-                    let piece = self.piece(n, kids, names, resolve_self, &inside_recs);
+                    let piece = self.piece(n, results.drain(at..), names, resolve_self, &inside_recs);
                     match self.g.kind(n) {
                         Kind::Rec { .. } => {
                             inside_recs.remove(&n);
@@ -417,8 +418,14 @@ impl Machine {
     }
 
     /// Builds the piece of node `n` from its children's pieces.
-    fn piece(&self, n: NodeId, kids: Vec<Piece>, names: &mut ExportNames, resolve_self: bool, inside_recs: &HashSet<NodeId>) -> Piece {
-        let mut kids = kids.into_iter();
+    fn piece(
+        &self,
+        n: NodeId,
+        mut kids: impl Iterator<Item = Piece>,
+        names: &mut ExportNames,
+        resolve_self: bool,
+        inside_recs: &HashSet<NodeId>,
+    ) -> Piece {
         let mut take = || kids.next().unwrap_or(Piece::Missing);
         match self.g.kind(n) {
             Kind::Free(_) => Piece::Missing,
@@ -455,7 +462,7 @@ impl Machine {
                 let Piece::Body(body) = take() else {
                     return Piece::Missing;
                 };
-                Piece::Lambda(Lambda {
+                Piece::Lambda(Box::new(Lambda {
                     sparam: names.get(self, l.sparam),
                     params: l
                         .params
@@ -465,14 +472,14 @@ impl Machine {
                             rest: p.rest,
                         })
                         .collect(),
-                    body,
+                    body: *body,
                     span: l.span,
-                })
+                }))
             }
             Kind::Rec { name, .. } => match take() {
                 Piece::Lambda(l) => Piece::Atom(Atom::Rec(Box::new(RecLambda {
                     name: names.get(self, *name),
-                    lam: l,
+                    lam: *l,
                 }))),
                 _ => Piece::Missing,
             },
@@ -491,12 +498,12 @@ impl Machine {
                         term::Cmd::Fix(Box::new(Fix {
                             sparam: names.get(self, *sparam),
                             name: names.get(self, *name_in),
-                            lam,
-                            body,
+                            lam: *lam,
+                            body: *body,
                         }))
                     }
                 };
-                Piece::Body(term::Body { stage, cmd, span: b.span })
+                Piece::Body(Box::new(term::Body { stage, cmd, span: b.span }))
             }
         }
     }
@@ -580,7 +587,7 @@ impl Prune<'_> {
         match m.g.kind(n) {
             // The body's own staging expression, so that it prints (and
             // stages) as the body it stands for.
-            Kind::Body(b) => Piece::Body(term::Body {
+            Kind::Body(b) => Piece::Body(Box::new(term::Body {
                 stage: map_stage(&b.stage, &mut |v| names.get(m, v)),
                 cmd: term::Cmd::App(Application {
                     head: Atom::Var(dots),
@@ -588,7 +595,7 @@ impl Prune<'_> {
                     sugar: term::Sugar::None,
                 }),
                 span: b.span,
-            }),
+            })),
             _ => Piece::Atom(Atom::Var(dots)),
         }
     }
@@ -597,7 +604,7 @@ impl Prune<'_> {
 fn atom_of(p: Piece) -> Atom {
     match p {
         Piece::Atom(a) | Piece::Splice(a) => a,
-        Piece::Lambda(l) => Atom::Lambda(Box::new(l)),
+        Piece::Lambda(l) => Atom::Lambda(l),
         Piece::Body(_) | Piece::Missing => Atom::Int(0),
     }
 }

@@ -189,7 +189,7 @@ impl Machine {
         };
         let mut names = ExportNames::printing(&self.source);
         let body = match self.export_pruned(root, &mut names, false, Some(&mut prune)) {
-            super::export::Piece::Body(b) => b,
+            super::export::Piece::Body(b) => *b,
             _ => super::empty_body(),
         };
         let Prune { elided, bodies, .. } = prune;
