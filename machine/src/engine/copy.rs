@@ -184,13 +184,7 @@ impl Engine {
                         Ok((sparam, name, lam, body)) => {
                             let sparam = self.fresh_binder(sparam, c);
                             let name = self.fresh_binder(name, c);
-                            let cmd = CmdN::Fix {
-                                sparam,
-                                name,
-                                lam: NodeId::NONE,
-                                body: NodeId::NONE,
-                            };
-                            let m = self.body_node(stage, cmd, site);
+                            let m = self.fix_node(stage, sparam, name, site);
                             self.put(dest, Val::Node(m), &mut out);
                             stack.push(Visit::Exit(m));
                             stack.push(Visit::Enter(Val::Node(body), Dest::Field(m, 1)));

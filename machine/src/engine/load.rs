@@ -60,10 +60,14 @@ impl Names {
 
 /// A part still to build. It owns its term, which is freed as it is
 /// taken apart: a program's term and its nodes are never both whole.
+///
+/// A task is small (it may wait as long as the term is deep): the rare
+/// bodies and lambdas that wait whole are boxed, and a lambda's body is
+/// loaded with the lambda.
 enum Task {
-    Body(Body, Dest),
+    Body(Box<Body>, Dest),
     Atom(Atom, Dest),
-    Lambda(Lambda, Dest),
+    Lambda(Box<Lambda>, Dest),
 }
 
 impl Engine {
@@ -77,7 +81,7 @@ impl Engine {
     /// Loads the body `b` and returns its node.
     pub(super) fn load_body(&mut self, b: Body, names: &mut Names) -> NodeId {
         let mut out = Val::EMPTY;
-        self.load(Task::Body(b, Dest::Out), names, &mut out);
+        self.load(Task::Body(Box::new(b), Dest::Out), names, &mut out);
         match out {
             Val::Node(n) => n,
             _ => unreachable!("a body loads as a node"),
@@ -90,48 +94,7 @@ impl Engine {
         let mut recs: Vec<(SlotId, Dest)> = Vec::new();
         while let Some(t) = stack.pop() {
             match t {
-                Task::Body(mut b, dest) => {
-                    let site = self.site(b.span);
-                    let stage = self.load_stage(&b.stage, names);
-                    match &mut b.cmd {
-                        Cmd::App(app) => {
-                            let (head, args) = (std::mem::replace(&mut app.head, Atom::Int(0)), std::mem::take(&mut app.args));
-                            let n = self.new_body(stage, Val::EMPTY, smallvec::smallvec![Val::EMPTY; args.len()], site);
-                            self.put(dest, Val::Node(n), out);
-                            // Pushed last-first: built in reading order.
-                            for (i, a) in args.into_iter().enumerate().rev() {
-                                let i = i as u32 + 1;
-                                match a {
-                                    Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
-                                    Arg::Splice(x) => {
-                                        let s = self.st.alloc(Kind::Splice(Val::EMPTY), Owner::Node(n));
-                                        self.set_field(n, i, Val::Node(s));
-                                        stack.push(Task::Atom(x, Dest::Field(s, 0)));
-                                    }
-                                }
-                            }
-                            stack.push(Task::Atom(head, Dest::Field(n, 0)));
-                        }
-                        Cmd::Fix(fix) => {
-                            let sparam = self.binder(fix.sparam, names);
-                            let name = self.binder(fix.name, names);
-                            let cmd = CmdN::Fix {
-                                sparam,
-                                name,
-                                lam: NodeId::NONE,
-                                body: NodeId::NONE,
-                            };
-                            let n = self.body_node(stage, cmd, site);
-                            self.put(dest, Val::Node(n), out);
-                            let scope = {
-                                let span = fix.body.span;
-                                std::mem::replace(&mut fix.body, Body::hollow(span))
-                            };
-                            stack.push(Task::Body(scope, Dest::Field(n, 1)));
-                            self.load_lambda(&mut fix.lam, Dest::Field(n, 0), names, out, &mut stack);
-                        }
-                    }
-                }
+                Task::Body(mut b, dest) => self.load_body_parts(&mut b, dest, names, out, &mut stack),
                 Task::Lambda(mut l, dest) => self.load_lambda(&mut l, dest, names, out, &mut stack),
                 Task::Atom(mut a, dest) => {
                     let handle = handle_of(&a);
@@ -177,17 +140,7 @@ impl Engine {
                         Atom::Tuple(xs) => {
                             let n = self.st.alloc(Kind::Tuple(Box::new(vec![Val::EMPTY; xs.len()].into())), Owner::None);
                             self.put(dest, Val::Node(n), out);
-                            for (i, x) in std::mem::take(xs).into_iter().enumerate().rev() {
-                                let i = i as u32;
-                                match x {
-                                    Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
-                                    Arg::Splice(x) => {
-                                        let s = self.st.alloc(Kind::Splice(Val::EMPTY), Owner::Node(n));
-                                        self.set_field(n, i, Val::Node(s));
-                                        stack.push(Task::Atom(x, Dest::Field(s, 0)));
-                                    }
-                                }
-                            }
+                            self.push_args(n, 0, std::mem::take(xs), &mut stack);
                             continue;
                         }
                         Atom::Expr(e) => {
@@ -263,7 +216,52 @@ impl Engine {
         }
     }
 
-    /// Loads lambda `l`, its body taken out of it to load next.
+    /// Loads body `b` (taking its parts out of it): its node now, its
+    /// parts pushed on `stack` to load next.
+    fn load_body_parts(&mut self, b: &mut Body, dest: Dest, names: &mut Names, out: &mut Val, stack: &mut Vec<Task>) {
+        let site = self.site(b.span);
+        let stage = self.load_stage(&b.stage, names);
+        match &mut b.cmd {
+            Cmd::App(app) => {
+                let (head, args) = (std::mem::replace(&mut app.head, Atom::Int(0)), std::mem::take(&mut app.args));
+                let n = self.new_body(stage, Val::EMPTY, smallvec::smallvec![Val::EMPTY; args.len()], site);
+                self.put(dest, Val::Node(n), out);
+                self.push_args(n, 1, args, stack);
+                stack.push(Task::Atom(head, Dest::Field(n, 0)));
+            }
+            Cmd::Fix(fix) => {
+                let sparam = self.binder(fix.sparam, names);
+                let name = self.binder(fix.name, names);
+                let n = self.fix_node(stage, sparam, name, site);
+                self.put(dest, Val::Node(n), out);
+                let scope = {
+                    let span = fix.body.span;
+                    std::mem::replace(&mut fix.body, Body::hollow(span))
+                };
+                stack.push(Task::Body(Box::new(scope), Dest::Field(n, 1)));
+                self.load_lambda(&mut fix.lam, Dest::Field(n, 0), names, out, stack);
+            }
+        }
+    }
+
+    /// Pushes `args`, to load into the fields of node `n` from field
+    /// `first` on (a splice into a splice node of its own), last-first:
+    /// they are built in reading order.
+    fn push_args(&mut self, n: NodeId, first: u32, args: Vec<Arg>, stack: &mut Vec<Task>) {
+        for (i, a) in args.into_iter().enumerate().rev() {
+            let i = i as u32 + first;
+            match a {
+                Arg::Atom(x) => stack.push(Task::Atom(x, Dest::Field(n, i))),
+                Arg::Splice(x) => {
+                    let s = self.st.alloc(Kind::Splice(Val::EMPTY), Owner::Node(n));
+                    self.set_field(n, i, Val::Node(s));
+                    stack.push(Task::Atom(x, Dest::Field(s, 0)));
+                }
+            }
+        }
+    }
+
+    /// Loads lambda `l` and its body (whose parts are left to load next).
     fn load_lambda(&mut self, l: &mut Lambda, dest: Dest, names: &mut Names, out: &mut Val, stack: &mut Vec<Task>) {
         let sparam = self.binder(l.sparam, names);
         let params: Vec<SlotId> = l.params.iter().map(|p| self.binder(p.var, names)).collect();
@@ -283,9 +281,7 @@ impl Engine {
             Owner::None,
         );
         self.put(dest, Val::Node(n), out);
-        let span = l.body.span;
-        let body = std::mem::replace(&mut l.body, Body::hollow(span));
-        stack.push(Task::Body(body, Dest::Field(n, 0)));
+        self.load_body_parts(&mut l.body, Dest::Field(n, 0), names, out, stack);
     }
 
     /// A data value: its variables become occurrences, its handles copies
@@ -361,7 +357,7 @@ impl Engine {
                         body: std::mem::replace(&mut r.lam.body, Body::hollow(r.lam.span)),
                         span: r.lam.span,
                     };
-                    self.load(Task::Lambda(lam, Dest::Field(n, 0)), names, &mut out);
+                    self.load(Task::Lambda(Box::new(lam), Dest::Field(n, 0)), names, &mut out);
                     nodes.push(n);
                     continue;
                 }
@@ -419,6 +415,18 @@ impl Engine {
     }
 
     /// A new body with no owner yet, not looked at, of a new generation.
+    /// A new `fix` body binding `sparam` and `name`, its lambda and scope
+    /// still to build.
+    pub(super) fn fix_node(&mut self, stage: Stage, sparam: SlotId, name: SlotId, site: u32) -> NodeId {
+        let cmd = CmdN::Fix {
+            sparam,
+            name,
+            lam: NodeId::NONE,
+            body: NodeId::NONE,
+        };
+        self.body_node(stage, cmd, site)
+    }
+
     pub(super) fn body_node(&mut self, stage: Stage, cmd: CmdN, site: u32) -> NodeId {
         let gen = self.next_gen();
         self.st.alloc(

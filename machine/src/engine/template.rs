@@ -407,13 +407,7 @@ impl Engine {
                             let stage = self.stage_of(*stage, params, &fresh);
                             let sparam = self.new_binder(*sparam, &mut fresh);
                             let name = self.new_binder(*name, &mut fresh);
-                            let cmd = CmdN::Fix {
-                                sparam,
-                                name,
-                                lam: NodeId::NONE,
-                                body: NodeId::NONE,
-                            };
-                            (dest, self.body_node(stage, cmd, *site))
+                            (dest, self.fix_node(stage, sparam, name, *site))
                         }
                         Op::Lam {
                             dest,
