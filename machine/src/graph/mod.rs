@@ -522,7 +522,7 @@ impl Machine {
     }
 
     /// Classifies the shared recursive values not classified yet, so that
-    /// [`Machine::to_program_lifted`] knows which of them are closed (a
+    /// [`Machine::into_program_lifted`] knows which of them are closed (a
     /// lambda's memo is set by the copies that hoist it; a recursive
     /// value's by nothing else).
     pub fn classify_shared_recs(&mut self) {
