@@ -62,13 +62,6 @@ impl NameMap {
             }
         }
     }
-
-    fn is_empty(&self) -> bool {
-        match self {
-            NameMap::Hashed(m) => m.is_empty(),
-            NameMap::Dense(t) => t.iter().all(|x| *x == Self::UNSET),
-        }
-    }
 }
 
 /// The closed shared values of a lifted export: each a variable, in the
@@ -148,7 +141,7 @@ impl ExportNames {
         let Some(vars) = self.vars.as_mut() else {
             // Raw: graph variables as they are, but a fix's outer name is its
             // inner one (the term has one name for both).
-            return if self.map.is_empty() { v } else { self.map.get(v).unwrap_or(v) };
+            return self.map.get(v).unwrap_or(v);
         };
         match self.map.get(v) {
             Some(t) => t,
