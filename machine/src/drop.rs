@@ -54,9 +54,8 @@ impl Junk {
                 self.args(std::mem::take(&mut app.args));
             }
             Cmd::Fix(f) => {
-                let (s1, s2) = (f.lam.body.span, f.body.span);
-                self.bodies.push(std::mem::replace(&mut f.lam.body, Body::hollow(s1)));
-                self.bodies.push(std::mem::replace(&mut f.body, Body::hollow(s2)));
+                self.bodies.push(f.lam.body.take());
+                self.bodies.push(f.body.take());
             }
         }
     }
@@ -64,14 +63,8 @@ impl Junk {
     /// Moves what is nested in `a` out.
     fn take_atom(&mut self, a: &mut Atom) {
         match a {
-            Atom::Lambda(l) => {
-                let span = l.body.span;
-                self.bodies.push(std::mem::replace(&mut l.body, Body::hollow(span)));
-            }
-            Atom::Rec(r) => {
-                let span = r.lam.body.span;
-                self.bodies.push(std::mem::replace(&mut r.lam.body, Body::hollow(span)));
-            }
+            Atom::Lambda(l) => self.bodies.push(l.body.take()),
+            Atom::Rec(r) => self.bodies.push(r.lam.body.take()),
             Atom::Tuple(xs) => self.args(std::mem::take(xs)),
             Atom::Record(fs) => {
                 for (_, x) in std::mem::take(fs) {

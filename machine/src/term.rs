@@ -208,6 +208,14 @@ impl Body {
             span,
         }
     }
+
+    /// This body, taken out of its place, which keeps a hollow body (to
+    /// take a term apart while it is read: `Body` drops iteratively, so
+    /// its parts cannot be moved out of it).
+    pub fn take(&mut self) -> Body {
+        let span = self.span;
+        std::mem::replace(self, Body::hollow(span))
+    }
 }
 
 impl Lambda {
@@ -218,6 +226,17 @@ impl Lambda {
             params: Vec::new(),
             body: Body::hollow(Span::default()),
             span: Span::default(),
+        }
+    }
+
+    /// This lambda, taken out of its place, which keeps its binders'
+    /// numbers around a hollow body (see [`Body::take`]).
+    pub fn take(&mut self) -> Lambda {
+        Lambda {
+            sparam: self.sparam,
+            params: std::mem::take(&mut self.params),
+            body: self.body.take(),
+            span: self.span,
         }
     }
 

@@ -234,11 +234,7 @@ impl Engine {
                 let name = self.binder(fix.name, names);
                 let n = self.fix_node(stage, sparam, name, site);
                 self.put(dest, Val::Node(n), out);
-                let scope = {
-                    let span = fix.body.span;
-                    std::mem::replace(&mut fix.body, Body::hollow(span))
-                };
-                stack.push(Task::Body(Box::new(scope), Dest::Field(n, 1)));
+                stack.push(Task::Body(Box::new(fix.body.take()), Dest::Field(n, 1)));
                 self.load_lambda(&mut fix.lam, Dest::Field(n, 0), names, out, stack);
             }
         }
@@ -351,13 +347,7 @@ impl Engine {
                 Atom::Rec(r) => {
                     let n = self.rec_node(s);
                     let mut out = Val::EMPTY;
-                    let lam = Lambda {
-                        sparam: r.lam.sparam,
-                        params: std::mem::take(&mut r.lam.params),
-                        body: std::mem::replace(&mut r.lam.body, Body::hollow(r.lam.span)),
-                        span: r.lam.span,
-                    };
-                    self.load(Task::Lambda(Box::new(lam), Dest::Field(n, 0)), names, &mut out);
+                    self.load(Task::Lambda(Box::new(r.lam.take()), Dest::Field(n, 0)), names, &mut out);
                     nodes.push(n);
                     continue;
                 }

@@ -279,12 +279,12 @@ impl Importer {
                     slot,
                 );
                 let old = self.map.get(fix.name);
-                let scope = Box::new(take_body(&mut fix.body));
+                let scope = Box::new(fix.body.take());
                 // Popped in this order: [name := in] lam [name := out] body [restore].
                 tasks.push(Task::Unbind(fix.name, old));
                 tasks.push(Task::Body(scope, id, 1));
                 tasks.push(Task::Unbind(fix.name, Some(name_out)));
-                tasks.push(Task::Lambda(Box::new(take_lambda(&mut fix.lam)), id, 0));
+                tasks.push(Task::Lambda(Box::new(fix.lam.take()), id, 0));
                 self.map.insert(fix.name, name_in);
                 id
             }
@@ -337,7 +337,7 @@ impl Importer {
                 let old = self.map.insert(r.name, name);
                 tasks.push(Task::Unbind(r.name, old));
                 tasks.push(Task::SelfRec(name, id));
-                tasks.push(Task::Lambda(Box::new(take_lambda(&mut r.lam)), id, 0));
+                tasks.push(Task::Lambda(Box::new(r.lam.take()), id, 0));
                 id
             }
             Atom::Tuple(xs) => {
@@ -383,22 +383,6 @@ impl Importer {
                 id
             }
         }
-    }
-}
-
-/// The body of a term part, taken out (a hollow body left in its place).
-fn take_body(b: &mut term::Body) -> term::Body {
-    let span = b.span;
-    std::mem::replace(b, term::Body::hollow(span))
-}
-
-/// A lambda of a term part, taken out (a hollow one left in its place).
-fn take_lambda(l: &mut term::Lambda) -> term::Lambda {
-    term::Lambda {
-        sparam: l.sparam,
-        params: std::mem::take(&mut l.params),
-        body: take_body(&mut l.body),
-        span: l.span,
     }
 }
 
