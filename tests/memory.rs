@@ -247,3 +247,66 @@ fn test_neither_blesses_nor_compares_a_run_stopped_at_the_memory_limit() {
         assert!(!dir.join("runaway.out").exists(), "no snapshot of a machine-dependent limit");
     }
 }
+
+/// A budget spent on the builders after loading says which machine held
+/// the memory: the graph, the hand-over of the term to the engine (the
+/// graph taken apart, the engine not yet whole), or the engine; every
+/// message names its phase, and some budget runs out in the hand-over.
+#[test]
+fn a_budget_spent_during_the_hand_over_names_the_hand_over() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("handover-memory");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for lib in ["arith_stack_actions.dcps", "builders.dcps"] {
+        std::fs::copy(root().join("corpus/paper").join(lib), dir.join(lib)).expect("copy the builders' library");
+    }
+    let path = dir.join("sum.dcps");
+    std::fs::write(&path, deepcps_tests::builders::builders_benchmark(30_000)).expect("write");
+    let p = path.display().to_string();
+    // The phase a budget of `kb` KB ends in, in the order they come:
+    // 0 load, 1 graph, 2 hand-over, 3 engine, 4 done.
+    let phase = |kb: u64| -> u8 {
+        let budget = format!("{kb}K");
+        let r = run_limited(0, &["run", &p, "--max-memory", &budget]);
+        if r.code == Some(0) {
+            assert_eq!(r.out, "450015000\n", "at {budget}");
+            return 4;
+        }
+        let first = r.err.lines().next().unwrap_or_default();
+        if !first.contains(" steps (") {
+            // Spent while loading: no step ran, so no counts.
+            assert_eq!(r.code, Some(3), "at {budget}: {}", r.err);
+            assert!(
+                first.contains("memory limit reached") && first.contains("raise it with --max-memory"),
+                "at {budget}: {first}"
+            );
+            return 0;
+        }
+        assert_limit(&r, &format!("the builders at {budget}"));
+        assert!(!first.contains("held 0 live nodes"), "at {budget}: {first}");
+        if first.contains("(the graph held ") && first.contains(" live nodes, the rest is values and frames)") {
+            1
+        } else if first.contains("(the term was being handed over to the engine, from a graph of at most ") {
+            2
+        } else if first.contains("(the engine held ") && first.contains(" live nodes, the rest is slots and values)") {
+            3
+        } else {
+            panic!("at {budget}: a message that names no phase: {first}");
+        }
+    };
+    // Bisection for a budget spent in the hand-over, between one spent
+    // loading and one that is enough.
+    let (mut lo, mut hi) = (20_000, 400_000);
+    assert_eq!(phase(lo), 0, "20 MB is spent loading");
+    assert_eq!(phase(hi), 4, "400 MB is enough");
+    let mut found = None;
+    while hi - lo > 256 && found.is_none() {
+        let mid = (lo + hi) / 2;
+        match phase(mid) {
+            2 => found = Some(mid),
+            p if p < 2 => lo = mid,
+            _ => hi = mid,
+        }
+    }
+    assert!(found.is_some(), "no budget between {lo} KB and {hi} KB ran out in the hand-over");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -72,8 +72,10 @@ pub struct Ran {
     pub engine: Option<String>,
     /// The step after which the engine took over, if it did.
     pub handed_over: Option<u64>,
-    /// Live nodes at the end (of the machine that ended the run).
-    pub live_nodes: usize,
+    /// Live nodes at the end, of the machine that ended the run; `None`
+    /// when the budget ran out while the term was handed over (the graph
+    /// taken apart, the engine not yet whole).
+    pub live_nodes: Option<usize>,
     /// Most live nodes at once, on either machine.
     pub peak_live_nodes: usize,
 }
@@ -112,7 +114,7 @@ pub fn report(program: Program, limits: &Limits, par: &Parallel, fast: bool, pol
             graph: m.stats_text(par.threads()),
             engine: None,
             handed_over: None,
-            live_nodes: m.live_nodes(),
+            live_nodes: Some(m.live_nodes()),
             peak_live_nodes: m.peak_live_nodes(),
         };
         return (report, ran);
@@ -153,7 +155,7 @@ fn hand_over(m: Machine, limits: &Limits, par: &Parallel, start: Instant) -> (Re
                 graph,
                 engine: None,
                 handed_over: Some(at),
-                live_nodes: 0,
+                live_nodes: None,
                 peak_live_nodes: graph_peak,
             };
             return (report, ran);
@@ -168,7 +170,7 @@ fn hand_over(m: Machine, limits: &Limits, par: &Parallel, start: Instant) -> (Re
         graph,
         engine: Some(e.stats_text()),
         handed_over: Some(at),
-        live_nodes: e.live_nodes(),
+        live_nodes: Some(e.live_nodes()),
         peak_live_nodes: graph_peak.max(e.peak_live_nodes()),
     };
     (report, ran)

@@ -226,7 +226,8 @@ impl Ctx<'_> {
             None => d,
         };
         let mut graph_stats = None;
-        let mut live_nodes = None;
+        // What held the memory, for a message that says what grew.
+        let mut held: Option<String> = None;
         let reducing = Reducing::start();
         let report = {
             let err = &mut *self.err;
@@ -241,12 +242,22 @@ impl Ctx<'_> {
             } else if engine {
                 let mut e = Engine::new(program);
                 let r = e.report_traced(&limits, &mut on_step);
-                live_nodes = Some(e.live_nodes());
+                held = Some(format!(
+                    "the engine held {} live nodes, the rest is slots and values",
+                    e.live_nodes()
+                ));
                 graph_stats = Some(e.stats_text());
                 r
             } else if handover && !trace {
                 let (r, ran) = deepcps_machine::handover::report(program, &limits, &par, fast, Policy::default());
-                live_nodes = Some(ran.live_nodes);
+                held = Some(match (ran.handed_over, ran.live_nodes) {
+                    (Some(_), None) => format!(
+                        "the term was being handed over to the engine, from a graph of at most {} live nodes",
+                        ran.peak_live_nodes
+                    ),
+                    (Some(_), Some(n)) => format!("the engine held {n} live nodes, the rest is slots and values"),
+                    (None, n) => format!("the graph held {} live nodes, the rest is values and frames", n.unwrap_or(0)),
+                });
                 graph_stats = Some(match ran.handed_over {
                     Some(at) => format!(
                         "{}\nengine: took over after step {at}\n{}",
@@ -264,7 +275,10 @@ impl Ctx<'_> {
                 } else {
                     m.report_par(&limits, &par)
                 };
-                live_nodes = Some(m.live_nodes());
+                held = Some(format!(
+                    "the graph held {} live nodes, the rest is values and frames",
+                    m.live_nodes()
+                ));
                 graph_stats = Some(m.stats_text(par.threads()));
                 r
             }
@@ -327,10 +341,7 @@ impl Ctx<'_> {
                 EXIT_INTERRUPTED
             }
             Outcome::Limit(reason @ StopReason::Memory { spent, .. }) => {
-                let grew = match live_nodes {
-                    Some(n) => format!("the graph held {n} live nodes, the rest is values and frames"),
-                    None => "the term and its values grew".to_string(),
-                };
+                let grew = held.as_deref().unwrap_or("the term and its values grew");
                 let _ = writeln!(self.err, "deepcps: {reason} ({grew}); nothing printed; {}", spent.remedy());
                 EXIT_LIMIT
             }
