@@ -44,11 +44,11 @@ impl Engine {
                         let mut s = l.locals;
                         while s != SlotId::NONE {
                             let sl = &self.st.slots[s.ix()];
-                            if !sl.on_list() || sl.prev_local != prev {
+                            if !sl.on_list() || sl.prev_local() != prev {
                                 return Err(format!(
                                     "local {s:?} of {n:?}: on a list {}, before it {:?}, not {prev:?}",
                                     sl.on_list(),
-                                    sl.prev_local
+                                    sl.prev_local()
                                 ));
                             }
                             prev = s;

@@ -219,13 +219,19 @@ impl Engine {
         if in_place {
             self.betas.in_place += 1;
             self.st.set_owner(lam, Owner::None);
+            // Their waiters are taken as they are bound, before they go on
+            // a list (where a slot keeps its place on the list instead),
+            // and woken below.
             let mut bound: SmallVec<[SlotId; 8]> = SmallVec::new();
+            let mut waiters: SmallVec<[u32; 8]> = SmallVec::new();
             self.bind(l.sparam, Val::Stage(true));
             bound.push(l.sparam);
+            waiters.push(self.st.take_waiters(l.sparam));
             for (&p, &v) in l.params.iter().zip(&vals) {
                 self.bind(p, v);
                 self.forward(p);
                 bound.push(p);
+                waiters.push(self.st.take_waiters(p));
             }
             // The binders outlive their lambda: they become locals of the
             // lambda around the body (copied with it), or are let go at the
@@ -250,7 +256,7 @@ impl Engine {
                 Some(list) => self.adopt_list(outer, list, false),
                 None => self.let_go(&ls, l.locals),
             }
-            self.wake_in(body, &bound);
+            self.wake_in(body, &bound, &waiters);
             for s in dead {
                 self.unref(s);
             }
@@ -422,13 +428,14 @@ impl Engine {
         Val::Var(end)
     }
 
-    /// Schedules the bodies waiting on the slots `bound` (just bound in
-    /// place, their scope now at `root`) that are now pending. One woken
+    /// Schedules the bodies that waited on the slots `bound` (just bound in
+    /// place, their scope now at `root`, their waiter lists `waiters`
+    /// taken off them) that are now pending. One woken
     /// body that lies in no shared value (`shared.rs`) is the next in
     /// post-order wherever it stands in the new subtree: it is pushed as
     /// it is, even inside a value with one occurrence, where it runs.
-    fn wake_in(&mut self, root: NodeId, bound: &[SlotId]) {
-        let mut woken = self.wake(bound);
+    fn wake_in(&mut self, root: NodeId, bound: &[SlotId], waiters: &[u32]) {
+        let mut woken = self.wake(waiters);
         // A lambda's body staged on its staging parameter was not
         // registered with it (`look.rs`, `settle`): it comes last in
         // post-order.
@@ -448,11 +455,12 @@ impl Engine {
         }
     }
 
-    /// The bodies waiting on the slots `bound` that are now pending.
-    fn wake(&mut self, bound: &[SlotId]) -> SmallVec<[NodeId; 4]> {
+    /// The bodies on the waiter lists `waiters` (taken off their slots)
+    /// that are now pending.
+    fn wake(&mut self, waiters: &[u32]) -> SmallVec<[NodeId; 4]> {
         let mut woken = SmallVec::new();
-        for &s in bound {
-            let mut cur = self.st.take_waiters(s);
+        for &head in waiters {
+            let mut cur = head;
             while let Some((w, gen)) = self.st.next_waiter(&mut cur) {
                 let live = matches!(self.st.kind(w), Kind::Body(body) if body.gen == gen && body.status != Status::Pending);
                 if live && self.settle(w) {
@@ -553,6 +561,7 @@ impl Engine {
         self.st.set_owner(lam, Owner::Node(r));
         self.bind(sparam, Val::Stage(true));
         self.bind(name, Val::Node(r));
+        let waiters = [self.st.take_waiters(sparam), self.st.take_waiters(name)];
         // The fix held a reference to each binder: the recursive value
         // keeps the name's; the staging parameter's becomes a local's (and
         // the name is a local too, so that a copy copies its value).
@@ -561,7 +570,7 @@ impl Engine {
         self.replace_body(b, scope);
         let list = self.link(&[sparam, name], (SlotId::NONE, SlotId::NONE));
         self.adopt_list(outer, list, false);
-        self.wake_in(scope, &[sparam, name]);
+        self.wake_in(scope, &[sparam, name], &waiters);
     }
 
     /// Whether body `b` is still the same pending body.

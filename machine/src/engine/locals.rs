@@ -23,11 +23,10 @@ impl Engine {
         let old = head;
         for &s in ls.iter().rev() {
             let slot = &mut self.st.slots[s.ix()];
-            slot.next_local = head;
-            slot.prev_local = SlotId::NONE;
             slot.set_on_list(true);
+            slot.next_local = head;
             if head != SlotId::NONE {
-                self.st.slots[head.ix()].prev_local = s;
+                self.st.slots[head.ix()].set_prev_local(s);
             }
             if tail == SlotId::NONE {
                 tail = s;
@@ -67,7 +66,7 @@ impl Engine {
                 }
                 self.st.slots[tail.ix()].next_local = old;
                 if old != SlotId::NONE {
-                    self.st.slots[old.ix()].prev_local = tail;
+                    self.st.slots[old.ix()].set_prev_local(tail);
                     // The old head is inside the list now.
                     self.drop_now_if_unread(old);
                 }
@@ -99,7 +98,6 @@ impl Engine {
             let slot = &mut self.st.slots[s.ix()];
             let next = slot.next_local;
             slot.next_local = SlotId::NONE;
-            slot.prev_local = SlotId::NONE;
             slot.set_on_list(false);
             out.push(s);
             s = next;
@@ -111,15 +109,14 @@ impl Engine {
     /// whole list goes); returns the next slot.
     pub(super) fn off_list(&mut self, s: SlotId) -> SlotId {
         let slot = &mut self.st.slots[s.ix()];
-        let (prev, next) = (slot.prev_local, slot.next_local);
-        slot.prev_local = SlotId::NONE;
+        let (prev, next) = (slot.prev_local(), slot.next_local);
         slot.next_local = SlotId::NONE;
         slot.set_on_list(false);
         if prev != SlotId::NONE {
             self.st.slots[prev.ix()].next_local = next;
         }
         if next != SlotId::NONE {
-            self.st.slots[next.ix()].prev_local = prev;
+            self.st.slots[next.ix()].set_prev_local(prev);
         }
         next
     }
@@ -147,6 +144,6 @@ impl Engine {
     /// to it.
     fn unread_inside(&self, s: SlotId) -> bool {
         let slot = &self.st.slots[s.ix()];
-        slot.on_list() && slot.occs == 0 && slot.refs == 1 && slot.prev_local != SlotId::NONE && slot.next_local != SlotId::NONE
+        slot.on_list() && slot.occs == 0 && slot.refs == 1 && slot.prev_local() != SlotId::NONE && slot.next_local != SlotId::NONE
     }
 }

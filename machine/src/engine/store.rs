@@ -341,19 +341,19 @@ pub struct Slot {
     /// Other references that keep the slot: its binder, staging
     /// expressions mentioning it, a local list holding it.
     pub refs: u32,
-    /// The bodies to look at again when it is bound (staged on it, or
-    /// stuck on it): the first [`Wait`] of a list in the store's pool, in
-    /// the order they were added ([`NO_WAIT`]: none). The first entry
-    /// also knows the last.
-    pub waiters: u32,
+    /// Off a local list: the bodies to look at again when it is bound
+    /// (staged on it, or stuck on it), the first [`Wait`] of a list in the
+    /// store's pool, in the order they were added ([`NO_WAIT`]: none; the
+    /// first entry also knows the last). On a local list: the slot before
+    /// it there ([`SlotId::NONE`]: it is the head). The two never meet:
+    /// only a bound slot, or a fresh one, goes on a list, and waiters wait
+    /// on unbound slots only; so a slot fits in 36 bytes.
+    link: u32,
     /// The source variable it copies (for names in readback) in the low
-    /// bits, and two flags ([`ON_LIST`], [`LISTED`]) in the high ones: a
-    /// slot fits in 40 bytes.
+    /// bits, and two flags ([`ON_LIST`], [`LISTED`]) in the high ones.
     bits: u32,
     /// The next slot of the local list it is on (`locals.rs`).
     pub next_local: SlotId,
-    /// The slot before it on that list.
-    pub prev_local: SlotId,
     /// Where its occurrence was last placed ([`Owner`], encoded): a hint,
     /// valid when that place still holds it (checked before use).
     pub holder: u32,
@@ -378,9 +378,38 @@ impl Slot {
         self.bits & ON_LIST != 0
     }
 
-    /// Puts it on a local list, or takes it off.
+    /// Puts it on a local list as its head, or takes it off (with no
+    /// waiters either way).
     pub fn set_on_list(&mut self, on: bool) {
+        debug_assert!(on || self.on_list() || self.link == NO_WAIT, "a slot with waiters left no list");
+        debug_assert!(!on || self.on_list() || self.link == NO_WAIT, "a slot with waiters put on a list");
         self.bits = if on { self.bits | ON_LIST } else { self.bits & !ON_LIST };
+        self.link = NO_WAIT;
+    }
+
+    /// The slot before it on its local list ([`SlotId::NONE`]: the head,
+    /// or on no list).
+    pub fn prev_local(&self) -> SlotId {
+        if self.on_list() {
+            SlotId(self.link)
+        } else {
+            SlotId::NONE
+        }
+    }
+
+    /// Sets the slot before it on its local list.
+    pub fn set_prev_local(&mut self, s: SlotId) {
+        debug_assert!(self.on_list(), "a slot on no list has nothing before it");
+        self.link = s.0;
+    }
+
+    /// The first entry of its waiter list ([`NO_WAIT`]: none).
+    fn waiters(&self) -> u32 {
+        if self.on_list() {
+            NO_WAIT
+        } else {
+            self.link
+        }
     }
 
     /// It is on the engine's list of slots with several occurrences.
@@ -498,9 +527,10 @@ impl Store {
             i
         };
         let slot = &mut self.slots[s.ix()];
-        let head = slot.waiters;
+        debug_assert!(!slot.on_list(), "a waiter on {s:?}, a local bound in place");
+        let head = slot.waiters();
         if head == NO_WAIT {
-            slot.waiters = i;
+            slot.link = i;
             self.waits[i as usize].last = i;
         } else {
             let tail = std::mem::replace(&mut self.waits[head as usize].last, i);
@@ -511,7 +541,12 @@ impl Store {
     /// Takes the waiter list of slot `s` off it; [`Store::next_waiter`]
     /// walks it.
     pub fn take_waiters(&mut self, s: SlotId) -> u32 {
-        std::mem::replace(&mut self.slots[s.ix()].waiters, NO_WAIT)
+        let slot = &mut self.slots[s.ix()];
+        let head = slot.waiters();
+        if !slot.on_list() {
+            slot.link = NO_WAIT;
+        }
+        head
     }
 
     /// The entry `*cur` of a list taken off its slot, freed; `*cur` moves
@@ -583,10 +618,9 @@ impl Store {
             state: SlotState::Unbound,
             occs: 0,
             refs: 0,
-            waiters: NO_WAIT,
+            link: NO_WAIT,
             bits: origin.0 & ORIGIN,
             next_local: SlotId::NONE,
-            prev_local: SlotId::NONE,
             holder: u32::MAX,
         };
         match self.free_slot {
@@ -612,7 +646,8 @@ impl Store {
         self.live_slots -= 1;
         let slot = &mut self.slots[s.ix()];
         slot.state = SlotState::Free(self.free_slot.unwrap_or(SlotId::NONE));
-        let head = std::mem::replace(&mut slot.waiters, NO_WAIT);
+        let head = slot.waiters();
+        slot.link = NO_WAIT;
         if head != NO_WAIT {
             // The whole list goes back to the pool at once.
             let tail = self.waits[head as usize].last;
@@ -620,8 +655,7 @@ impl Store {
             self.free_wait = head;
         }
         slot.next_local = SlotId::NONE;
-        slot.prev_local = SlotId::NONE;
-        slot.set_on_list(false);
+        slot.bits &= !ON_LIST;
         self.free_slot = Some(s);
     }
 
@@ -800,10 +834,11 @@ impl Store {
     }
 }
 
-// A value is 12 bytes (an integer in two halves); a slot is 40 (its flags
-// share a word with the source variable); a node is 24 (a tuple's
+// A value is 12 bytes (an integer in two halves); a slot is 36 (its flags
+// share a word with the source variable, its waiters one with its place on
+// a local list); a node is 24 (a tuple's
 // elements are behind a thin box, so that no kind needs more than 12
 // bytes).
 const _: () = assert!(std::mem::size_of::<Val>() == 12);
-const _: () = assert!(std::mem::size_of::<Slot>() == 40);
+const _: () = assert!(std::mem::size_of::<Slot>() == 36);
 const _: () = assert!(std::mem::size_of::<Node>() == 24);
