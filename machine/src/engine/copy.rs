@@ -169,7 +169,7 @@ impl Engine {
                         Err(len) => {
                             let cmd = CmdN::App {
                                 head: Val::EMPTY,
-                                args: smallvec::smallvec![Val::EMPTY; len],
+                                args: super::store::empty_args(len),
                             };
                             let m = self.body_node(stage, cmd, site);
                             self.put(dest, Val::Node(m), &mut out);
@@ -257,7 +257,7 @@ impl Engine {
                         Kind::Expr(Box::new(ExprN {
                             tpl,
                             vars,
-                            holes: smallvec::smallvec![Val::EMPTY; len],
+                            holes: super::store::empty_holes(len),
                         })),
                         Owner::None,
                     );

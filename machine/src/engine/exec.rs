@@ -144,7 +144,13 @@ impl Engine {
     /// The values the parameters of `l` get from `args`.
     fn bindings(&mut self, b: NodeId, l: &LamN, args: &[ArgV]) -> Vals {
         let k = l.params.len();
-        let mut vals: Vals = args.iter().map(|a| self.take_arg(b, a)).collect();
+        // Pushed one by one: collecting a mapped iterator into a small
+        // vector costs more than the pushes.
+        let mut vals = Vals::new();
+        for a in args {
+            let v = self.take_arg(b, a);
+            vals.push(v);
+        }
         match l.rest {
             None => vals,
             Some(r) => {
@@ -261,7 +267,10 @@ impl Engine {
                 self.unref(s);
             }
         } else {
-            let vals: Vals = vals.into_iter().map(|v| self.shortcut(v)).collect();
+            let mut vals = vals;
+            for v in vals.iter_mut() {
+                *v = self.shortcut(*v);
+            }
             let mut c = std::mem::take(&mut self.scratch);
             c.map.insert(l.sparam, Subst::Value(Val::Stage(true)));
             let mut substs: SmallVec<[Subst; 5]> = smallvec::smallvec![Subst::Value(Val::Stage(true))];

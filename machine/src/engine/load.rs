@@ -224,7 +224,7 @@ impl Engine {
         match &mut b.cmd {
             Cmd::App(app) => {
                 let (head, args) = (std::mem::replace(&mut app.head, Atom::Int(0)), std::mem::take(&mut app.args));
-                let n = self.new_body(stage, Val::EMPTY, smallvec::smallvec![Val::EMPTY; args.len()], site);
+                let n = self.new_body(stage, Val::EMPTY, super::store::empty_args(args.len()), site);
                 self.put(dest, Val::Node(n), out);
                 self.push_args(n, 1, args, stack);
                 stack.push(Task::Atom(head, Dest::Field(n, 0)));

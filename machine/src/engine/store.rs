@@ -147,6 +147,26 @@ pub enum Status {
 /// allocation of their own), else on the heap.
 pub type ArgList = smallvec::SmallVec<[Val; 3]>;
 
+/// `len` empty fields ([`Val::EMPTY`]) in `buf`'s kind of list: inline
+/// ones are made in one write, not pushed one at a time.
+fn empty_fields<A: smallvec::Array<Item = Val>>(buf: A, len: usize) -> smallvec::SmallVec<A> {
+    if len <= A::size() {
+        smallvec::SmallVec::from_buf_and_len(buf, len)
+    } else {
+        smallvec::SmallVec::from_vec(vec![Val::EMPTY; len])
+    }
+}
+
+/// An argument list of `len` empty fields.
+pub fn empty_args(len: usize) -> ArgList {
+    empty_fields([Val::EMPTY; 3], len)
+}
+
+/// An operand list of `len` empty fields.
+pub fn empty_holes(len: usize) -> HoleList {
+    empty_fields([Val::EMPTY; 2], len)
+}
+
 /// A lambda's parameters, inline up to four.
 pub type ParamList = smallvec::SmallVec<[SlotId; 4]>;
 

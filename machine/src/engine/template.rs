@@ -393,7 +393,7 @@ impl Engine {
                             let stage = self.stage_of(*stage, params, &fresh);
                             let cmd = CmdN::App {
                                 head: Val::EMPTY,
-                                args: smallvec::smallvec![Val::EMPTY; *len as usize],
+                                args: super::store::empty_args(*len as usize),
                             };
                             (dest, self.body_node(stage, cmd, *site))
                         }
@@ -417,10 +417,11 @@ impl Engine {
                             site,
                         } => {
                             let sparam = self.new_binder(*sparam, &mut fresh);
-                            let ps: super::store::ParamList = t.binders[*start as usize..*end as usize]
-                                .iter()
-                                .map(|b| self.new_binder(*b, &mut fresh))
-                                .collect();
+                            let mut ps = super::store::ParamList::new();
+                            for b in &t.binders[*start as usize..*end as usize] {
+                                let p = self.new_binder(*b, &mut fresh);
+                                ps.push(p);
+                            }
                             let lam = LamN {
                                 sparam,
                                 params: ps,
@@ -455,7 +456,7 @@ impl Engine {
                             let kind = Kind::Expr(Box::new(ExprN {
                                 tpl: tpl.0.clone(),
                                 vars: vars.0.clone(),
-                                holes: smallvec::smallvec![Val::EMPTY; *len as usize],
+                                holes: super::store::empty_holes(*len as usize),
                             }));
                             (dest, self.st.alloc(kind, Owner::None))
                         }
