@@ -6,8 +6,8 @@
 //! A local that nothing reads any more (no occurrence, no staging
 //! expression: only the list refers to it) is taken off its list and
 //! freed as soon as that happens, unless it is its list's head or tail
-//! (the lambda holding the list is not known there); a head that a join
-//! puts inside a longer list is looked at again then.
+//! (the lambda holding the list is not known there); a head or a tail
+//! that a join puts inside a longer list is looked at again then.
 //!
 //! [`Slot::next_local`]: super::store::Slot::next_local
 //! [`Slot::prev_local`]: super::store::Slot::prev_local
@@ -67,8 +67,10 @@ impl Engine {
                 self.st.slots[tail.ix()].next_local = old;
                 if old != SlotId::NONE {
                     self.st.slots[old.ix()].set_prev_local(tail);
-                    // The old head is inside the list now.
+                    // The old head is inside the list now, and so is the
+                    // joined list's tail, unless it is also its head.
                     self.drop_now_if_unread(old);
+                    self.drop_now_if_unread(tail);
                 }
             }
             None => self.let_go(&[], head),

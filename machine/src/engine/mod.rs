@@ -264,6 +264,12 @@ impl Engine {
         self.st.peak
     }
 
+    /// Most live slots at once so far: the slot entries the store has
+    /// made room for (freed slots are reused before it grows).
+    pub fn peak_slots(&self) -> usize {
+        self.st.slots.len()
+    }
+
     /// The `--stats` line: live nodes now, the most at once, and the
     /// node and slot entries the store has made room for.
     pub fn stats_text(&self) -> String {
