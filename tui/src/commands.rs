@@ -227,7 +227,7 @@ impl Ctx<'_> {
         };
         let mut graph_stats = None;
         // What held the memory, for a message that says what grew.
-        let mut held: Option<String> = None;
+        let mut held: Option<Held> = None;
         let reducing = Reducing::start();
         let report = {
             let err = &mut *self.err;
@@ -242,21 +242,15 @@ impl Ctx<'_> {
             } else if engine {
                 let mut e = Engine::new(program);
                 let r = e.report_traced(&limits, &mut on_step);
-                held = Some(format!(
-                    "the engine held {} live nodes, the rest is slots and values",
-                    e.live_nodes()
-                ));
+                held = Some(Held::Engine(e.live_nodes()));
                 graph_stats = Some(e.stats_text());
                 r
             } else if handover && !trace {
                 let (r, ran) = deepcps_machine::handover::report(program, &limits, &par, fast, Policy::default());
-                held = Some(match (ran.handed_over, ran.live_nodes) {
-                    (Some(_), None) => format!(
-                        "the term was being handed over to the engine, from a graph of at most {} live nodes",
-                        ran.peak_live_nodes
-                    ),
-                    (Some(_), Some(n)) => format!("the engine held {n} live nodes, the rest is slots and values"),
-                    (None, n) => format!("the graph held {} live nodes, the rest is values and frames", n.unwrap_or(0)),
+                held = Some(match ran.live_nodes {
+                    None => Held::HandOver(ran.peak_live_nodes),
+                    Some(n) if ran.handed_over.is_some() => Held::Engine(n),
+                    Some(n) => Held::Graph(n),
                 });
                 graph_stats = Some(match ran.handed_over {
                     Some(at) => format!(
@@ -275,10 +269,7 @@ impl Ctx<'_> {
                 } else {
                     m.report_par(&limits, &par)
                 };
-                held = Some(format!(
-                    "the graph held {} live nodes, the rest is values and frames",
-                    m.live_nodes()
-                ));
+                held = Some(Held::Graph(m.live_nodes()));
                 graph_stats = Some(m.stats_text(par.threads()));
                 r
             }
@@ -341,7 +332,7 @@ impl Ctx<'_> {
                 EXIT_INTERRUPTED
             }
             Outcome::Limit(reason @ StopReason::Memory { spent, .. }) => {
-                let grew = held.as_deref().unwrap_or("the term and its values grew");
+                let grew = held.map_or_else(|| "the term and its values grew".to_string(), |h| h.to_string());
                 let _ = writeln!(self.err, "deepcps: {reason} ({grew}); nothing printed; {}", spent.remedy());
                 EXIT_LIMIT
             }
@@ -507,6 +498,31 @@ impl Ctx<'_> {
                     EXIT_STATIC
                 }
             },
+        }
+    }
+}
+
+/// What held the memory when a run stopped: said in the message of a
+/// spent budget.
+enum Held {
+    /// The graph machine, with this many live nodes.
+    Graph(usize),
+    /// The hand-over of the term to the engine, from a graph of at most
+    /// this many live nodes.
+    HandOver(usize),
+    /// The engine, with this many live nodes.
+    Engine(usize),
+}
+
+impl std::fmt::Display for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Held::Graph(n) => write!(f, "the graph held {n} live nodes, the rest is values and frames"),
+            Held::HandOver(n) => write!(
+                f,
+                "the term was being handed over to the engine, from a graph of at most {n} live nodes"
+            ),
+            Held::Engine(n) => write!(f, "the engine held {n} live nodes, the rest is slots and values"),
         }
     }
 }

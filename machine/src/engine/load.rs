@@ -404,7 +404,6 @@ impl Engine {
         n
     }
 
-    /// A new body with no owner yet, not looked at, of a new generation.
     /// A new `fix` body binding `sparam` and `name`, its lambda and scope
     /// still to build.
     pub(super) fn fix_node(&mut self, stage: Stage, sparam: SlotId, name: SlotId, site: u32) -> NodeId {
@@ -417,6 +416,7 @@ impl Engine {
         self.body_node(stage, cmd, site)
     }
 
+    /// A new body with no owner yet, not looked at, of a new generation.
     pub(super) fn body_node(&mut self, stage: Stage, cmd: CmdN, site: u32) -> NodeId {
         let gen = self.next_gen();
         self.st.alloc(
